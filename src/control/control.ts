@@ -1,0 +1,343 @@
+import { ServiceError } from '../errors.js';
+import type { SessionInfo } from '../events.js';
+import type { Storage, UserRecord } from '../options/types.js';
+import type { SessionRegistry } from '../session/registry.js';
+import { internalDateFromMs, parseInternalDate, type InternalDate } from '../store/internal-date.js';
+import type { Mailbox } from '../store/mailbox.js';
+import { snapshotStore } from '../store/snapshot.js';
+import type { FlagMode, Store, UidMode } from '../store/store.js';
+import {
+  checkInteger,
+  checkObject,
+  checkOneOf,
+  checkString,
+  checkStringArray,
+  checkUids,
+  invalid,
+  optionalBoolean,
+  optionalInteger,
+  optionalString,
+} from './check.js';
+import { mailboxInfo, messageInfo, type MailboxInfo, type MessageInfo, type UserInfo } from './resources.js';
+
+/** A check run before a message is added with `checks: true` (QUOTA, APPENDLIMIT): throws to refuse. */
+export type AppendCheck = (mailbox: Mailbox, size: number) => void;
+
+/** What the control API needs from the server that owns it. */
+export interface ControlContext {
+  readonly store: Store;
+  readonly sessions: SessionRegistry;
+  now(): number;
+  shutdown(graceful: boolean): Promise<void>;
+  readonly appendChecks: AppendCheck[];
+}
+
+export interface XOAuth2Input {
+  accessToken: string;
+  sessionTimeout?: number;
+}
+
+export interface AddUserInput {
+  name: string;
+  password?: string;
+  xoauth2?: XOAuth2Input;
+}
+
+export interface UpdateUserInput {
+  password?: string;
+  xoauth2?: XOAuth2Input | null;
+}
+
+export interface AddMessageInput {
+  /** Message source: UTF-8 text, base64 text when `encoding` is `base64`, or bytes. */
+  raw: string | Uint8Array;
+  encoding?: 'utf-8' | 'base64';
+  flags?: string[];
+  /** RFC 3501 date-time; default: the server clock. */
+  internaldate?: string;
+  /** Refuse the message as APPEND would (QUOTA, APPENDLIMIT). */
+  checks?: boolean;
+}
+
+export interface ResetUidValidityInput {
+  uidvalidity?: number;
+  uids?: UidMode;
+  offset?: number;
+  seed?: number;
+}
+
+export interface UidMapping {
+  uid: number;
+  targetUid: number;
+}
+
+const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+
+/** Decodes a message source given as text (UTF-8 or base64) or bytes. */
+export function decodeSource(raw: unknown, encoding: unknown, name = 'raw'): Buffer {
+  const enc = checkOneOf(encoding, 'encoding', ['utf-8', 'base64'] as const, 'utf-8');
+  if (raw instanceof Uint8Array) return Buffer.from(raw);
+  const text = checkString(raw, name);
+  if (enc === 'base64') {
+    if (!BASE64.test(text)) throw invalid(`${name}: not valid base64`);
+    return Buffer.from(text, 'base64');
+  }
+  return Buffer.from(text, 'utf8');
+}
+
+/**
+ * The control API: every operation of the spec, for in-process tests. REST
+ * calls exactly these. Changes go through the store, so connected IMAP
+ * sessions see them exactly as they see another session's changes.
+ */
+export class ControlApi {
+  constructor(private readonly ctx: ControlContext) {}
+
+  private get store(): Store {
+    return this.ctx.store;
+  }
+
+  // ------------------------------------------------------------ server
+
+  /** The whole store in the shape of the storage option (no credentials). */
+  snapshot(): Storage {
+    return snapshotStore(this.store);
+  }
+
+  /** Restores mailboxes and users to those of the options; every session gets `* BYE Server reset`. */
+  reset(): { reset: true } {
+    this.store.reset();
+    return { reset: true };
+  }
+
+  /** Stops the server; graceful (default) waits until the last client has gone. */
+  async shutdown(options: { graceful?: boolean } = {}): Promise<{ shutdown: true }> {
+    const o = checkObject(options, 'options');
+    const graceful = optionalBoolean(o.graceful, 'graceful') ?? true;
+    await this.ctx.shutdown(graceful);
+    return { shutdown: true };
+  }
+
+  // ------------------------------------------------------------ sessions
+
+  sessions(): SessionInfo[] {
+    return this.ctx.sessions.list().map((s) => s.info());
+  }
+
+  private requireSession(session: number): NonNullable<ReturnType<SessionRegistry['get']>> {
+    const id = checkInteger(session, 'session', 1);
+    const handle = this.ctx.sessions.get(id);
+    if (!handle) throw new ServiceError('NONEXISTENT', `Session ${id} does not exist`);
+    return handle;
+  }
+
+  /** Ends a session with `* BYE <text>` (default `Disconnected by the server`) or a TCP reset. */
+  disconnect(session: number, options: { text?: string; reset?: boolean } = {}): { disconnected: true } {
+    const o = checkObject(options, 'options');
+    const text = optionalString(o.text, 'text');
+    const reset = optionalBoolean(o.reset, 'reset');
+    const handle = this.requireSession(session);
+    handle.disconnect({ text: text ?? 'Disconnected by the server', reset: reset ?? false });
+    return { disconnected: true };
+  }
+
+  /** Writes bytes to a session verbatim: UTF-8 text, base64 text, or bytes. */
+  inject(session: number, data: string | Uint8Array, encoding: 'utf-8' | 'base64' = 'utf-8'): { injected: true } {
+    const bytes = decodeSource(data, encoding, 'data');
+    this.requireSession(session).inject(bytes);
+    return { injected: true };
+  }
+
+  // ------------------------------------------------------------ users
+
+  listUsers(): UserInfo[] {
+    return [...this.store.users].map(([name, u]) => ({ name, xoauth2: u.xoauth2 !== null }));
+  }
+
+  addUser(input: AddUserInput): { name: string } {
+    const o = checkObject(input, 'user');
+    const name = checkString(o.name, 'name', { nonEmpty: true });
+    const record: UserRecord = {
+      password: optionalString(o.password, 'password') ?? null,
+      xoauth2: parseXOAuth2(o.xoauth2) ?? null,
+    };
+    this.store.addUser(name, record, null);
+    return { name };
+  }
+
+  updateUser(name: string, input: UpdateUserInput): { name: string } {
+    checkString(name, 'name');
+    const o = checkObject(input, 'user');
+    const patch: Partial<UserRecord> = {};
+    const password = optionalString(o.password, 'password');
+    if (password !== undefined) patch.password = password;
+    const xoauth2 = parseXOAuth2(o.xoauth2);
+    if (xoauth2 !== undefined) patch.xoauth2 = xoauth2;
+    this.store.updateUser(name, patch, null);
+    return { name };
+  }
+
+  /** Deletes a user and, unless `disconnect` is false, ends its sessions. */
+  deleteUser(name: string, options: { disconnect?: boolean } = {}): { deleted: true } {
+    checkString(name, 'name');
+    const o = checkObject(options, 'options');
+    this.store.deleteUser(name, optionalBoolean(o.disconnect, 'disconnect') ?? true, null);
+    return { deleted: true };
+  }
+
+  // ------------------------------------------------------------ mailboxes
+
+  /** Every mailbox, ordered by name. */
+  listMailboxes(): MailboxInfo[] {
+    return this.store.list().map((m) => mailboxInfo(this.store, m));
+  }
+
+  /** Creates a mailbox with any missing superior levels. */
+  createMailbox(input: { path: string; subscribed?: boolean }): MailboxInfo {
+    const o = checkObject(input, 'mailbox');
+    const path = checkString(o.path, 'path', { nonEmpty: true });
+    const subscribed = optionalBoolean(o.subscribed, 'subscribed') ?? false;
+    const mailbox = this.store.createMailbox(path, null, { subscribed });
+    return mailboxInfo(this.store, mailbox);
+  }
+
+  getMailbox(path: string): MailboxInfo {
+    return mailboxInfo(this.store, this.mailbox(path));
+  }
+
+  /** Deletes a mailbox; sessions that have it selected get BYE. INBOX: CANNOT. */
+  deleteMailbox(path: string): { deleted: true } {
+    this.store.deleteMailbox(checkString(path, 'path'), null);
+    return { deleted: true };
+  }
+
+  /** Renames a mailbox with its children; renaming INBOX moves its messages. */
+  renameMailbox(path: string, input: { newPath: string }): MailboxInfo {
+    checkString(path, 'path');
+    const o = checkObject(input, 'rename');
+    const newPath = checkString(o.newPath, 'newPath', { nonEmpty: true });
+    return mailboxInfo(this.store, this.store.renameMailbox(path, newPath, null));
+  }
+
+  /** Subscribes an existing mailbox. */
+  subscribe(path: string): { changed: boolean } {
+    return { changed: this.store.subscribe(checkString(path, 'path'), null, { mustExist: true }) };
+  }
+
+  /** Unsubscribes a name; it need not be a mailbox. */
+  unsubscribe(path: string): { changed: boolean } {
+    return { changed: this.store.unsubscribe(checkString(path, 'path'), null) };
+  }
+
+  /** New UIDVALIDITY and optionally new UIDs; sessions that have the mailbox selected get BYE. */
+  resetUidValidity(
+    path: string,
+    input: ResetUidValidityInput = {},
+  ): { uidvalidity: number; uidnext: number; uids: { uid: number; newUid: number }[] } {
+    const mailbox = this.mailbox(path);
+    const o = checkObject(input, 'options');
+    const uids = checkOneOf(o.uids, 'uids', ['keep', 'renumber', 'offset', 'shuffle'] as const, 'keep');
+    const options: ResetUidValidityInput = { uids };
+    const uidvalidity = optionalInteger(o.uidvalidity, 'uidvalidity', 1, 0xffffffff);
+    if (uidvalidity !== undefined) options.uidvalidity = uidvalidity;
+    const offset = optionalInteger(o.offset, 'offset');
+    if (offset !== undefined) options.offset = offset;
+    const seed = optionalInteger(o.seed, 'seed');
+    if (seed !== undefined) options.seed = seed;
+    return this.store.resetUidValidity(mailbox, options, null);
+  }
+
+  // ------------------------------------------------------------ messages
+
+  private mailbox(path: string): Mailbox {
+    return this.store.require(checkString(path, 'path'));
+  }
+
+  /** Messages ordered by UID; `uids` keeps only those, `raw` adds the source in base64. */
+  listMessages(path: string, options: { uids?: number[]; raw?: boolean } = {}): MessageInfo[] {
+    const mailbox = this.mailbox(path);
+    const o = checkObject(options, 'options');
+    const raw = optionalBoolean(o.raw, 'raw') ?? false;
+    if (o.uids === undefined) return mailbox.messages.map((m) => messageInfo(m, raw));
+    const wanted = [...new Set(checkUids(o.uids))].sort((a, b) => a - b);
+    const out: MessageInfo[] = [];
+    for (const uid of wanted) {
+      const m = mailbox.byUid(uid);
+      if (m) out.push(messageInfo(m, raw));
+    }
+    return out;
+  }
+
+  /** One message, always with its source in base64. */
+  getMessage(path: string, uid: number): MessageInfo {
+    const mailbox = this.mailbox(path);
+    const [m] = this.store.requireMessages(mailbox, [checkInteger(uid, 'uid', 1)]);
+    return messageInfo(m!, true);
+  }
+
+  /** Adds a message like a delivery. With `checks: true` it is refused as APPEND would refuse it. */
+  addMessage(path: string, input: AddMessageInput): { uid: number; uidvalidity: number } {
+    const mailbox = this.mailbox(path);
+    const o = checkObject(input, 'message');
+    if (o.raw === undefined) throw invalid('raw: required');
+    const raw = decodeSource(o.raw, o.encoding);
+    const flags = o.flags === undefined ? [] : checkStringArray(o.flags, 'flags');
+    let internaldate: InternalDate;
+    if (o.internaldate === undefined) internaldate = internalDateFromMs(this.ctx.now());
+    else {
+      const text = checkString(o.internaldate, 'internaldate');
+      const parsed = parseInternalDate(text);
+      if (!parsed) throw invalid(`internaldate: not an RFC 3501 date-time ("dd-Mon-yyyy hh:mm:ss +zzzz"): ${JSON.stringify(text)}`);
+      internaldate = parsed;
+    }
+    if (optionalBoolean(o.checks, 'checks')) for (const check of this.ctx.appendChecks) check(mailbox, raw.length);
+    const [message] = this.store.append(mailbox, [{ raw, flags, internaldate }], null);
+    return { uid: message!.uid, uidvalidity: mailbox.uidvalidity };
+  }
+
+  /** Sets, adds or removes flags; answers with the new flags of every named message. */
+  setFlags(path: string, input: { uids: number[]; flags: string[]; mode?: FlagMode }): { uid: number; flags: string[] }[] {
+    const mailbox = this.mailbox(path);
+    const o = checkObject(input, 'options');
+    const uids = checkUids(o.uids);
+    const flags = checkStringArray(o.flags, 'flags');
+    const mode = checkOneOf(o.mode, 'mode', ['set', 'add', 'remove'] as const, 'set');
+    const messages = this.store.requireMessages(mailbox, uids);
+    this.store.setFlags(mailbox, messages, flags, mode, null);
+    return messages.map((m) => ({ uid: m.uid, flags: [...m.flags] }));
+  }
+
+  /** Removes messages; answers with the UIDs removed (unknown UIDs are skipped). */
+  expungeMessages(path: string, input: { uids: number[] }): { uids: number[] } {
+    const mailbox = this.mailbox(path);
+    const o = checkObject(input, 'options');
+    return { uids: this.store.expunge(mailbox, checkUids(o.uids), null) };
+  }
+
+  copyMessages(path: string, input: { uids: number[]; target: string }): { uidvalidity: number; uids: UidMapping[] } {
+    return this.transfer(path, input, false);
+  }
+
+  moveMessages(path: string, input: { uids: number[]; target: string }): { uidvalidity: number; uids: UidMapping[] } {
+    return this.transfer(path, input, true);
+  }
+
+  private transfer(path: string, input: unknown, move: boolean): { uidvalidity: number; uids: UidMapping[] } {
+    const source = this.mailbox(path);
+    const o = checkObject(input, 'options');
+    const uids = checkUids(o.uids);
+    const target = this.store.require(checkString(o.target, 'target'));
+    const messages = this.store.requireMessages(source, uids);
+    const pairs = move ? this.store.move(source, messages, target, null) : this.store.copy(messages, target, null);
+    return { uidvalidity: target.uidvalidity, uids: pairs };
+  }
+}
+
+function parseXOAuth2(value: unknown): UserRecord['xoauth2'] | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) return null;
+  const o = checkObject(value, 'xoauth2');
+  const accessToken = checkString(o.accessToken, 'xoauth2.accessToken', { nonEmpty: true });
+  const timeout = optionalInteger(o.sessionTimeout, 'xoauth2.sessionTimeout', 0);
+  return { accessToken, sessionTimeout: timeout ?? null };
+}

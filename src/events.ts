@@ -1,0 +1,89 @@
+/**
+ * The typed events of the server. The same payloads go to in-process
+ * listeners (`server.on(type, ...)`) and to the REST event stream.
+ */
+import type { MailboxChangeType } from './store/changes.js';
+
+export type SessionState = 'Not Authenticated' | 'Authenticated' | 'Selected' | 'Logout';
+
+/** A session as the control API and events show it. */
+export interface SessionInfo {
+  session: number;
+  user: string | null;
+  state: SessionState;
+  mailbox: string | null;
+  readOnly: boolean;
+  enabled: string[];
+  secure: boolean;
+  compressed: boolean;
+  remoteAddress: string | null;
+}
+
+export type SessionEventType = 'open' | 'login' | 'select' | 'unselect' | 'logout' | 'waiting' | 'close';
+
+export interface SessionEvent {
+  type: SessionEventType;
+  session: SessionInfo;
+  /** The waiting command (for example `IDLE`), on `waiting` events. */
+  command?: string;
+}
+
+export interface CommandEvent {
+  session: number;
+  tag: string;
+  command: string;
+  status: 'OK' | 'NO' | 'BAD';
+  user: string | null;
+}
+
+export interface MailboxEvent {
+  type: MailboxChangeType;
+  path: string;
+  oldPath: string | null;
+  origin: number | null;
+}
+
+export interface ExpungeEvent {
+  path: string;
+  uids: number[];
+  origin: number | null;
+}
+
+export interface FlagsEvent {
+  path: string;
+  messages: { uid: number; flags: string[] }[];
+  origin: number | null;
+}
+
+export interface AclEvent {
+  path: string;
+}
+
+export interface ScriptEvent {
+  rule: Record<string, unknown>;
+  event: string;
+  session: number | null;
+  tag: string | null;
+  command: string | null;
+}
+
+export type ResetEvent = Record<string, never>;
+
+/** Event type → payload. */
+export interface ServerEvents {
+  session: SessionEvent;
+  command: CommandEvent;
+  mailbox: MailboxEvent;
+  expunge: ExpungeEvent;
+  flags: FlagsEvent;
+  acl: AclEvent;
+  script: ScriptEvent;
+  reset: ResetEvent;
+}
+
+export type ServerEventType = keyof ServerEvents;
+
+export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset'];
+
+/** The event map of `Server` as Node's typed EventEmitter wants it. */
+export type ServerEventMap = { [K in ServerEventType]: [ServerEvents[K]] };

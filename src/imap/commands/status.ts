@@ -1,0 +1,52 @@
+/** STATUS (RFC 3501 §6.3.10). */
+import { AUTHENTICATED, no, ok, type CommandSpec } from '../command.js';
+import { atom, type ImapValue } from '../wire/values.js';
+
+export const status: CommandSpec = {
+  name: 'STATUS',
+  states: AUTHENTICATED,
+  run({ session, args }) {
+    const path = args.mailbox();
+    args.sp();
+    const items = args.statusAttributes();
+    args.end();
+    const mailbox = session.server.store.get(path);
+    if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
+    if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
+    const out: ImapValue[] = [];
+    for (const item of items) {
+      let value: number;
+      switch (item) {
+        case 'MESSAGES':
+          value = mailbox.messages.length;
+          break;
+        case 'RECENT':
+          value = mailbox.messages.length - mailbox.lowerBound(mailbox.recentFloor);
+          break;
+        case 'UIDNEXT':
+          value = mailbox.uidnext;
+          break;
+        case 'UIDVALIDITY':
+          value = mailbox.uidvalidity;
+          break;
+        case 'UNSEEN':
+          value = mailbox.unseen;
+          break;
+        case 'HIGHESTMODSEQ':
+          value = mailbox.highestModseq;
+          break;
+        case 'SIZE':
+          value = mailbox.messages.reduce((sum, m) => sum + m.size, 0);
+          break;
+        case 'DELETED':
+          value = mailbox.messages.reduce((n, m) => n + (m.flags.has('\\Deleted') ? 1 : 0), 0);
+          break;
+        default:
+          continue;
+      }
+      out.push(atom(item), value);
+    }
+    session.untagged(atom('STATUS'), mailbox.path, out);
+    return ok('Status completed');
+  },
+};

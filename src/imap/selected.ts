@@ -1,0 +1,146 @@
+import type { Mailbox } from '../store/mailbox.js';
+import type { Message } from '../store/message.js';
+import type { ImapValue } from './wire/values.js';
+import { atom } from './wire/values.js';
+
+/** An untagged response waiting to go out, as its values. */
+export type Untagged = ImapValue[];
+
+/**
+ * One session's view of its selected mailbox. Sequence numbers are this
+ * view's, not the store's: a message expunged elsewhere keeps its number
+ * (and its data) until the session may be told (RFC 3501 §7.4.1, RFC 2180).
+ */
+export class SelectedMailbox {
+  /** Messages in this session's sequence order. */
+  view: Message[];
+  /** UIDs this session sees as \Recent. */
+  readonly recent = new Set<number>();
+  private pendingNew: Message[] = [];
+  private readonly pendingExpunge = new Set<number>();
+  private readonly pendingFlags = new Map<number, Message>();
+
+  constructor(
+    readonly mailbox: Mailbox,
+    readonly readOnly: boolean,
+  ) {
+    this.view = [...mailbox.messages];
+    const floor = mailbox.recentFloor;
+    for (let i = this.lowerBound(floor); i < this.view.length; i++) this.recent.add(this.view[i]!.uid);
+    // SELECT claims \Recent; EXAMINE only looks (RFC 3501 §6.3.2).
+    if (!readOnly) mailbox.recentFloor = mailbox.uidnext;
+  }
+
+  get exists(): number {
+    return this.view.length;
+  }
+
+  /** Index of the first message in the view whose UID is >= uid. */
+  lowerBound(uid: number): number {
+    let lo = 0;
+    let hi = this.view.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.view[mid]!.uid < uid) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Sequence number of a UID in this view, or 0. */
+  seqOfUid(uid: number): number {
+    const i = this.lowerBound(uid);
+    return i < this.view.length && this.view[i]!.uid === uid ? i + 1 : 0;
+  }
+
+  /** True when the message was expunged elsewhere and the session has not been told yet. */
+  isExpungedPending(uid: number): boolean {
+    return this.pendingExpunge.has(uid);
+  }
+
+  get hasPending(): boolean {
+    return this.pendingNew.length > 0 || this.pendingExpunge.size > 0 || this.pendingFlags.size > 0;
+  }
+
+  noteAppend(messages: Message[]): void {
+    for (const m of messages) this.pendingNew.push(m);
+  }
+
+  noteExpunge(uids: number[]): void {
+    for (const uid of uids) {
+      this.pendingExpunge.add(uid);
+      this.pendingFlags.delete(uid);
+    }
+  }
+
+  noteFlags(messages: Message[]): void {
+    for (const m of messages) if (!this.pendingExpunge.has(m.uid)) this.pendingFlags.set(m.uid, m);
+  }
+
+  /** Forgets a pending flag notice (the session's own STORE answered it already). */
+  dropFlagNotice(uid: number): void {
+    this.pendingFlags.delete(uid);
+  }
+
+  /**
+   * The untagged responses owed to the client, applied to the view:
+   * EXPUNGE (unless held), EXISTS and RECENT, then FETCH FLAGS.
+   */
+  drain(allowExpunge: boolean, withUid: boolean): Untagged[] {
+    const out: Untagged[] = [];
+    if (allowExpunge && this.pendingExpunge.size) {
+      const kept: Message[] = [];
+      const gone: number[] = [];
+      this.view.forEach((m, i) => {
+        if (this.pendingExpunge.has(m.uid)) {
+          gone.push(i + 1);
+          this.recent.delete(m.uid);
+        } else kept.push(m);
+      });
+      // Highest first, so each number is still valid when the client reads it.
+      for (let i = gone.length - 1; i >= 0; i--) out.push([gone[i]!, atom('EXPUNGE')]);
+      this.view = kept;
+      // Expunged before the session heard of them: drop from the new list too.
+      this.pendingNew = this.pendingNew.filter((m) => !this.pendingExpunge.has(m.uid));
+      this.pendingExpunge.clear();
+    }
+    if (this.pendingNew.length) {
+      for (const m of this.pendingNew) {
+        this.view.push(m);
+        // The first session to hear of a new message sees it as \Recent.
+        if (m.uid >= this.mailbox.recentFloor) {
+          this.recent.add(m.uid);
+          if (!this.readOnly) this.mailbox.recentFloor = m.uid + 1;
+        }
+      }
+      this.pendingNew = [];
+      out.push([this.view.length, atom('EXISTS')]);
+      out.push([this.recent.size, atom('RECENT')]);
+    }
+    if (this.pendingFlags.size) {
+      const seqs: [number, Message][] = [];
+      for (const [uid, m] of this.pendingFlags) {
+        const seq = this.seqOfUid(uid);
+        if (seq) seqs.push([seq, m]);
+      }
+      seqs.sort((a, b) => a[0] - b[0]);
+      for (const [seq, m] of seqs) out.push([seq, atom('FETCH'), this.flagItems(m, withUid)]);
+      this.pendingFlags.clear();
+    }
+    return out;
+  }
+
+  /** `FLAGS (...)` (with `UID n` when asked) of a message as this session sees it. */
+  flagItems(m: Message, withUid: boolean): ImapValue[] {
+    const items: ImapValue[] = [];
+    if (withUid) items.push(atom('UID'), m.uid);
+    items.push(atom('FLAGS'), this.flagList(m));
+    return items;
+  }
+
+  flagList(m: Message): ImapValue[] {
+    const flags: ImapValue[] = [...m.flags].map((f) => atom(f));
+    if (this.recent.has(m.uid)) flags.push(atom('\\Recent'));
+    return flags;
+  }
+}

@@ -1,0 +1,54 @@
+import type { Message } from '../store/message.js';
+import { failBad } from './command.js';
+import type { SelectedMailbox } from './selected.js';
+import type { SequenceSet } from './syntax.js';
+
+/** A message of the view with its sequence number. */
+export interface Numbered {
+  seq: number;
+  message: Message;
+}
+
+/**
+ * Resolves a sequence set (or a UID set) against a session's view, in
+ * ascending order without duplicates. Sequence numbers beyond the mailbox
+ * are an error (as Dovecot: "Invalid messageset"); UIDs that do not exist
+ * simply match nothing. O(ranges log n + result).
+ */
+export function resolveSet(set: SequenceSet, selected: SelectedMailbox, byUid: boolean): Numbered[] {
+  const view = selected.view;
+  const n = view.length;
+  const intervals: [number, number][] = [];
+  if (byUid) {
+    const maxUid = n ? view[n - 1]!.uid : 0;
+    for (const r of set.ranges) {
+      let a = r.start === '*' ? maxUid : r.start;
+      let b = r.end === '*' ? maxUid : r.end;
+      if (a > b) [a, b] = [b, a];
+      // "n:*" always includes the last message, even when n is above it (RFC 3501 §6.4.8).
+      if ((r.start === '*' || r.end === '*') && n && a > maxUid) a = maxUid;
+      const from = selected.lowerBound(a);
+      const to = selected.lowerBound(b + 1) - 1;
+      if (from <= to) intervals.push([from, to]);
+    }
+  } else {
+    for (const r of set.ranges) {
+      let a = r.start === '*' ? n : r.start;
+      let b = r.end === '*' ? n : r.end;
+      if (a > b) [a, b] = [b, a];
+      if (a < 1 || b > n) {
+        if (n === 0 && r.start === '*' && r.end === '*') continue;
+        failBad('Invalid messageset');
+      }
+      intervals.push([a - 1, b - 1]);
+    }
+  }
+  intervals.sort((x, y) => x[0] - y[0]);
+  const out: Numbered[] = [];
+  let next = 0;
+  for (const [from, to] of intervals) {
+    for (let i = Math.max(from, next); i <= to; i++) out.push({ seq: i + 1, message: view[i]! });
+    next = Math.max(next, to + 1);
+  }
+  return out;
+}

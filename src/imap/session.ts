@@ -1,0 +1,351 @@
+import type net from 'node:net';
+import { isServiceError } from '../errors.js';
+import type { SessionEventType, SessionInfo, SessionState } from '../events.js';
+import type { Server } from '../server.js';
+import type { SessionHandle } from '../session/registry.js';
+import type { StoreChange } from '../store/changes.js';
+import type { Mailbox } from '../store/mailbox.js';
+import { CommandFailure, type CommandContext, type CommandResult, type CommandSpec, type ImapState } from './command.js';
+import { imapProtocol } from './protocol.js';
+import { ArgParser, ParseError } from './parser.js';
+import { SelectedMailbox } from './selected.js';
+import { CommandReader, type Segment } from './wire/reader.js';
+import { encodeValue } from './wire/serializer.js';
+import { atom, type ImapValue } from './wire/values.js';
+
+const STATE_NAMES: Record<ImapState | 'logout', SessionState> = {
+  notAuthenticated: 'Not Authenticated',
+  authenticated: 'Authenticated',
+  selected: 'Selected',
+  logout: 'Logout',
+};
+
+/** Maps a service error code to the RFC 5530 response code IMAP sends. */
+function responseCodeOf(code: string): string {
+  switch (code) {
+    case 'INVALID':
+      return 'CANNOT';
+    case 'SERVERERROR':
+      return 'SERVERBUG';
+    case 'NOPERM':
+    case 'NONEXISTENT':
+    case 'ALREADYEXISTS':
+    case 'CANNOT':
+    case 'HASCHILDREN':
+    case 'OVERQUOTA':
+    case 'TOOBIG':
+    case 'LIMIT':
+      return code;
+    default:
+      return 'CANNOT';
+  }
+}
+
+/**
+ * One IMAP connection: its state machine, its view of the selected
+ * mailbox and the untagged updates it owes the client. Commands run one at
+ * a time; input is read only when the session asks for it.
+ */
+export class ImapSession implements SessionHandle {
+  readonly id: number;
+  state: ImapState | 'logout' = 'notAuthenticated';
+  user: string | null = null;
+  selected: SelectedMailbox | null = null;
+  /** Last selected mailbox path; kept for the close event. */
+  private lastMailbox: string | null = null;
+  readonly enabled = new Set<string>();
+  compressed = false;
+  private readonly remoteAddress: string | null;
+  private readonly reader: CommandReader;
+  private readonly unsubscribe: () => void;
+  private lineWaiter: ((line: Buffer | null) => void) | null = null;
+  /** The command being run, for IDLE-style waits and for flushing updates. */
+  private current: { name: string; tag: string } | null = null;
+  /** True while IDLE waits for DONE: updates go out at once. */
+  idling = false;
+  private closed = false;
+
+  constructor(
+    readonly server: Server,
+    readonly socket: net.Socket,
+    public secure: boolean,
+  ) {
+    this.id = server.sessions.nextId();
+    this.remoteAddress = socket.remoteAddress ?? null;
+    const options = server.options;
+    this.reader = new CommandReader({
+      maxLineLength: options.maxLineLength,
+      hooks: {
+        onCommand: (segments) => void this.runCommand(segments),
+        onLine: (line) => this.takeLine(line),
+        checkLiteral: (info) => {
+          const limit = this.state === 'notAuthenticated' ? options.maxLiteralBeforeLogin : options.maxLiteral;
+          if (info.size > limit) {
+            return { ok: false, response: 'NO', code: 'TOOBIG', text: `Literal too big (limit ${limit} octets)` };
+          }
+          return { ok: true };
+        },
+        sendContinuation: () => this.write(Buffer.from('+ OK\r\n')),
+        onReject: (r) => this.reject(r.tag, r.response, r.code, r.text),
+      },
+    });
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => this.onClose());
+    this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
+    server.sessions.add(this);
+    this.emitSession('open');
+    this.write(Buffer.from(`* OK [CAPABILITY ${this.capabilities().join(' ')}] ${options.greeting}\r\n`));
+    this.reader.next('command');
+  }
+
+  // ------------------------------------------------------------ what the control API sees
+
+  info(): SessionInfo {
+    return {
+      session: this.id,
+      user: this.user,
+      state: STATE_NAMES[this.state],
+      mailbox: this.selected?.mailbox.path ?? (this.state === 'logout' ? this.lastMailbox : null),
+      readOnly: this.selected?.readOnly ?? false,
+      enabled: [...this.enabled],
+      secure: this.secure,
+      compressed: this.compressed,
+      remoteAddress: this.closed ? null : this.remoteAddress,
+    };
+  }
+
+  disconnect(options: { text?: string; reset?: boolean }): void {
+    if (options.reset) {
+      this.socket.resetAndDestroy();
+      return;
+    }
+    this.bye(options.text ?? 'Disconnected by the server');
+  }
+
+  inject(data: Buffer): void {
+    this.write(data);
+  }
+
+  // ------------------------------------------------------------ output
+
+  /** Writes bytes to the client. Every byte the session sends goes through here. */
+  write(data: Buffer): void {
+    if (this.closed || this.socket.destroyed) return;
+    this.socket.write(data);
+  }
+
+  /** Sends `* <values>`. */
+  untagged(...values: ImapValue[]): void {
+    this.write(encodeUntagged(values));
+  }
+
+  /** Sends `* BYE <text>` and closes the connection. */
+  bye(text: string): void {
+    if (this.closed) return;
+    this.write(Buffer.from(`* BYE ${text}\r\n`));
+    this.setState('logout');
+    this.socket.end();
+  }
+
+  capabilities(): string[] {
+    return imapProtocol(this.server).capabilities(this);
+  }
+
+  // ------------------------------------------------------------ state
+
+  private emitSession(type: SessionEventType, command?: string): void {
+    const event = command ? { type, session: this.info(), command } : { type, session: this.info() };
+    this.server.emit('session', event);
+  }
+
+  setState(state: ImapState | 'logout'): void {
+    this.state = state;
+  }
+
+  /** Called by LOGIN/AUTHENTICATE on success. */
+  login(user: string): void {
+    this.user = user;
+    this.state = 'authenticated';
+    this.emitSession('login');
+  }
+
+  /** Selects a mailbox (SELECT / EXAMINE); any previous selection ends without EXPUNGEs (RFC 3501 §6.3.1). */
+  select(mailbox: Mailbox, readOnly: boolean): SelectedMailbox {
+    this.selected = new SelectedMailbox(mailbox, readOnly);
+    this.lastMailbox = mailbox.path;
+    this.state = 'selected';
+    this.emitSession('select');
+    return this.selected;
+  }
+
+  /** LOGOUT: the session ends after the tagged OK. */
+  logout(): void {
+    this.state = 'logout';
+    this.emitSession('logout');
+  }
+
+  /** Leaves the selected state (CLOSE, UNSELECT, a failed SELECT). */
+  unselect(): void {
+    if (!this.selected) return;
+    this.selected = null;
+    this.state = 'authenticated';
+    this.emitSession('unselect');
+  }
+
+  /** Announces that the session waits for the client (IDLE). */
+  waiting(command: string): void {
+    this.emitSession('waiting', command);
+  }
+
+  // ------------------------------------------------------------ input
+
+  /**
+   * Reads the next raw line (IDLE's DONE, a SASL response). Resolves with
+   * null when the connection closes first.
+   */
+  readLine(): Promise<Buffer | null> {
+    return new Promise((resolve) => {
+      this.lineWaiter = resolve;
+      this.reader.next('line');
+    });
+  }
+
+  private takeLine(line: Buffer): void {
+    const waiter = this.lineWaiter;
+    this.lineWaiter = null;
+    waiter?.(line);
+  }
+
+  private reject(tag: string | null, response: 'BAD' | 'NO', code: string | undefined, text: string): void {
+    const codePart = code ? `[${code}] ` : '';
+    this.write(Buffer.from(`${tag ?? '*'} ${response} ${codePart}${text}\r\n`));
+    if (tag) this.server.emit('command', { session: this.id, tag, command: '', status: response, user: this.user });
+  }
+
+  private async runCommand(segments: Segment[]): Promise<void> {
+    const args = new ArgParser(segments);
+    let tag = '*';
+    let name = '';
+    let result: CommandResult;
+    let spec: CommandSpec | undefined;
+    try {
+      tag = args.tag();
+      args.sp();
+      name = args.commandName();
+      let uid = false;
+      if (name === 'UID') {
+        args.sp();
+        name = `UID ${args.commandName()}`;
+        uid = true;
+      }
+      spec = imapProtocol(this.server).commands.get(name);
+      this.current = { name, tag };
+      if (!spec) result = { status: 'BAD', text: `Unknown command ${name}` };
+      else if (this.state === 'logout' || !spec.states.includes(this.state)) result = this.wrongState(spec);
+      else {
+        if (!args.atEnd()) args.sp();
+        const ctx: CommandContext = { session: this, tag, name, uid, args };
+        result = await spec.run(ctx);
+      }
+    } catch (err) {
+      result = this.errorResult(err);
+    }
+    this.current = null;
+    if (this.closed) return;
+    this.flushUpdates(!spec?.holdsExpunges);
+    this.finish(tag, name, result);
+    if (this.state === 'logout') {
+      this.socket.end();
+      return;
+    }
+    this.reader.next('command');
+  }
+
+  private wrongState(spec: CommandSpec): CommandResult {
+    if (this.state === 'notAuthenticated') return { status: 'BAD', text: `${spec.name} needs authentication first` };
+    if (spec.states.includes('selected')) return { status: 'BAD', text: `${spec.name} needs a selected mailbox` };
+    return { status: 'BAD', text: `${spec.name} is not allowed after authentication` };
+  }
+
+  private errorResult(err: unknown): CommandResult {
+    if (err instanceof CommandFailure) return err.result;
+    if (err instanceof ParseError) return { status: 'BAD', text: err.message };
+    if (isServiceError(err)) return { status: 'NO', code: responseCodeOf(err.code), text: err.message };
+    console.error(`rookery: session ${this.id}: command failed:`, err);
+    return { status: 'NO', code: 'SERVERBUG', text: 'Internal error in the server; the session goes on' };
+  }
+
+  private finish(tag: string, name: string, result: CommandResult): void {
+    const code = result.code ? `[${result.code}] ` : '';
+    this.write(Buffer.from(`${tag} ${result.status} ${code}${result.text}\r\n`));
+    this.server.emit('command', { session: this.id, tag, command: name, status: result.status, user: this.user });
+  }
+
+  // ------------------------------------------------------------ live updates
+
+  /** Sends the untagged updates owed to the client (EXPUNGE only where allowed). */
+  flushUpdates(allowExpunge: boolean): void {
+    if (!this.selected || !this.selected.hasPending) return;
+    const withUid = this.enabled.has('CONDSTORE') || this.enabled.has('QRESYNC');
+    for (const values of this.selected.drain(allowExpunge, withUid)) this.untagged(...values);
+  }
+
+  private onStoreChange(change: StoreChange): void {
+    const selected = this.selected;
+    switch (change.kind) {
+      case 'reset':
+        this.bye('Server reset');
+        return;
+      case 'user':
+        if (change.type === 'delete' && change.disconnect && change.name === this.user) this.bye('User was deleted');
+        return;
+      case 'mailbox':
+        if (change.type === 'delete' && selected && change.mailbox === selected.mailbox) {
+          this.bye('Selected mailbox was deleted, have to disconnect');
+        }
+        return;
+      case 'uidvalidity':
+        if (selected && change.mailbox === selected.mailbox) this.bye('Mailbox UIDVALIDITY changed, have to disconnect');
+        return;
+      case 'append':
+        if (selected && change.mailbox === selected.mailbox) selected.noteAppend(change.messages);
+        break;
+      case 'expunge':
+        if (selected && change.mailbox === selected.mailbox) selected.noteExpunge(change.uids);
+        break;
+      case 'flags':
+        if (selected && change.mailbox === selected.mailbox) {
+          // A session's own non-silent STORE answers with FETCH itself.
+          if (change.origin !== this.id) selected.noteFlags(change.messages);
+        }
+        break;
+    }
+    if (this.idling) this.flushUpdates(true);
+  }
+
+  private onClose(): void {
+    if (this.closed) return;
+    if (this.state !== 'logout') this.state = 'logout';
+    this.closed = true;
+    this.lastMailbox = this.selected?.mailbox.path ?? this.lastMailbox;
+    this.selected = null;
+    this.unsubscribe();
+    this.server.sessions.remove(this.id);
+    const waiter = this.lineWaiter;
+    this.lineWaiter = null;
+    waiter?.(null);
+    this.emitSession('close');
+  }
+}
+
+/** `* a b c\r\n` */
+export function encodeUntagged(values: ImapValue[]): Buffer {
+  const parts: Buffer[] = [Buffer.from('*')];
+  for (const v of values) parts.push(Buffer.from(' '), encodeValue(v));
+  parts.push(Buffer.from('\r\n'));
+  return Buffer.concat(parts);
+}
+
+export { atom };

@@ -1,0 +1,233 @@
+/**
+ * Turns typed response values (`./values.ts`) into bytes.
+ *
+ * Strings and Buffers go out quoted when every byte is a TEXT-CHAR of
+ * RFC 3501 (7-bit, no NUL, CR or LF), with `"` and `\` escaped, and as a
+ * literal `{n}\r\n<bytes>` otherwise. `Literal` is always a literal (`~{n}`
+ * when binary), `Atom` is written as it is, `null` is NIL, arrays are
+ * parenthesized lists.
+ *
+ * Output is built as runs of ASCII text plus the Buffers that must go out
+ * verbatim, and concatenated once per call.
+ */
+import { Atom, Literal, type ImapValue } from './values.js';
+
+export type ResponseStatus = 'OK' | 'NO' | 'BAD';
+export type UntaggedStatus = ResponseStatus | 'BYE' | 'PREAUTH';
+
+/**
+ * A response code: its name alone (`'READ-WRITE'`) or with arguments
+ * (`{ name: 'UIDNEXT', args: [4392] }`, `{ name: 'PERMANENTFLAGS', args: [[atom('\\Seen')]] }`).
+ * Arguments are encoded like any value and separated by spaces.
+ */
+export type ResponseCode = string | { name: string; args?: readonly ImapValue[] };
+
+/** Characters that force a literal in a JS string: NUL, CR, LF and anything above 0x7F. */
+const NEEDS_LITERAL = /[\x00\r\n\u0080-\uffff]/;
+const QUOTED_SPECIAL = /["\\]/g;
+const TEXT_UNSAFE = /[\r\n\x00]/g;
+
+function bufferIsQuotable(buf: Buffer): boolean {
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i]!;
+    if (c === 0 || c === 0x0d || c === 0x0a || c > 0x7f) return false;
+  }
+  return true;
+}
+
+/**
+ * Accumulates output: ASCII text in `text`, flushed into `parts` whenever
+ * raw bytes must be inserted.
+ */
+class Writer {
+  private parts: Buffer[] = [];
+  private size = 0;
+  text = '';
+
+  bytes(buf: Buffer): void {
+    this.flushText();
+    if (buf.length === 0) return;
+    this.parts.push(buf);
+    this.size += buf.length;
+  }
+
+  private flushText(): void {
+    if (this.text.length === 0) return;
+    const buf = Buffer.from(this.text, 'utf8');
+    this.parts.push(buf);
+    this.size += buf.length;
+    this.text = '';
+  }
+
+  value(value: ImapValue): void {
+    if (value === null) {
+      this.text += 'NIL';
+    } else if (typeof value === 'number') {
+      if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`Not an IMAP number: ${value}`);
+      this.text += String(value);
+    } else if (typeof value === 'string') {
+      if (NEEDS_LITERAL.test(value)) {
+        this.literal(Buffer.from(value, 'utf8'), false);
+      } else {
+        this.text += `"${value.replace(QUOTED_SPECIAL, '\\$&')}"`;
+      }
+    } else if (Array.isArray(value)) {
+      this.text += '(';
+      for (let i = 0; i < value.length; i++) {
+        if (i > 0) this.text += ' ';
+        this.value(value[i]!);
+      }
+      this.text += ')';
+    } else if (value instanceof Atom) {
+      this.text += value.value;
+    } else if (value instanceof Literal) {
+      this.literal(value.data, value.binary);
+    } else if (Buffer.isBuffer(value)) {
+      if (bufferIsQuotable(value)) {
+        this.text += `"${value.toString('latin1').replace(QUOTED_SPECIAL, '\\$&')}"`;
+      } else {
+        this.literal(value, false);
+      }
+    } else {
+      throw new TypeError('Not an IMAP value');
+    }
+  }
+
+  literal(data: Buffer, binary: boolean): void {
+    this.text += `${binary ? '~' : ''}{${data.length}}\r\n`;
+    this.bytes(data);
+  }
+
+  values(values: readonly ImapValue[]): void {
+    for (let i = 0; i < values.length; i++) {
+      if (i > 0) this.text += ' ';
+      this.value(values[i]!);
+    }
+  }
+
+  code(code: ResponseCode | null | undefined): void {
+    if (code === null || code === undefined) return;
+    if (typeof code === 'string') {
+      this.text += ` [${code}]`;
+      return;
+    }
+    this.text += ` [${code.name}`;
+    if (code.args !== undefined && code.args.length > 0) {
+      this.text += ' ';
+      this.values(code.args);
+    }
+    this.text += ']';
+  }
+
+  /** Human-readable text: CR, LF and NUL would break the line, so they become spaces. */
+  humanText(text: string): void {
+    this.text += text.replace(TEXT_UNSAFE, ' ');
+  }
+
+  finish(): Buffer {
+    this.flushText();
+    if (this.parts.length === 1) return this.parts[0]!;
+    return Buffer.concat(this.parts, this.size);
+  }
+}
+
+/** Encodes one value. */
+export function encodeValue(value: ImapValue): Buffer {
+  const w = new Writer();
+  w.value(value);
+  return w.finish();
+}
+
+/** `<prefix> v1 v2 ...\r\n`; `prefix` is written as it is (`*`, a tag, `+`). */
+export function encodeResponse(prefix: string, ...values: ImapValue[]): Buffer {
+  const w = new Writer();
+  w.text = prefix;
+  if (values.length > 0) {
+    w.text += ' ';
+    w.values(values);
+  }
+  w.text += '\r\n';
+  return w.finish();
+}
+
+/** `* v1 v2 ...\r\n`, e.g. `untagged(3, atom('FETCH'), [atom('UID'), 7])`. */
+export function untagged(...values: ImapValue[]): Buffer {
+  return encodeResponse('*', ...values);
+}
+
+function status(prefix: string, state: string, code: ResponseCode | null | undefined, text: string): Buffer {
+  const w = new Writer();
+  w.text = `${prefix} ${state}`;
+  w.code(code);
+  if (text.length > 0) {
+    w.text += ' ';
+    w.humanText(text);
+  }
+  w.text += '\r\n';
+  return w.finish();
+}
+
+/** `A1 OK [CODE args] text\r\n`. */
+export function tagged(tag: string, state: ResponseStatus, code: ResponseCode | null | undefined, text: string): Buffer {
+  return status(tag, state, code, text);
+}
+
+/** `* OK [CODE args] text\r\n` (also NO, BAD, BYE, PREAUTH). */
+export function untaggedStatus(state: UntaggedStatus, code: ResponseCode | null | undefined, text: string): Buffer {
+  return status('*', state, code, text);
+}
+
+/** `+ text\r\n` (`+ \r\n` for empty text, e.g. an empty SASL challenge). */
+export function continuation(text = ''): Buffer {
+  const w = new Writer();
+  w.text = '+ ';
+  w.humanText(text);
+  w.text += '\r\n';
+  return w.finish();
+}
+
+/**
+ * Collects many responses into one Buffer (e.g. a large FETCH), so the
+ * socket gets one write instead of one per message.
+ */
+export class ResponseBuffer {
+  private parts: Buffer[] = [];
+  private size = 0;
+
+  get length(): number {
+    return this.size;
+  }
+
+  /** Appends bytes as they are. */
+  raw(data: Buffer): this {
+    if (data.length > 0) {
+      this.parts.push(data);
+      this.size += data.length;
+    }
+    return this;
+  }
+
+  untagged(...values: ImapValue[]): this {
+    return this.raw(encodeResponse('*', ...values));
+  }
+
+  tagged(tag: string, state: ResponseStatus, code: ResponseCode | null | undefined, text: string): this {
+    return this.raw(tagged(tag, state, code, text));
+  }
+
+  untaggedStatus(state: UntaggedStatus, code: ResponseCode | null | undefined, text: string): this {
+    return this.raw(untaggedStatus(state, code, text));
+  }
+
+  continuation(text = ''): this {
+    return this.raw(continuation(text));
+  }
+
+  /** Returns everything collected so far and empties the buffer. */
+  take(): Buffer {
+    const out = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.size);
+    this.parts = [];
+    this.size = 0;
+    return out;
+  }
+}

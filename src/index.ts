@@ -1,0 +1,55 @@
+/**
+ * Rookery: an IMAP server made for test suites.
+ *
+ * ```ts
+ * import { createServer } from 'rookery';
+ * const server = createServer({ plugins: 'all' });
+ * const { imap } = await server.start();
+ * // ... run an IMAP client against imap.host:imap.port, drive server.control ...
+ * await server.stop();
+ * ```
+ */
+export { createServer, Server } from './server.js';
+export type { ListenAddress, ServerAddresses } from './server.js';
+export { ServiceError } from './errors.js';
+export type { ErrorCode } from './errors.js';
+export { storageSchema } from './options/schema.js';
+export type {
+  ServerOptions,
+  Storage,
+  StorageMailbox,
+  StorageMessage,
+  StorageNamespace,
+  UserOptions,
+  RestOptions,
+  ClockOption,
+} from './options/types.js';
+export { ControlApi } from './control/control.js';
+export type {
+  AddMessageInput,
+  AddUserInput,
+  UpdateUserInput,
+  ResetUidValidityInput,
+  UidMapping,
+  XOAuth2Input,
+  AppendCheck,
+} from './control/control.js';
+export type { MailboxInfo, MessageInfo, UserInfo } from './control/resources.js';
+export type { SnapshotMessage } from './store/snapshot.js';
+export { EVENT_TYPES } from './events.js';
+export type {
+  ServerEvents,
+  ServerEventType,
+  SessionInfo,
+  SessionState,
+  SessionEvent,
+  SessionEventType,
+  CommandEvent,
+  MailboxEvent,
+  ExpungeEvent,
+  FlagsEvent,
+  AclEvent,
+  ScriptEvent,
+  ResetEvent,
+} from './events.js';
+export { BUILTIN_PLUGINS } from './extensions/catalog.js';

@@ -1,0 +1,294 @@
+/**
+ * `resolveOptions`: validates what a caller passed to `createServer` and turns
+ * it into ResolvedOptions, with every default filled in and every value
+ * copied. All problems are collected and thrown together as one
+ * ServiceError('INVALID'), one problem per line, each starting with the
+ * option path it is about (`storage.INBOX.mesages: unknown key; did you mean
+ * "messages"?`).
+ */
+import { ServiceError } from '../errors.js';
+import { BUILTIN_PLUGINS, PLUGIN_ALIASES, PLUGIN_REQUIRES, REMOVED_PLUGINS, type BuiltinPlugin } from '../extensions/catalog.js';
+import { checkTypos, childPath, describeValue, indexPath, isPlainObject, Problems } from './problems.js';
+import { resolveStorage, type StorageContext } from './storage.js';
+import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
+
+/**
+ * Every top-level option name, including ones that later features read, so
+ * none is ever reported as a typo of another. Unknown keys that are not
+ * typos of these pass validation untouched.
+ */
+export const TOP_LEVEL_KEYS = [
+  'storage',
+  'users',
+  'plugins',
+  'scriptSeed',
+  'now',
+  'rest',
+  'port',
+  'host',
+  'greeting',
+  'maxLineLength',
+  'maxLiteralBeforeLogin',
+  'maxLiteral',
+  'script',
+  'secure',
+  'tls',
+  'smtp',
+  'pingInterval',
+] as const;
+
+export const REST_KEYS = ['port', 'host', 'token'] as const;
+export const USER_KEYS = ['password', 'xoauth2'] as const;
+export const XOAUTH2_KEYS = ['accessToken', 'sessionTimeout'] as const;
+
+const TOP_LEVEL_SET = new Set<string>(TOP_LEVEL_KEYS);
+const REST_SET = new Set<string>(REST_KEYS);
+const USER_SET = new Set<string>(USER_KEYS);
+const XOAUTH2_SET = new Set<string>(XOAUTH2_KEYS);
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 0,
+  greeting: 'Rookery ready',
+  maxLineLength: 65536,
+  maxLiteralBeforeLogin: 65536,
+  maxLiteral: 64 * 1024 * 1024,
+  scriptSeed: 1,
+} as const;
+
+/** Extension-owned keys to accept (and typo-check against) beyond the built-in ones. */
+export type ResolveContext = StorageContext;
+
+/**
+ * Validates and normalizes server options. Throws ServiceError('INVALID')
+ * listing every problem found; never mutates `input`.
+ */
+export function resolveOptions(input: ServerOptions = {}, context: ResolveContext = {}): ResolvedOptions {
+  const problems = new Problems();
+  if (!isPlainObject(input)) {
+    throw new ServiceError('INVALID', `options: expected an object, got ${describeValue(input)}`);
+  }
+  const options: Record<string, unknown> = input;
+  checkTypos(options, TOP_LEVEL_SET, TOP_LEVEL_KEYS, '', problems);
+
+  const now = resolveClock(problems, options.now);
+  const storage = resolveStorage(options.storage, problems, now, context);
+  const users = resolveUsers(problems, options.users);
+  const plugins = resolvePlugins(problems, options.plugins);
+  const rest = resolveRest(problems, options.rest);
+
+  const scriptSeed = optional(options.scriptSeed, DEFAULTS.scriptSeed, (v) =>
+    typeof v === 'number' && Number.isSafeInteger(v) ? v : problems.expected('scriptSeed', 'an integer', v),
+  );
+  const port = optional(options.port, DEFAULTS.port, (v) => portNumber(problems, v, 'port'));
+  const host = optional(options.host, DEFAULTS.host, (v) => nonEmptyString(problems, v, 'host'));
+  const greeting = optional(options.greeting, DEFAULTS.greeting, (v) =>
+    typeof v === 'string' && !/[\r\n\0]/.test(v) ? v : problems.expected('greeting', 'a single-line string', v),
+  );
+  const maxLineLength = optional(options.maxLineLength, DEFAULTS.maxLineLength, (v) =>
+    integerAtLeast(problems, v, 'maxLineLength', 1),
+  );
+  const maxLiteralBeforeLogin = optional(options.maxLiteralBeforeLogin, DEFAULTS.maxLiteralBeforeLogin, (v) =>
+    integerAtLeast(problems, v, 'maxLiteralBeforeLogin', 0),
+  );
+  const maxLiteral = optional(options.maxLiteral, DEFAULTS.maxLiteral, (v) =>
+    integerAtLeast(problems, v, 'maxLiteral', 0),
+  );
+
+  problems.throwIfAny();
+  return {
+    storage,
+    users,
+    plugins,
+    scriptSeed,
+    now,
+    rest,
+    port,
+    host,
+    greeting,
+    maxLineLength,
+    maxLiteralBeforeLogin,
+    maxLiteral,
+  };
+}
+
+/** `fallback` when `value` is undefined, else `check(value)` (undefined when invalid, then `fallback`). */
+function optional<T>(value: unknown, fallback: T, check: (value: unknown) => T | undefined): T {
+  if (value === undefined) return fallback;
+  return check(value) ?? fallback;
+}
+
+function portNumber(problems: Problems, value: unknown, path: string): number | undefined {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 65535) return value;
+  problems.expected(path, 'an integer from 0 to 65535', value);
+  return undefined;
+}
+
+function nonEmptyString(problems: Problems, value: unknown, path: string): string | undefined {
+  if (typeof value === 'string' && value !== '') return value;
+  problems.expected(path, 'a non-empty string', value);
+  return undefined;
+}
+
+function integerAtLeast(problems: Problems, value: unknown, path: string, min: number): number | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= min) return value;
+  problems.expected(path, min === 0 ? 'a non-negative integer' : 'a positive integer', value);
+  return undefined;
+}
+
+function clockValue(value: unknown): number | null {
+  if (value instanceof Date) {
+    const ms = value.getTime();
+    return Number.isNaN(ms) ? null : ms;
+  }
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function resolveClock(problems: Problems, value: unknown): () => number {
+  if (value === undefined) return Date.now;
+  if (typeof value === 'function') {
+    const fn = value as () => unknown;
+    return () => {
+      const result: unknown = fn();
+      const ms = clockValue(result);
+      if (ms === null) {
+        throw new ServiceError(
+          'INVALID',
+          `now: the clock function must return a valid Date or a finite number, got ${describeValue(result)}`,
+        );
+      }
+      return ms;
+    };
+  }
+  const ms = clockValue(value);
+  if (ms === null) {
+    problems.expected('now', 'a valid Date, a finite number of epoch milliseconds or a function returning one', value);
+    return Date.now;
+  }
+  return () => ms;
+}
+
+const DEFAULT_USERS: ReadonlyArray<readonly [string, UserRecord]> = [
+  ['testuser', { password: 'testpass', xoauth2: { accessToken: 'testtoken', sessionTimeout: null } }],
+];
+
+function resolveUsers(problems: Problems, value: unknown): Map<string, UserRecord> {
+  const users = new Map<string, UserRecord>();
+  if (value === undefined) {
+    for (const [name, record] of DEFAULT_USERS) {
+      users.set(name, { password: record.password, xoauth2: record.xoauth2 && { ...record.xoauth2 } });
+    }
+    return users;
+  }
+  if (!isPlainObject(value)) {
+    problems.expected('users', 'an object of users by name', value);
+    return users;
+  }
+  for (const name of Object.keys(value)) {
+    const path = childPath('users', name);
+    const entry = value[name];
+    if (entry === undefined) continue;
+    if (name === '') {
+      problems.add(path, 'a user name must not be empty');
+      continue;
+    }
+    const record = resolveUser(problems, entry, path);
+    if (record) users.set(name, record);
+  }
+  return users;
+}
+
+function resolveUser(problems: Problems, value: unknown, path: string): UserRecord | null {
+  if (!isPlainObject(value)) {
+    problems.expected(path, 'an object ({password, xoauth2})', value);
+    return null;
+  }
+  checkTypos(value, USER_SET, USER_KEYS, path, problems);
+  let password: string | null = null;
+  if (value.password !== undefined && value.password !== null) {
+    if (typeof value.password === 'string') password = value.password;
+    else problems.expected(childPath(path, 'password'), 'a string', value.password);
+  }
+  let xoauth2: UserRecord['xoauth2'] = null;
+  const x = value.xoauth2;
+  if (x !== undefined && x !== null) {
+    const xPath = childPath(path, 'xoauth2');
+    if (!isPlainObject(x)) {
+      problems.expected(xPath, 'an object ({accessToken, sessionTimeout}) or null', x);
+    } else {
+      checkTypos(x, XOAUTH2_SET, XOAUTH2_KEYS, xPath, problems);
+      const accessToken = nonEmptyString(problems, x.accessToken, childPath(xPath, 'accessToken'));
+      let sessionTimeout: number | null = null;
+      if (x.sessionTimeout !== undefined && x.sessionTimeout !== null) {
+        sessionTimeout =
+          integerAtLeast(problems, x.sessionTimeout, childPath(xPath, 'sessionTimeout'), 0) ?? null;
+      }
+      if (accessToken !== undefined) xoauth2 = { accessToken, sessionTimeout };
+    }
+  }
+  return { password, xoauth2 };
+}
+
+const PLUGIN_ORDER = new Map<string, number>(BUILTIN_PLUGINS.map((name, i) => [name, i]));
+
+function resolvePlugins(problems: Problems, value: unknown): string[] {
+  if (value === undefined) return [];
+  let names: unknown[];
+  if (typeof value === 'string') {
+    if (value.toLowerCase() !== 'all') {
+      problems.expected('plugins', 'an array of plugin names or "all"', value);
+      return [];
+    }
+    names = [...BUILTIN_PLUGINS];
+  } else if (Array.isArray(value)) {
+    names = value;
+  } else {
+    problems.expected('plugins', 'an array of plugin names or "all"', value);
+    return [];
+  }
+  const chosen = new Set<BuiltinPlugin>();
+  const add = (name: BuiltinPlugin): void => {
+    if (chosen.has(name)) return;
+    chosen.add(name);
+    for (const required of PLUGIN_REQUIRES[name] ?? []) add(required);
+  };
+  names.forEach((name, i) => {
+    if (typeof name !== 'string') {
+      problems.expected(indexPath('plugins', i), 'a plugin name', name);
+      return;
+    }
+    const upper = name.toUpperCase();
+    const removed = Object.hasOwn(REMOVED_PLUGINS, upper) ? REMOVED_PLUGINS[upper] : undefined;
+    if (removed !== undefined) {
+      problems.add('plugins', removed);
+      return;
+    }
+    const canonical: BuiltinPlugin | undefined = PLUGIN_ORDER.has(upper)
+      ? (upper as BuiltinPlugin)
+      : Object.hasOwn(PLUGIN_ALIASES, upper)
+        ? PLUGIN_ALIASES[upper]
+        : undefined;
+    if (canonical === undefined) {
+      problems.add('plugins', `unknown plugin ${JSON.stringify(name)}; valid names: ${BUILTIN_PLUGINS.join(', ')}`);
+      return;
+    }
+    add(canonical);
+  });
+  return [...chosen].sort((a, b) => PLUGIN_ORDER.get(a)! - PLUGIN_ORDER.get(b)!);
+}
+
+function resolveRest(problems: Problems, value: unknown): ResolvedOptions['rest'] {
+  if (value === undefined) return null;
+  if (!isPlainObject(value)) {
+    problems.expected('rest', 'an object ({port, host, token})', value);
+    return null;
+  }
+  checkTypos(value, REST_SET, REST_KEYS, 'rest', problems);
+  const port = value.port === undefined ? undefined : portNumber(problems, value.port, 'rest.port');
+  const host = optional(value.host, DEFAULTS.host, (v) => nonEmptyString(problems, v, 'rest.host'));
+  const token =
+    value.token === undefined || value.token === null
+      ? null
+      : (nonEmptyString(problems, value.token, 'rest.token') ?? null);
+  return port === undefined ? null : { port, host, token };
+}

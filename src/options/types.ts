@@ -1,0 +1,158 @@
+/**
+ * The public option types (what a caller passes to `createServer`) and the
+ * resolved form the rest of the server works with. `resolveOptions` in
+ * `./resolve.ts` turns the first into the second, validating as it goes.
+ */
+import type { InternalDate } from '../store/internal-date.js';
+
+/** A message in the storage option: raw source, or an object with it. */
+export type StorageMessage =
+  | string
+  | {
+      /** Message source. A string is UTF-8 text unless `encoding` says otherwise. */
+      raw: string | Uint8Array;
+      /** How `raw` is given when it is a string: `utf-8` (default), `binary` (one char per byte, as snapshots write it) or `base64`. */
+      encoding?: 'utf-8' | 'binary' | 'base64';
+      flags?: string[];
+      /** RFC 3501 date-time, `dd-Mon-yyyy hh:mm:ss +zzzz`, or a Date. */
+      internaldate?: string | Date;
+      uid?: number;
+      modseq?: number;
+      [key: string]: unknown;
+    };
+
+/** A mailbox in the storage option (hoodiecrow-era shape). */
+export interface StorageMailbox {
+  messages?: StorageMessage[];
+  folders?: Record<string, StorageMailbox>;
+  /** Mailbox attributes such as `\Noselect`. */
+  flags?: string[];
+  subscribed?: boolean;
+  uidvalidity?: number;
+  uidnext?: number;
+  HIGHESTMODSEQ?: number;
+  'special-use'?: string | string[];
+  permanentFlags?: string[];
+  /** Keys owned by extensions (`acl`, `metadata`, ...). */
+  [key: string]: unknown;
+}
+
+/** A namespace entry: top-level keys other than INBOX. `""` is the personal namespace. */
+export interface StorageNamespace {
+  type?: 'personal' | 'user' | 'shared';
+  separator?: string;
+  folders?: Record<string, StorageMailbox>;
+  [key: string]: unknown;
+}
+
+/** The storage option: `INBOX` plus namespace prefixes. Default `{ "INBOX": {}, "": {} }`. */
+export type Storage = { INBOX?: StorageMailbox } & Record<string, StorageMailbox | StorageNamespace | undefined>;
+
+export interface UserOptions {
+  password?: string;
+  xoauth2?: { accessToken: string; sessionTimeout?: number } | null;
+}
+
+export interface RestOptions {
+  /** Port of the REST API; 0 picks a free one. Without a port the REST API does not start. */
+  port?: number;
+  /** Address to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** Bearer token every request must send. Required on a non-loopback host. */
+  token?: string;
+}
+
+/** The clock: a fixed instant or a function returning the current one. */
+export type ClockOption = Date | number | (() => Date | number);
+
+export interface ServerOptions {
+  /** Initial mailboxes and messages (design §3 shape). */
+  storage?: Storage;
+  /** Users by name. Default `{ testuser: { password: 'testpass', xoauth2: { accessToken: 'testtoken' } } }`. */
+  users?: Record<string, UserOptions>;
+  /** Extensions to load by name, or `"all"`. */
+  plugins?: string[] | 'all';
+  /** Seed of the PRNG behind script rules' `chance`. Default 1. */
+  scriptSeed?: number;
+  /** Clock used for internal dates, token expiry and timers. Default: the real clock. */
+  now?: ClockOption;
+  /** REST API; started by `start()` only when a port is given. */
+  rest?: RestOptions;
+  /** IMAP listener port for `start()`. Default 0 (a free port). */
+  port?: number;
+  /** IMAP listener address for `start()`. Default `127.0.0.1`. */
+  host?: string;
+  /** Greeting text after `* OK`. */
+  greeting?: string;
+  /** Longest command line in bytes, literals excluded. Default 65536. */
+  maxLineLength?: number;
+  /** Largest literal before login. Default 64 KiB. */
+  maxLiteralBeforeLogin?: number;
+  /** Largest literal after login (and largest APPEND). Default 64 MiB. */
+  maxLiteral?: number;
+}
+
+/** A message as the store receives it: bytes and decoded metadata. */
+export interface SeedMessage {
+  raw: Buffer;
+  flags: string[];
+  internaldate: InternalDate;
+  uid?: number;
+  modseq?: number;
+  /** Keys of the message object that the core does not know; kept for snapshots. */
+  extra: Record<string, unknown>;
+}
+
+export interface SeedMailbox {
+  /** Full storage name (modified UTF-7), e.g. `INBOX`, `Work/Projects`, `Shared/team`. */
+  path: string;
+  /** Hierarchy delimiter of its namespace. */
+  delimiter: string;
+  messages: SeedMessage[];
+  /** Mailbox attributes from the storage `flags` key, e.g. `\Noselect`. */
+  flags: string[];
+  subscribed: boolean;
+  uidvalidity?: number;
+  uidnext?: number;
+  highestModseq?: number;
+  specialUse: string[];
+  permanentFlags?: string[];
+  /** Extension-owned and unknown keys (`acl`, `metadata`, ...), deep-copied. */
+  extra: Record<string, unknown>;
+}
+
+export interface SeedNamespace {
+  /** Prefix as written in storage: `""`, `"Other Users/"`, `"#shared."`. */
+  prefix: string;
+  type: 'personal' | 'user' | 'shared';
+  separator: string;
+  extra: Record<string, unknown>;
+}
+
+/** The storage option after validation: flat, ordered parents before children. */
+export interface StorageSeed {
+  namespaces: SeedNamespace[];
+  mailboxes: SeedMailbox[];
+}
+
+export interface UserRecord {
+  password: string | null;
+  xoauth2: { accessToken: string; sessionTimeout: number | null } | null;
+}
+
+export interface ResolvedOptions {
+  storage: StorageSeed;
+  users: Map<string, UserRecord>;
+  /** Canonical plugin names, dependencies included, in a stable order. */
+  plugins: string[];
+  scriptSeed: number;
+  /** The clock in epoch milliseconds. */
+  now: () => number;
+  rest: { port: number; host: string; token: string | null } | null;
+  port: number;
+  host: string;
+  greeting: string;
+  maxLineLength: number;
+  maxLiteralBeforeLogin: number;
+  maxLiteral: number;
+}

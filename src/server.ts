@@ -1,0 +1,170 @@
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import { ControlApi, type AppendCheck } from './control/control.js';
+import type { ServerEventMap } from './events.js';
+import { ImapSession } from './imap/session.js';
+import { resolveOptions } from './options/resolve.js';
+import type { ResolvedOptions, ServerOptions } from './options/types.js';
+import { SessionRegistry } from './session/registry.js';
+import type { StoreChange } from './store/changes.js';
+import { Store } from './store/store.js';
+
+/** Where a listener listens. */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** What `start()` opened. `rest` is null when no REST port is configured. */
+export interface ServerAddresses {
+  imap: ListenAddress;
+  rest: ListenAddress | null;
+}
+
+/**
+ * A Rookery server: the mail store, its IMAP listener, the control API and
+ * the typed event stream (`server.on('mailbox', ...)`).
+ */
+export class Server extends EventEmitter<ServerEventMap> {
+  readonly options: ResolvedOptions;
+  readonly store: Store;
+  readonly sessions = new SessionRegistry();
+  readonly control: ControlApi;
+  /** Checks run before a message is added with `checks: true` and before APPEND (QUOTA, APPENDLIMIT). */
+  readonly appendChecks: AppendCheck[] = [];
+  private imapListener: net.Server | null = null;
+  private readonly sockets = new Set<net.Socket>();
+  private stopping: Promise<void> | null = null;
+
+  constructor(options: ServerOptions = {}) {
+    super();
+    this.options = resolveOptions(options);
+    this.store = new Store(this.options.storage, this.options.users);
+    this.store.onChange((change) => this.publish(change));
+    this.control = new ControlApi({
+      store: this.store,
+      sessions: this.sessions,
+      now: () => this.now(),
+      shutdown: (graceful) => this.shutdown(graceful),
+      appendChecks: this.appendChecks,
+    });
+  }
+
+  /** The server clock in epoch milliseconds (the `now` option). */
+  now(): number {
+    return this.options.now();
+  }
+
+  /** Turns store changes into the public events of the spec. */
+  private publish(change: StoreChange): void {
+    switch (change.kind) {
+      case 'mailbox':
+        this.emit('mailbox', { type: change.type, path: change.path, oldPath: change.oldPath, origin: change.origin });
+        break;
+      case 'expunge':
+        this.emit('expunge', { path: change.mailbox.path, uids: [...change.uids], origin: change.origin });
+        break;
+      case 'flags':
+        // IMAP clients' flag changes show as `command` events; `flags` is for the control API and REST.
+        if (change.origin === null) {
+          this.emit('flags', {
+            path: change.mailbox.path,
+            messages: change.messages.map((m) => ({ uid: m.uid, flags: [...m.flags] })),
+            origin: null,
+          });
+        }
+        break;
+      case 'reset':
+        this.emit('reset', {});
+        break;
+      default:
+        break;
+    }
+  }
+
+  // ------------------------------------------------------------ listeners
+
+  /**
+   * Opens every configured listener: IMAP always, REST when a REST port is
+   * configured. Resolves with their addresses.
+   */
+  async start(): Promise<ServerAddresses> {
+    const imap = await this.openImap(this.options.port, this.options.host);
+    return { imap, rest: null };
+  }
+
+  /** Opens the IMAP listener only (never REST), like `net.Server#listen`. */
+  listen(port = this.options.port, host: string | (() => void) = this.options.host, callback?: () => void): this {
+    if (typeof host === 'function') {
+      callback = host;
+      host = this.options.host;
+    }
+    this.openImap(port, host).then(
+      () => callback?.(),
+      (err: unknown) => (this as EventEmitter).emit('error', err),
+    );
+    return this;
+  }
+
+  /** Address of the IMAP listener, or null before it listens. */
+  address(): ListenAddress | null {
+    const a = this.imapListener?.address();
+    return a && typeof a === 'object' ? { host: a.address, port: a.port } : null;
+  }
+
+  private openImap(port: number, host: string): Promise<ListenAddress> {
+    if (this.imapListener) throw new Error('The IMAP listener is already open');
+    const listener = net.createServer((socket) => this.accept(socket));
+    this.imapListener = listener;
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error): void => {
+        this.imapListener = null;
+        reject(err);
+      };
+      listener.once('error', onError);
+      listener.listen(port, host, () => {
+        listener.off('error', onError);
+        resolve(this.address()!);
+      });
+    });
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.stopping) {
+      socket.destroy();
+      return;
+    }
+    this.sockets.add(socket);
+    socket.once('close', () => this.sockets.delete(socket));
+    new ImapSession(this, socket, false);
+  }
+
+  /**
+   * Stops the server. Graceful: stops accepting and waits until the last
+   * client has gone. Not graceful: closes every session right away.
+   */
+  shutdown(graceful: boolean): Promise<void> {
+    if (this.stopping) return this.stopping;
+    const listener = this.imapListener;
+    this.stopping = (async () => {
+      const closed = listener ? new Promise<void>((r) => listener.close(() => r())) : Promise.resolve();
+      if (!graceful) {
+        for (const s of this.sessions.list()) s.disconnect({ text: 'Server shutting down' });
+        for (const socket of this.sockets) socket.destroy();
+      }
+      await closed;
+      this.imapListener = null;
+    })();
+    return this.stopping;
+  }
+
+  /** Closes every listener and session. Safe to call more than once. */
+  async stop(): Promise<void> {
+    await this.shutdown(false);
+  }
+}
+
+/** Builds a server from options; nothing listens until `start()` or `listen()`. */
+export function createServer(options: ServerOptions = {}): Server {
+  return new Server(options);
+}

@@ -1,0 +1,29 @@
+import type { Mailbox } from './mailbox.js';
+import type { Message } from './message.js';
+
+/**
+ * Change records: the one feed every consumer (IMAP sessions, the event bus)
+ * reads. `origin` is the session number that caused the change, or null for
+ * the control API and REST.
+ */
+export type Origin = number | null;
+
+export type MailboxChangeType = 'create' | 'delete' | 'rename' | 'subscribe' | 'unsubscribe';
+
+export type StoreChange =
+  | { kind: 'append'; mailbox: Mailbox; messages: Message[]; origin: Origin }
+  | { kind: 'expunge'; mailbox: Mailbox; uids: number[]; origin: Origin }
+  | {
+      kind: 'flags';
+      mailbox: Mailbox;
+      messages: Message[];
+      origin: Origin;
+      /** The originating session asked for no FETCH response (`.SILENT`). */
+      silent: boolean;
+    }
+  | { kind: 'mailbox'; type: MailboxChangeType; path: string; oldPath: string | null; mailbox: Mailbox | null; origin: Origin }
+  | { kind: 'uidvalidity'; mailbox: Mailbox; origin: Origin }
+  | { kind: 'user'; type: 'add' | 'update' | 'delete'; name: string; disconnect: boolean; origin: Origin }
+  | { kind: 'reset'; origin: null };
+
+export type ChangeListener = (change: StoreChange) => void;

@@ -1,0 +1,92 @@
+import type { Message } from './message.js';
+
+/**
+ * A mailbox: its messages in UID order plus the counters IMAP needs.
+ * Sequence number n is `messages[n - 1]`; a UID is found by binary search.
+ */
+export class Mailbox {
+  path: string;
+  readonly delimiter: string;
+  messages: Message[] = [];
+  uidvalidity: number;
+  uidnext: number;
+  highestModseq: number;
+  /** Mailbox attributes from storage, e.g. `\Noselect`. */
+  attributes: string[];
+  specialUse: string[];
+  /** Explicit permanent flags from storage; null means the default set. */
+  permanentFlags: string[] | null;
+  /** Extension-owned keys (`acl`, `metadata`, ...). */
+  extra: Record<string, unknown>;
+  /** Messages without `\Seen`, kept up to date by the store. */
+  unseen = 0;
+  /** UIDs at or above this have not yet been seen as \Recent by any session. */
+  recentFloor: number;
+
+  constructor(init: {
+    path: string;
+    delimiter: string;
+    uidvalidity: number;
+    uidnext: number;
+    highestModseq: number;
+    attributes?: string[];
+    specialUse?: string[];
+    permanentFlags?: string[] | null;
+    extra?: Record<string, unknown>;
+  }) {
+    this.path = init.path;
+    this.delimiter = init.delimiter;
+    this.uidvalidity = init.uidvalidity;
+    this.uidnext = init.uidnext;
+    this.highestModseq = init.highestModseq;
+    this.attributes = init.attributes ?? [];
+    this.specialUse = init.specialUse ?? [];
+    this.permanentFlags = init.permanentFlags ?? null;
+    this.extra = init.extra ?? {};
+    this.recentFloor = init.uidnext;
+  }
+
+  get selectable(): boolean {
+    return !this.attributes.some((a) => a.toLowerCase() === '\\noselect');
+  }
+
+  /** Index of the message with this UID, or -1. O(log n). */
+  indexOfUid(uid: number): number {
+    const list = this.messages;
+    let lo = 0;
+    let hi = list.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = list[mid]!.uid;
+      if (v === uid) return mid;
+      if (v < uid) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** Index of the first message whose UID is >= uid (messages.length if none). O(log n). */
+  lowerBound(uid: number): number {
+    const list = this.messages;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid]!.uid < uid) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  byUid(uid: number): Message | undefined {
+    const i = this.indexOfUid(uid);
+    return i < 0 ? undefined : this.messages[i];
+  }
+
+  /** Recomputes the unseen counter (after bulk changes). */
+  recount(): void {
+    let n = 0;
+    for (const m of this.messages) if (!m.flags.has('\\Seen')) n++;
+    this.unseen = n;
+  }
+}

@@ -1,0 +1,39 @@
+import type { InternalDate } from './internal-date.js';
+
+/**
+ * One message in one mailbox. The raw source is shared, never copied: a
+ * reset or a COPY reuses the same Buffer (and so the same cached MIME tree).
+ */
+export class Message {
+  uid: number;
+  modseq: number;
+  flags: Set<string>;
+  readonly raw: Buffer;
+  readonly internaldate: InternalDate;
+  /** Keys of the storage message object the core does not know; kept for snapshots. */
+  extra: Record<string, unknown> | null;
+
+  constructor(init: {
+    uid: number;
+    modseq: number;
+    flags: Iterable<string>;
+    raw: Buffer;
+    internaldate: InternalDate;
+    extra?: Record<string, unknown> | null;
+  }) {
+    this.uid = init.uid;
+    this.modseq = init.modseq;
+    this.flags = new Set(init.flags);
+    this.raw = init.raw;
+    this.internaldate = init.internaldate;
+    this.extra = init.extra ?? null;
+  }
+
+  get size(): number {
+    return this.raw.length;
+  }
+
+  get seen(): boolean {
+    return this.flags.has('\\Seen');
+  }
+}

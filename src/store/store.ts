@@ -1,0 +1,528 @@
+import { ServiceError } from '../errors.js';
+import type { SeedMailbox, SeedNamespace, StorageSeed, UserRecord } from '../options/types.js';
+import { Prng } from '../util/prng.js';
+import type { ChangeListener, Origin, StoreChange } from './changes.js';
+import { canonicalFlag, isSettableFlag } from './flags.js';
+import type { InternalDate } from './internal-date.js';
+import { Mailbox } from './mailbox.js';
+import { Message } from './message.js';
+import { isValidMutf7 } from './mutf7.js';
+
+export type FlagMode = 'set' | 'add' | 'remove';
+export type UidMode = 'keep' | 'renumber' | 'offset' | 'shuffle';
+
+export interface AppendInput {
+  raw: Buffer;
+  flags?: Iterable<string>;
+  internaldate: InternalDate;
+  extra?: Record<string, unknown> | null;
+}
+
+/**
+ * The mail model: users, namespaces, mailboxes, messages, subscriptions.
+ * Every change goes through a method here and is announced on the change
+ * feed; nothing in here knows IMAP or HTTP.
+ */
+export class Store {
+  readonly users = new Map<string, UserRecord>();
+  namespaces: SeedNamespace[] = [];
+  private readonly mailboxes = new Map<string, Mailbox>();
+  private readonly subscriptions = new Set<string>();
+  private readonly listeners = new Set<ChangeListener>();
+  private nextUidValidity = 1;
+
+  constructor(
+    private readonly seed: StorageSeed,
+    private readonly seedUsers: ReadonlyMap<string, UserRecord>,
+  ) {
+    this.load();
+  }
+
+  // ---------------------------------------------------------------- feed
+
+  /** Listens to every change; returns the function that stops listening. */
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(change: StoreChange): void {
+    for (const listener of [...this.listeners]) listener(change);
+  }
+
+  // ---------------------------------------------------------------- load and reset
+
+  /** Restores mailboxes, messages, subscriptions and users to those of the options. */
+  reset(): void {
+    this.load();
+    this.emit({ kind: 'reset', origin: null });
+  }
+
+  private load(): void {
+    this.mailboxes.clear();
+    this.subscriptions.clear();
+    this.users.clear();
+    for (const [name, user] of this.seedUsers) {
+      this.users.set(name, { password: user.password, xoauth2: user.xoauth2 ? { ...user.xoauth2 } : null });
+    }
+    this.namespaces = this.seed.namespaces.map((ns) => ({ ...ns, extra: structuredClone(ns.extra) }));
+    // The personal namespace always exists: new top-level mailboxes live there.
+    if (!this.namespaces.some((ns) => ns.prefix === '')) {
+      this.namespaces.unshift({ prefix: '', type: 'personal', separator: '/', extra: {} });
+    }
+    let maxValidity = 0;
+    for (const m of this.seed.mailboxes) maxValidity = Math.max(maxValidity, m.uidvalidity ?? 0);
+    this.nextUidValidity = maxValidity + 1;
+    for (const seed of this.seed.mailboxes) this.loadMailbox(seed);
+    if (!this.mailboxes.has('INBOX')) this.insertMailbox('INBOX', '/');
+  }
+
+  private loadMailbox(seed: SeedMailbox): void {
+    let uid = 0;
+    let modseq = 1;
+    const messages: Message[] = [];
+    for (const m of seed.messages) {
+      uid = m.uid ?? uid + 1;
+      const ms = m.modseq ?? 1;
+      if (ms > modseq) modseq = ms;
+      messages.push(
+        new Message({
+          uid,
+          modseq: ms,
+          flags: m.flags,
+          raw: m.raw,
+          internaldate: m.internaldate,
+          extra: Object.keys(m.extra).length ? structuredClone(m.extra) : null,
+        }),
+      );
+    }
+    const mailbox = new Mailbox({
+      path: seed.path,
+      delimiter: seed.delimiter,
+      uidvalidity: seed.uidvalidity ?? this.nextUidValidity++,
+      uidnext: Math.max(seed.uidnext ?? 1, uid + 1),
+      highestModseq: Math.max(seed.highestModseq ?? 1, modseq),
+      attributes: [...seed.flags],
+      specialUse: [...seed.specialUse],
+      permanentFlags: seed.permanentFlags ? [...seed.permanentFlags] : null,
+      extra: structuredClone(seed.extra),
+    });
+    mailbox.messages = messages;
+    mailbox.recentFloor = mailbox.uidnext;
+    mailbox.recount();
+    this.mailboxes.set(mailbox.path, mailbox);
+    if (seed.subscribed) this.subscriptions.add(mailbox.path);
+  }
+
+  // ---------------------------------------------------------------- names
+
+  /** INBOX is case-insensitive, also as the first level of a path. */
+  normalizePath(path: string): string {
+    if (path.length < 5) return path.toUpperCase() === 'INBOX' ? 'INBOX' : path;
+    const head = path.slice(0, 5);
+    if (head.toUpperCase() !== 'INBOX') return path;
+    if (path.length === 5) return 'INBOX';
+    const sep = path[5];
+    return sep === this.delimiterFor('INBOX') ? 'INBOX' + path.slice(5) : path;
+  }
+
+  /** The namespace a path belongs to: the longest matching prefix, else the personal one. */
+  namespaceOf(path: string): SeedNamespace {
+    let best: SeedNamespace | undefined;
+    for (const ns of this.namespaces) {
+      if (ns.prefix !== '' && path.startsWith(ns.prefix) && (!best || ns.prefix.length > best.prefix.length)) best = ns;
+    }
+    return best ?? this.namespaces.find((ns) => ns.prefix === '') ?? { prefix: '', type: 'personal', separator: '/', extra: {} };
+  }
+
+  delimiterFor(path: string): string {
+    return this.namespaceOf(path).separator;
+  }
+
+  /** The parent's path, or null at the top of a namespace. */
+  parentOf(path: string): string | null {
+    const ns = this.namespaceOf(path);
+    const inner = path.slice(ns.prefix.length);
+    const at = inner.lastIndexOf(ns.separator);
+    return at <= 0 ? null : ns.prefix + inner.slice(0, at);
+  }
+
+  private validateName(path: string): void {
+    if (path === '') throw new ServiceError('INVALID', 'Mailbox name is empty');
+    if (!isValidMutf7(path)) {
+      throw new ServiceError('INVALID', `Mailbox name ${JSON.stringify(path)} is not valid modified UTF-7`);
+    }
+    const ns = this.namespaceOf(path);
+    const inner = path.slice(ns.prefix.length);
+    if (inner === '' || inner.split(ns.separator).some((level) => level === '')) {
+      throw new ServiceError('INVALID', `Mailbox name ${JSON.stringify(path)} has an empty hierarchy level`);
+    }
+  }
+
+  // ---------------------------------------------------------------- mailboxes
+
+  has(path: string): boolean {
+    return this.mailboxes.has(this.normalizePath(path));
+  }
+
+  get(path: string): Mailbox | undefined {
+    return this.mailboxes.get(this.normalizePath(path));
+  }
+
+  /** The mailbox, or a NONEXISTENT error. */
+  require(path: string): Mailbox {
+    const mailbox = this.get(path);
+    if (!mailbox) throw new ServiceError('NONEXISTENT', `Mailbox ${JSON.stringify(path)} does not exist`);
+    return mailbox;
+  }
+
+  /** Every mailbox, ordered by name. */
+  list(): Mailbox[] {
+    return [...this.mailboxes.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** Paths of mailboxes directly below this one. */
+  hasChildren(mailbox: Mailbox): boolean {
+    const prefix = mailbox.path + mailbox.delimiter;
+    for (const path of this.mailboxes.keys()) if (path.startsWith(prefix)) return true;
+    return false;
+  }
+
+  private descendants(path: string, delimiter: string): Mailbox[] {
+    const prefix = path + delimiter;
+    return [...this.mailboxes.values()].filter((m) => m.path.startsWith(prefix));
+  }
+
+  private insertMailbox(path: string, delimiter: string): Mailbox {
+    const mailbox = new Mailbox({
+      path,
+      delimiter,
+      uidvalidity: this.nextUidValidity++,
+      uidnext: 1,
+      highestModseq: 1,
+    });
+    this.mailboxes.set(path, mailbox);
+    return mailbox;
+  }
+
+  /** Creates a mailbox and any missing superior levels. */
+  createMailbox(path: string, origin: Origin, options: { subscribed?: boolean; specialUse?: string[] } = {}): Mailbox {
+    path = this.normalizePath(path);
+    this.validateName(path);
+    if (this.mailboxes.has(path)) throw new ServiceError('ALREADYEXISTS', `Mailbox ${JSON.stringify(path)} already exists`);
+    const missing: string[] = [];
+    for (let parent = this.parentOf(path); parent !== null && !this.mailboxes.has(parent); parent = this.parentOf(parent)) {
+      missing.unshift(parent);
+    }
+    const delimiter = this.delimiterFor(path);
+    let created: Mailbox | undefined;
+    for (const p of [...missing, path]) {
+      created = this.insertMailbox(p, delimiter);
+      this.emit({ kind: 'mailbox', type: 'create', path: p, oldPath: null, mailbox: created, origin });
+    }
+    if (options.specialUse) created!.specialUse = [...options.specialUse];
+    if (options.subscribed) this.subscribe(path, origin);
+    return created!;
+  }
+
+  /** Deletes a mailbox. INBOX cannot be deleted; a mailbox with children neither (as Dovecot). */
+  deleteMailbox(path: string, origin: Origin): void {
+    const mailbox = this.require(path);
+    if (mailbox.path === 'INBOX') throw new ServiceError('CANNOT', 'INBOX cannot be deleted');
+    if (this.hasChildren(mailbox)) {
+      throw new ServiceError('HASCHILDREN', `Mailbox ${JSON.stringify(mailbox.path)} has children, delete them first`);
+    }
+    this.mailboxes.delete(mailbox.path);
+    this.emit({ kind: 'mailbox', type: 'delete', path: mailbox.path, oldPath: null, mailbox, origin });
+  }
+
+  /**
+   * Renames a mailbox with its children. Renaming INBOX moves its messages
+   * to the new mailbox and leaves an empty INBOX (RFC 3501 §6.3.5).
+   */
+  renameMailbox(path: string, newPath: string, origin: Origin): Mailbox {
+    const source = this.require(path);
+    newPath = this.normalizePath(newPath);
+    this.validateName(newPath);
+    if (this.mailboxes.has(newPath)) throw new ServiceError('ALREADYEXISTS', `Mailbox ${JSON.stringify(newPath)} already exists`);
+    if (newPath.startsWith(source.path + source.delimiter)) {
+      throw new ServiceError('CANNOT', `Cannot rename ${JSON.stringify(source.path)} below itself`);
+    }
+    const oldPath = source.path;
+    if (oldPath === 'INBOX') return this.renameInbox(source, newPath, origin);
+    // Create missing superior levels of the new name first.
+    const parent = this.parentOf(newPath);
+    if (parent !== null && !this.mailboxes.has(parent)) this.createMailbox(parent, origin);
+    const moving = [source, ...this.descendants(oldPath, source.delimiter)];
+    for (const m of moving) this.mailboxes.delete(m.path);
+    for (const m of moving) {
+      const before = m.path;
+      m.path = newPath + before.slice(oldPath.length);
+      this.mailboxes.set(m.path, m);
+      this.emit({ kind: 'mailbox', type: 'rename', path: m.path, oldPath: before, mailbox: m, origin });
+    }
+    return source;
+  }
+
+  private renameInbox(inbox: Mailbox, newPath: string, origin: Origin): Mailbox {
+    const target = this.createMailbox(newPath, origin);
+    const moved = inbox.messages;
+    const oldUids = moved.map((m) => m.uid);
+    inbox.messages = [];
+    inbox.recount();
+    const modseq = ++target.highestModseq;
+    for (const m of moved) {
+      m.uid = target.uidnext++;
+      m.modseq = modseq;
+    }
+    target.messages = moved;
+    target.recount();
+    if (moved.length) {
+      inbox.highestModseq++;
+      this.emit({ kind: 'expunge', mailbox: inbox, uids: oldUids, origin });
+      this.emit({ kind: 'append', mailbox: target, messages: moved, origin });
+    }
+    this.emit({ kind: 'mailbox', type: 'rename', path: target.path, oldPath: 'INBOX', mailbox: target, origin });
+    return target;
+  }
+
+  // ---------------------------------------------------------------- subscriptions
+
+  isSubscribed(path: string): boolean {
+    return this.subscriptions.has(this.normalizePath(path));
+  }
+
+  subscribedNames(): string[] {
+    return [...this.subscriptions].sort();
+  }
+
+  /** Subscribes a name; true when the subscription changed. */
+  subscribe(path: string, origin: Origin, options: { mustExist?: boolean } = {}): boolean {
+    path = this.normalizePath(path);
+    if (options.mustExist) this.require(path);
+    if (this.subscriptions.has(path)) return false;
+    this.subscriptions.add(path);
+    this.emit({ kind: 'mailbox', type: 'subscribe', path, oldPath: null, mailbox: this.get(path) ?? null, origin });
+    return true;
+  }
+
+  /** Unsubscribes a name (it need not be a mailbox); true when it was subscribed. */
+  unsubscribe(path: string, origin: Origin): boolean {
+    path = this.normalizePath(path);
+    if (!this.subscriptions.delete(path)) return false;
+    this.emit({ kind: 'mailbox', type: 'unsubscribe', path, oldPath: null, mailbox: this.get(path) ?? null, origin });
+    return true;
+  }
+
+  // ---------------------------------------------------------------- messages
+
+  /** Adds messages at the end of a mailbox (APPEND, delivery). */
+  append(mailbox: Mailbox, inputs: AppendInput[], origin: Origin): Message[] {
+    if (inputs.length === 0) return [];
+    const modseq = ++mailbox.highestModseq;
+    const added = inputs.map(
+      (input) =>
+        new Message({
+          uid: mailbox.uidnext++,
+          modseq,
+          flags: normalizeFlags(input.flags ?? []),
+          raw: input.raw,
+          internaldate: input.internaldate,
+          extra: input.extra ?? null,
+        }),
+    );
+    for (const m of added) {
+      mailbox.messages.push(m);
+      if (!m.seen) mailbox.unseen++;
+    }
+    this.emit({ kind: 'append', mailbox, messages: added, origin });
+    return added;
+  }
+
+  /** Messages with these UIDs; every UID must exist (NONEXISTENT otherwise). */
+  requireMessages(mailbox: Mailbox, uids: readonly number[]): Message[] {
+    return uids.map((uid) => {
+      const m = mailbox.byUid(uid);
+      if (!m) throw new ServiceError('NONEXISTENT', `No message with UID ${uid} in ${JSON.stringify(mailbox.path)}`);
+      return m;
+    });
+  }
+
+  /**
+   * Changes flags. Only messages whose flags really change get a new MODSEQ
+   * and appear in the change record; the result lists every given message.
+   */
+  setFlags(
+    mailbox: Mailbox,
+    messages: readonly Message[],
+    flags: Iterable<string>,
+    mode: FlagMode,
+    origin: Origin,
+    options: { silent?: boolean; unchangedSince?: number } = {},
+  ): Message[] {
+    const wanted = normalizeFlags(flags);
+    const changed: Message[] = [];
+    let modseq = 0;
+    for (const m of messages) {
+      const before = m.flags;
+      let after: Set<string>;
+      if (mode === 'set') after = new Set(wanted);
+      else if (mode === 'add') after = new Set([...before, ...wanted]);
+      else {
+        after = new Set(before);
+        for (const f of wanted) after.delete(f);
+      }
+      if (sameFlags(before, after)) continue;
+      if (modseq === 0) modseq = ++mailbox.highestModseq;
+      const wasSeen = before.has('\\Seen');
+      m.flags = after;
+      m.modseq = modseq;
+      const isSeen = after.has('\\Seen');
+      if (wasSeen !== isSeen) mailbox.unseen += isSeen ? -1 : 1;
+      changed.push(m);
+    }
+    if (changed.length) this.emit({ kind: 'flags', mailbox, messages: changed, origin, silent: options.silent ?? false });
+    return changed;
+  }
+
+  /** Removes messages; returns the UIDs removed, in UID order. Unknown UIDs are ignored. */
+  expunge(mailbox: Mailbox, uids: Iterable<number>, origin: Origin): number[] {
+    const doomed = new Set<number>();
+    for (const uid of uids) if (mailbox.indexOfUid(uid) >= 0) doomed.add(uid);
+    if (doomed.size === 0) return [];
+    const kept: Message[] = [];
+    const removed: number[] = [];
+    let unseenRemoved = 0;
+    for (const m of mailbox.messages) {
+      if (doomed.has(m.uid)) {
+        removed.push(m.uid);
+        if (!m.seen) unseenRemoved++;
+      } else kept.push(m);
+    }
+    mailbox.messages = kept;
+    mailbox.unseen -= unseenRemoved;
+    mailbox.highestModseq++;
+    this.emit({ kind: 'expunge', mailbox, uids: removed, origin });
+    return removed;
+  }
+
+  /** Copies messages (sharing their bytes); returns pairs of source and target UID. */
+  copy(messages: readonly Message[], target: Mailbox, origin: Origin): { uid: number; targetUid: number }[] {
+    const ordered = [...messages].sort((a, b) => a.uid - b.uid);
+    const added = this.append(
+      target,
+      ordered.map((m) => ({
+        raw: m.raw,
+        flags: m.flags,
+        internaldate: m.internaldate,
+        extra: m.extra ? structuredClone(m.extra) : null,
+      })),
+      origin,
+    );
+    return ordered.map((m, i) => ({ uid: m.uid, targetUid: added[i]!.uid }));
+  }
+
+  /** Moves messages: a copy, then an expunge in the source. */
+  move(source: Mailbox, messages: readonly Message[], target: Mailbox, origin: Origin): { uid: number; targetUid: number }[] {
+    if (source === target) throw new ServiceError('CANNOT', 'Source and target mailbox are the same');
+    const pairs = this.copy(messages, target, origin);
+    this.expunge(
+      source,
+      pairs.map((p) => p.uid),
+      origin,
+    );
+    return pairs;
+  }
+
+  /**
+   * Gives a mailbox a new UIDVALIDITY and, optionally, new UIDs.
+   * `keep` leaves UIDs alone, `renumber` makes them 1..n, `offset` adds
+   * `offset`, `shuffle` permutes the existing UIDs with a seeded PRNG.
+   */
+  resetUidValidity(
+    mailbox: Mailbox,
+    options: { uidvalidity?: number; uids?: UidMode; offset?: number; seed?: number },
+    origin: Origin,
+  ): { uidvalidity: number; uidnext: number; uids: { uid: number; newUid: number }[] } {
+    const mode = options.uids ?? 'keep';
+    const oldUids = mailbox.messages.map((m) => m.uid);
+    let newUids: number[];
+    switch (mode) {
+      case 'keep':
+        newUids = oldUids;
+        break;
+      case 'renumber':
+        newUids = oldUids.map((_, i) => i + 1);
+        mailbox.uidnext = oldUids.length + 1;
+        break;
+      case 'offset': {
+        const offset = options.offset ?? 0;
+        if (oldUids.length && oldUids[0]! + offset < 1) {
+          throw new ServiceError('INVALID', `offset ${offset} would make UID ${oldUids[0]} smaller than 1`);
+        }
+        if (mailbox.uidnext + offset < 1) throw new ServiceError('INVALID', `offset ${offset} would make UIDNEXT smaller than 1`);
+        newUids = oldUids.map((u) => u + offset);
+        mailbox.uidnext += offset;
+        break;
+      }
+      case 'shuffle': {
+        const prng = new Prng(options.seed ?? 1);
+        newUids = [...oldUids];
+        for (let i = newUids.length - 1; i > 0; i--) {
+          const j = prng.below(i + 1);
+          [newUids[i], newUids[j]] = [newUids[j]!, newUids[i]!];
+        }
+        break;
+      }
+    }
+    const uidvalidity = options.uidvalidity ?? mailbox.uidvalidity + 1;
+    if (!Number.isInteger(uidvalidity) || uidvalidity < 1 || uidvalidity > 0xffffffff) {
+      throw new ServiceError('INVALID', 'uidvalidity must be an integer from 1 to 4294967295');
+    }
+    const pairs = oldUids.map((uid, i) => ({ uid, newUid: newUids[i]! }));
+    mailbox.messages.forEach((m, i) => (m.uid = newUids[i]!));
+    if (mode === 'shuffle') mailbox.messages.sort((a, b) => a.uid - b.uid);
+    mailbox.uidvalidity = uidvalidity;
+    mailbox.recentFloor = mailbox.uidnext;
+    this.nextUidValidity = Math.max(this.nextUidValidity, uidvalidity + 1);
+    this.emit({ kind: 'uidvalidity', mailbox, origin });
+    return { uidvalidity, uidnext: mailbox.uidnext, uids: pairs };
+  }
+
+  // ---------------------------------------------------------------- users
+
+  addUser(name: string, record: UserRecord, origin: Origin): void {
+    if (this.users.has(name)) throw new ServiceError('ALREADYEXISTS', `User ${JSON.stringify(name)} already exists`);
+    this.users.set(name, record);
+    this.emit({ kind: 'user', type: 'add', name, disconnect: false, origin });
+  }
+
+  updateUser(name: string, patch: Partial<UserRecord>, origin: Origin): void {
+    const user = this.users.get(name);
+    if (!user) throw new ServiceError('NONEXISTENT', `User ${JSON.stringify(name)} does not exist`);
+    if (patch.password !== undefined) user.password = patch.password;
+    if (patch.xoauth2 !== undefined) user.xoauth2 = patch.xoauth2;
+    this.emit({ kind: 'user', type: 'update', name, disconnect: false, origin });
+  }
+
+  deleteUser(name: string, disconnect: boolean, origin: Origin): void {
+    if (!this.users.delete(name)) throw new ServiceError('NONEXISTENT', `User ${JSON.stringify(name)} does not exist`);
+    this.emit({ kind: 'user', type: 'delete', name, disconnect, origin });
+  }
+}
+
+/** Canonical, deduplicated flags; `\Recent` and `\*` are dropped (never stored). */
+export function normalizeFlags(flags: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const f of flags) {
+    const c = canonicalFlag(f);
+    if (isSettableFlag(c)) out.add(c);
+  }
+  return out;
+}
+
+function sameFlags(a: Set<string>, b: Set<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const f of a) if (!b.has(f)) return false;
+  return true;
+}

@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ArgParser } from '../../../src/imap/parser.js';
+import { CommandReader, type Segment } from '../../../src/imap/wire/reader.js';
+import {
+  ResponseBuffer,
+  continuation,
+  encodeResponse,
+  encodeValue,
+  tagged,
+  untagged,
+  untaggedStatus,
+} from '../../../src/imap/wire/serializer.js';
+import { atom, literal, type ImapValue } from '../../../src/imap/wire/values.js';
+
+const text = (b: Buffer) => b.toString('latin1');
+const enc = (v: ImapValue) => text(encodeValue(v));
+
+/** Frames `X <encoded>\r\n` through the reader and returns a parser positioned on the value. */
+function reparse(encoded: Buffer): ArgParser {
+  let segments: Segment[] | null = null;
+  const reader = new CommandReader({
+    onCommand: (s) => (segments = s),
+    onLine: () => undefined,
+    onReject: (r) => assert.fail(r.text),
+    sendContinuation: () => undefined,
+  });
+  reader.push(Buffer.concat([Buffer.from('X '), encoded, Buffer.from('\r\n')]));
+  assert.ok(segments);
+  const p = new ArgParser(segments);
+  p.atom();
+  p.sp();
+  return p;
+}
+
+describe('encodeValue', () => {
+  it('encodes NIL, numbers and atoms', () => {
+    assert.equal(enc(null), 'NIL');
+    assert.equal(enc(0), '0');
+    assert.equal(enc(4294967295), '4294967295');
+    assert.equal(enc(atom('\\Seen')), '\\Seen');
+    assert.equal(enc(atom('BODY[HEADER.FIELDS (SUBJECT)]<0>')), 'BODY[HEADER.FIELDS (SUBJECT)]<0>');
+    assert.throws(() => encodeValue(-1), TypeError);
+    assert.throws(() => encodeValue(1.5), TypeError);
+    assert.throws(() => encodeValue(Number.NaN), TypeError);
+  });
+
+  it('quotes strings that can be quoted, escaping " and \\', () => {
+    assert.equal(enc(''), '""');
+    assert.equal(enc('hello world'), '"hello world"');
+    assert.equal(enc('say "hi" \\o/'), '"say \\"hi\\" \\\\o/"');
+    assert.equal(enc('tab\there'), '"tab\there"');
+    assert.equal(enc(Buffer.from('a"b')), '"a\\"b"');
+    assert.equal(enc(Buffer.alloc(0)), '""');
+  });
+
+  it('sends a literal for 8-bit, CR, LF and NUL', () => {
+    assert.equal(enc('café'), '{5}\r\ncafé'.replace('café', Buffer.from('café').toString('latin1')));
+    assert.equal(enc('a\r\nb'), '{4}\r\na\r\nb');
+    assert.equal(enc('a\nb'), '{3}\r\na\nb');
+    assert.equal(enc(Buffer.from([0x61, 0x00])), '{2}\r\na\0');
+    assert.equal(enc(Buffer.from([0xff])), '{1}\r\n\xff');
+    assert.equal(enc('\u{1f600}'), `{4}\r\n${Buffer.from('\u{1f600}').toString('latin1')}`);
+  });
+
+  it('always sends Literal as a literal, ~{n} when binary', () => {
+    assert.equal(enc(literal(Buffer.from('abc'))), '{3}\r\nabc');
+    assert.equal(enc(literal(Buffer.alloc(0))), '{0}\r\n');
+    assert.equal(enc(literal(Buffer.from([0, 1]), true)), '~{2}\r\n\0\x01');
+  });
+
+  it('encodes nested lists', () => {
+    assert.equal(enc([]), '()');
+    assert.equal(enc([[], [[]]]), '(() (()))');
+    assert.equal(
+      enc([atom('UID'), 7, atom('FLAGS'), [atom('\\Seen'), atom('$Junk')], atom('ENVELOPE'), ['Mon', null, [[null, null, 'a', 'b.c']]]]),
+      '(UID 7 FLAGS (\\Seen $Junk) ENVELOPE ("Mon" NIL ((NIL NIL "a" "b.c"))))',
+    );
+    assert.equal(enc(['x', literal(Buffer.from('\r\n')), 'y']), '("x" {2}\r\n\r\n "y")');
+  });
+});
+
+describe('responses', () => {
+  it('writes untagged responses', () => {
+    assert.equal(text(untagged(3, atom('EXISTS'))), '* 3 EXISTS\r\n');
+    assert.equal(text(untagged(12, atom('FETCH'), [atom('BODY[]'), literal(Buffer.from('Hi\r\n'))])), '* 12 FETCH (BODY[] {4}\r\nHi\r\n)\r\n');
+    assert.equal(text(encodeResponse('*')), '*\r\n');
+    assert.equal(text(encodeResponse('*', atom('LIST'), [atom('\\HasNoChildren')], '/', 'INBOX')), '* LIST (\\HasNoChildren) "/" "INBOX"\r\n');
+  });
+
+  it('writes tagged and status responses with codes', () => {
+    assert.equal(text(tagged('A1', 'OK', null, 'LOGIN completed')), 'A1 OK LOGIN completed\r\n');
+    assert.equal(text(tagged('A2', 'OK', 'READ-WRITE', 'SELECT completed')), 'A2 OK [READ-WRITE] SELECT completed\r\n');
+    assert.equal(
+      text(tagged('A3', 'OK', { name: 'COPYUID', args: [38505, atom('304,319:320'), atom('3956:3958')] }, 'Done')),
+      'A3 OK [COPYUID 38505 304,319:320 3956:3958] Done\r\n',
+    );
+    assert.equal(
+      text(untaggedStatus('OK', { name: 'PERMANENTFLAGS', args: [[atom('\\Seen'), atom('\\*')]] }, 'Flags permitted.')),
+      '* OK [PERMANENTFLAGS (\\Seen \\*)] Flags permitted.\r\n',
+    );
+    assert.equal(text(untaggedStatus('BYE', undefined, 'bye\r\nA1 OK')), '* BYE bye  A1 OK\r\n');
+    assert.equal(text(tagged('A4', 'NO', { name: 'BADCHARSET', args: [[atom('UTF-8')]] }, '')), 'A4 NO [BADCHARSET (UTF-8)]\r\n');
+  });
+
+  it('writes continuation requests', () => {
+    assert.equal(text(continuation('OK')), '+ OK\r\n');
+    assert.equal(text(continuation()), '+ \r\n');
+  });
+
+  it('batches responses', () => {
+    const out = new ResponseBuffer();
+    out.untagged(1, atom('EXISTS')).untaggedStatus('OK', { name: 'UIDNEXT', args: [5] }, 'x').tagged('A', 'OK', null, 'done');
+    assert.equal(out.length, 43);
+    assert.equal(text(out.take()), '* 1 EXISTS\r\n* OK [UIDNEXT 5] x\r\nA OK done\r\n');
+    assert.equal(out.length, 0);
+  });
+});
+
+describe('round trip through the reader and the parser', () => {
+  it('gives back strings byte for byte', () => {
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const samples: Buffer[] = [Buffer.alloc(0), Buffer.from('"\\'), Buffer.from('NIL'), Buffer.from('{3}')];
+    for (let i = 0; i < 300; i++) {
+      const ascii = rnd() < 0.5;
+      samples.push(Buffer.from(Array.from({ length: Math.floor(rnd() * 20) }, () => Math.floor(rnd() * (ascii ? 128 : 256)))));
+    }
+    for (const sample of samples) {
+      const p = reparse(encodeValue(sample));
+      assert.deepEqual(p.string(), sample);
+      p.end();
+    }
+  });
+
+  it('gives back lists of nstrings', () => {
+    const value = [Buffer.from('a b'), null, Buffer.from('x\r\ny'), Buffer.from('\0')];
+    const p = reparse(encodeValue(value));
+    assert.deepEqual(
+      p.list((q) => q.nstring()),
+      value,
+    );
+    p.end();
+  });
+
+  it('gives back literal8 data', () => {
+    const data = Buffer.from([0, 13, 10, 255]);
+    const p = reparse(encodeValue(literal(data, true)));
+    const lit = p.anyLiteral();
+    assert.equal(lit.binary, true);
+    assert.deepEqual(lit.data, data);
+  });
+
+  it('is fast enough for large FETCH responses', () => {
+    const started = performance.now();
+    const out = new ResponseBuffer();
+    for (let i = 1; i <= 100_000; i++) {
+      out.untagged(i, atom('FETCH'), [
+        atom('UID'),
+        i,
+        atom('FLAGS'),
+        [atom('\\Seen')],
+        atom('ENVELOPE'),
+        ['Mon, 1 Jan 2024 00:00:00 +0000', `Subject ${i}`, [['Name', null, 'user', 'example.com']], null, null, null, null, null, null, '<id@x>'],
+      ]);
+    }
+    const bytes = out.take();
+    const elapsed = performance.now() - started;
+    assert.ok(bytes.length > 10_000_000);
+    assert.ok(elapsed < 5000, `took ${elapsed} ms`);
+  });
+});
