@@ -18,8 +18,7 @@ export function checkObject(value: unknown, name: string): Record<string, unknow
   return value as Record<string, unknown>;
 }
 
-export function checkString(value: unknown, name: string, options: { optional?: boolean; nonEmpty?: boolean } = {}): string {
-  if (value === undefined && options.optional) return undefined as unknown as string;
+export function checkString(value: unknown, name: string, options: { nonEmpty?: boolean } = {}): string {
   if (typeof value !== 'string') throw invalid(`${name}: expected a string, got ${describe(value)}`);
   if (options.nonEmpty && value === '') throw invalid(`${name}: must not be empty`);
   return value;

@@ -13,6 +13,9 @@ import { CommandReader, type Segment } from './wire/reader.js';
 import { encodeValue } from './wire/serializer.js';
 import { atom, type ImapValue } from './wire/values.js';
 
+/** Unread input above which the socket is paused until commands catch up. */
+const INPUT_HIGH_WATER = 1024 * 1024;
+
 const STATE_NAMES: Record<ImapState | 'logout', SessionState> = {
   notAuthenticated: 'Not Authenticated',
   authenticated: 'Authenticated',
@@ -90,7 +93,11 @@ export class ImapSession implements SessionHandle {
       },
     });
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
+    socket.on('data', (chunk: Buffer) => {
+      this.reader.push(chunk);
+      // A client that pipelines faster than commands run waits in TCP, not in our memory.
+      if (this.reader.bufferedBytes > INPUT_HIGH_WATER) socket.pause();
+    });
     socket.on('error', () => undefined);
     socket.on('close', () => this.onClose());
     this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
@@ -208,6 +215,7 @@ export class ImapSession implements SessionHandle {
   readLine(): Promise<Buffer | null> {
     return new Promise((resolve) => {
       this.lineWaiter = resolve;
+      this.resumeInput();
       this.reader.next('line');
     });
   }
@@ -260,7 +268,12 @@ export class ImapSession implements SessionHandle {
       this.socket.end();
       return;
     }
+    this.resumeInput();
     this.reader.next('command');
+  }
+
+  private resumeInput(): void {
+    if (this.socket.isPaused() && this.reader.bufferedBytes <= INPUT_HIGH_WATER) this.socket.resume();
   }
 
   private wrongState(spec: CommandSpec): CommandResult {
