@@ -5,15 +5,21 @@
 import { decodeCharset, utf8OrLatin1 } from './charset.js';
 import type { MimeNode } from './types.js';
 
-const HEX: Int8Array = (() => {
-  const t = new Int8Array(256).fill(-1);
-  for (let i = 0; i < 10; i++) t[48 + i] = i;
-  for (let i = 0; i < 6; i++) {
-    t[65 + i] = 10 + i;
-    t[97 + i] = 10 + i;
+let hexTable: Int8Array | null = null;
+
+/** Hex digit values by byte (-1 for non-digits), built on first use. */
+function hex(): Int8Array {
+  if (hexTable === null) {
+    const t = new Int8Array(256).fill(-1);
+    for (let i = 0; i < 10; i++) t[48 + i] = i;
+    for (let i = 0; i < 6; i++) {
+      t[65 + i] = 10 + i;
+      t[97 + i] = 10 + i;
+    }
+    hexTable = t;
   }
-  return t;
-})();
+  return hexTable;
+}
 
 /**
  * Decodes quoted-printable (RFC 2045 §6.7): `=XX` escapes, soft line breaks
@@ -22,6 +28,7 @@ const HEX: Int8Array = (() => {
  * @returns the decoded bytes
  */
 export function decodeQuotedPrintable(bytes: Buffer): Buffer {
+  const HEX = hex();
   const n = bytes.length;
   const out = Buffer.allocUnsafe(n);
   let o = 0;
@@ -95,6 +102,7 @@ export function decodeTransfer(bytes: Buffer, encoding: string): Buffer {
 
 /** Q encoding of RFC 2047 §4.2: `_` is a space, `=XX` a byte. */
 function decodeQ(text: string): Buffer {
+  const HEX = hex();
   const out = Buffer.allocUnsafe(text.length);
   let o = 0;
   for (let i = 0; i < text.length; i++) {
@@ -123,6 +131,10 @@ const ENCODED_WORD = /=\?([^?\s]+)\?([bBqQ])\?([^?]*)\?=/g;
  * @returns the decoded text
  */
 export function decodeHeaderValue(raw: Buffer): string {
+  if (raw.indexOf('=?') < 0) {
+    const plain = raw.indexOf(10) < 0 && raw.indexOf(13) < 0 ? raw : Buffer.from(raw.toString('latin1').replace(/\r?\n|\r/g, ''), 'latin1');
+    return utf8OrLatin1(plain).trim();
+  }
   // latin1 maps bytes 1:1 onto code units, so offsets stay byte offsets
   const s = raw.toString('latin1').replace(/\r?\n|\r/g, '');
   let out = '';

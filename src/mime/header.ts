@@ -83,8 +83,6 @@ function skipToSemicolon(r: Reader): void {
 /** `;`-separated parameters (RFC 2045 §5.1) from the reader's position. Broken ones are skipped. */
 function parseRawParams(r: Reader): RawParam[] {
   const out: RawParam[] = [];
-  const name = new Bytes();
-  const value = new Bytes();
   while (r.more()) {
     if (r.cur() !== 59 /* ; */) {
       r.pos++;
@@ -93,31 +91,32 @@ function parseRawParams(r: Reader): RawParam[] {
     }
     r.pos++;
     if (r.skipCfws() <= 0) break;
-    name.clear();
-    value.clear();
-    if (r.parseToken(name) < 0 || r.cur() !== 61 /* = */) {
+    const name = r.tokenView();
+    if (name === null || r.cur() !== 61 /* = */) {
       skipToSemicolon(r);
       continue;
     }
     r.pos++;
     if (r.skipCfws() <= 0) break;
-    let step: number;
+    let value: Buffer | null;
     if (r.cur() === 34 /* " */) {
-      step = r.parseQuotedString(value);
+      const q = new Bytes();
+      const step = r.parseQuotedString(q);
+      value = step < 0 && q.length === 0 ? null : q.toBuffer();
     } else if (r.cur() === 61) {
       // broken but common: name==?utf-8?b?...?= (an unquoted encoded word)
       const start = r.pos;
       while (r.more() && r.cur() !== 59 && r.cur() !== 32 && r.cur() !== 9 && r.cur() !== 13 && r.cur() !== 10) r.pos++;
-      value.append(r.buf, start, r.pos);
-      step = r.skipCfws();
+      value = r.buf.subarray(start, r.pos);
+      r.skipCfws();
     } else {
-      step = r.parseToken(value);
+      value = r.tokenView();
     }
-    if (step < 0 && value.length === 0) {
+    if (value === null) {
       skipToSemicolon(r);
       continue;
     }
-    out.push({ name: name.toBuffer(), value: value.toBuffer() });
+    out.push({ name, value });
   }
   return out;
 }
@@ -154,20 +153,8 @@ function section2231(p: RawParam): Section2231 | null {
 }
 
 function percentDecode(value: Buffer): Buffer {
-  const out: number[] = [];
-  for (let i = 0; i < value.length; i++) {
-    const c = value[i]!;
-    if (c === 37 && i + 2 < value.length) {
-      const h = parseInt(value.toString('latin1', i + 1, i + 3), 16);
-      if (!Number.isNaN(h) && /^[0-9a-fA-F]{2}$/.test(value.toString('latin1', i + 1, i + 3))) {
-        out.push(h);
-        i += 2;
-        continue;
-      }
-    }
-    out.push(c);
-  }
-  return Buffer.from(out);
+  const s = value.toString('latin1').replace(/%([0-9a-fA-F]{2})/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16)));
+  return Buffer.from(s, 'latin1');
 }
 
 /** Decodes a merged RFC 2231 extended value `charset'language'%XX...`. */
@@ -248,9 +235,6 @@ function mergeParams(raw: RawParam[]): MimeParam[] {
   return out;
 }
 
-const TEXT = Buffer.from('text');
-const PLAIN = Buffer.from('plain');
-
 /** The default type: text/plain, or message/rfc822 inside multipart/digest. */
 export function defaultContentType(inDigest: boolean): ContentType {
   return inDigest
@@ -266,23 +250,22 @@ export function defaultContentType(inDigest: boolean): ContentType {
 export function parseContentType(value: Buffer): ContentType {
   const r = new Reader(value);
   r.skipCfws();
-  const type = new Bytes();
-  const subtype = new Bytes();
-  let ok = r.parseToken(type) > 0 && r.cur() === 47; /* / */
-  if (ok) {
+  const rawType = r.tokenView() ?? Buffer.alloc(0);
+  let rawSubtype: Buffer | null = null;
+  if (rawType.length > 0 && r.cur() === 47 /* / */) {
     r.pos++;
-    ok = r.skipCfws() > 0 && r.parseToken(subtype) >= 0;
+    r.skipCfws();
+    rawSubtype = r.tokenView();
   }
-  const rawType = type.toBuffer();
-  const rawSubtype = subtype.toBuffer();
-  const result = {
+  const ok = rawSubtype !== null;
+  rawSubtype ??= Buffer.alloc(0);
+  return {
     type: rawType.toString('latin1').toLowerCase(),
     subtype: rawSubtype.toString('latin1').toLowerCase(),
     rawType,
     rawSubtype,
+    params: ok ? mergeParams(parseRawParams(r)) : [],
   };
-  if (!ok) return { ...result, params: [] };
-  return { ...result, params: mergeParams(parseRawParams(r)) };
 }
 
 /**
@@ -292,9 +275,8 @@ export function parseContentType(value: Buffer): ContentType {
 export function parseDisposition(value: Buffer): Disposition | null {
   const r = new Reader(value);
   r.skipCfws();
-  const type = new Bytes();
-  if (r.parseToken(type) < 0) return null;
-  const rawType = type.toBuffer();
+  const rawType = r.tokenView();
+  if (rawType === null) return null;
   return { type: rawType.toString('latin1').toLowerCase(), rawType, params: mergeParams(parseRawParams(r)) };
 }
 
@@ -305,9 +287,8 @@ export function parseDisposition(value: Buffer): Disposition | null {
 export function parseEncoding(value: Buffer): Buffer | null {
   const r = new Reader(value);
   r.skipCfws();
-  const tok = new Bytes();
-  if (r.parseToken(tok) !== 0) return null;
-  return tok.toBuffer();
+  const tok = r.tokenView();
+  return tok !== null && !r.more() ? tok : null;
 }
 
 /**

@@ -248,14 +248,18 @@ export class Reader {
     return -1;
   }
 
-  /** RFC 2045 token, CFWS after it skipped. -1 when no token character is at hand. */
-  parseToken(out: Bytes): Step {
+  /**
+   * RFC 2045 token as a view of the input (no copy), CFWS after it skipped.
+   * @returns the token, or null when no token character is at hand
+   */
+  tokenView(): Buffer | null {
     const t = tokenChars();
     const buf = this.buf;
     const start = this.pos;
     while (this.pos < this.end && t[buf[this.pos]!] === 1) this.pos++;
-    if (this.pos === start) return -1;
-    out.append(buf, start, this.pos);
-    return this.skipCfws();
+    if (this.pos === start) return null;
+    const view = buf.subarray(start, this.pos);
+    this.skipCfws();
+    return view;
   }
 }

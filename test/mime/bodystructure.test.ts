@@ -100,7 +100,7 @@ test('message/rfc822 in a digest and message/global', () => {
   const digest = Buffer.from('Content-Type: multipart/digest; boundary=d\r\n\r\n--d\r\n\r\nSubject: s\r\n\r\nhi\r\n--d--\r\n');
   assert.equal(
     bs(digest, false),
-    '(("message" "rfc822" NIL NIL NIL "7bit" 16 (NIL "s" NIL NIL NIL NIL NIL NIL NIL NIL) ("text" "plain" ("charset" "us-ascii") NIL NIL "7bit" 2 0) 1) "digest")',
+    '(("message" "rfc822" NIL NIL NIL "7bit" 16 (NIL "s" NIL NIL NIL NIL NIL NIL NIL NIL) ("text" "plain" ("charset" "us-ascii") NIL NIL "7bit" 2 0) 2) "digest")',
   );
   assert.equal(one('Content-Type: message/global', 'Subject: s\r\n\r\nhi', false), '("message" "global" NIL NIL NIL "7bit" 16)');
 });
