@@ -55,7 +55,8 @@ function compareDay(day: number | null, op: 'before' | 'on' | 'since', target: n
 
 /** Evaluates a search program; returns matching messages with sequence numbers, ascending. */
 export class SearchEvaluator {
-  private readonly seqOf = new Map<Message, number>();
+  /** Sequence number of the message being matched (set by `run`). */
+  private seq = 0;
   private readonly textCache = new Map<Message, string>();
   private readonly setCache = new Map<SearchKey, Set<number>>();
 
@@ -69,7 +70,7 @@ export class SearchEvaluator {
     const out: { seq: number; message: Message }[] = [];
     this.selected.view.forEach((message, i) => {
       if (this.selected.isExpungedPending(message.uid)) return;
-      this.seqOf.set(message, i + 1);
+      this.seq = i + 1;
       if (this.matches(key, message)) out.push({ seq: i + 1, message });
     });
     return out;
@@ -99,7 +100,7 @@ export class SearchEvaluator {
       set = new Set(resolveSetLenient(key, this.selected));
       this.setCache.set(key, set);
     }
-    return set.has(key.type === 'uid' ? m.uid : this.seqOf.get(m)!);
+    return set.has(key.type === 'uid' ? m.uid : this.seq);
   }
 
   matches(key: SearchKey, m: Message): boolean {

@@ -84,10 +84,11 @@ export class SelectedMailbox {
 
   /**
    * The untagged responses owed to the client, applied to the view:
-   * EXPUNGE (unless held), EXISTS and RECENT, then FETCH FLAGS.
+   * EXPUNGE (unless held), EXISTS and RECENT, then FETCH FLAGS. A string
+   * is ready-made response text.
    */
-  drain(allowExpunge: boolean, withUid: boolean): Untagged[] {
-    const out: Untagged[] = [];
+  drain(allowExpunge: boolean, withUid: boolean): (Untagged | string)[] {
+    const out: (Untagged | string)[] = [];
     if (allowExpunge && this.pendingExpunge.size) {
       const kept: Message[] = [];
       const gone: number[] = [];
@@ -98,7 +99,10 @@ export class SelectedMailbox {
         } else kept.push(m);
       });
       // Highest first, so each number is still valid when the client reads it.
-      for (let i = gone.length - 1; i >= 0; i--) out.push([gone[i]!, atom('EXPUNGE')]);
+      // Built as text: an expunge of thousands of messages is one string.
+      let text = '';
+      for (let i = gone.length - 1; i >= 0; i--) text += `* ${gone[i]} EXPUNGE\r\n`;
+      out.push(text);
       this.view = kept;
       // Expunged before the session heard of them: drop from the new list too.
       this.pendingNew = this.pendingNew.filter((m) => !this.pendingExpunge.has(m.uid));

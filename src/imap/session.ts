@@ -16,6 +16,9 @@ import { atom, type ImapValue } from './wire/values.js';
 /** Unread input above which the socket is paused until commands catch up. */
 const INPUT_HIGH_WATER = 1024 * 1024;
 
+/** Size at which batched output is written out. */
+const BATCH_BYTES = 256 * 1024;
+
 const STATE_NAMES: Record<ImapState | 'logout', SessionState> = {
   notAuthenticated: 'Not Authenticated',
   authenticated: 'Authenticated',
@@ -67,6 +70,9 @@ export class ImapSession implements SessionHandle {
   /** True while IDLE waits for DONE: updates go out at once. */
   idling = false;
   private closed = false;
+  /** Output gathered by `batch()`, written when large or at the end. */
+  private pendingOutput: Buffer[] | null = null;
+  private pendingBytes = 0;
 
   constructor(
     readonly server: Server,
@@ -89,7 +95,14 @@ export class ImapSession implements SessionHandle {
           return { ok: true };
         },
         sendContinuation: () => this.write(Buffer.from('+ OK\r\n')),
-        onReject: (r) => this.reject(r.tag, r.response, r.code, r.text),
+        onReject: (r) => {
+          this.reject(r.tag, r.command, r.response, r.code, r.text);
+          // The bytes that follow cannot be framed (a {n+} literal of unusable size).
+          if (r.fatal) {
+            this.reader.destroy();
+            this.bye('Unable to read the command stream');
+          }
+        },
       },
     });
     socket.setNoDelay(true);
@@ -140,7 +153,43 @@ export class ImapSession implements SessionHandle {
   /** Writes bytes to the client. Every byte the session sends goes through here. */
   write(data: Buffer): void {
     if (this.closed || this.socket.destroyed) return;
+    if (this.pendingOutput) {
+      this.pendingOutput.push(data);
+      this.pendingBytes += data.length;
+      if (this.pendingBytes >= BATCH_BYTES) this.flushOutput();
+      return;
+    }
     this.socket.write(data);
+  }
+
+  /** Writes a response given as text (already IMAP-safe, CRLF-terminated). */
+  writeText(text: string): void {
+    this.write(Buffer.from(text, 'latin1'));
+  }
+
+  /**
+   * Runs `fn` with output gathered into few large writes: a FETCH of
+   * 100,000 messages becomes a few dozen socket writes, not 100,000.
+   */
+  batch<T>(fn: () => T): T {
+    if (this.pendingOutput) return fn();
+    this.pendingOutput = [];
+    this.pendingBytes = 0;
+    try {
+      return fn();
+    } finally {
+      this.flushOutput();
+      this.pendingOutput = null;
+    }
+  }
+
+  private flushOutput(): void {
+    const parts = this.pendingOutput;
+    if (!parts || parts.length === 0) return;
+    this.pendingOutput = [];
+    this.pendingBytes = 0;
+    if (this.closed || this.socket.destroyed) return;
+    this.socket.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
   }
 
   /** Sends `* <values>`. */
@@ -226,10 +275,10 @@ export class ImapSession implements SessionHandle {
     waiter?.(line);
   }
 
-  private reject(tag: string | null, response: 'BAD' | 'NO', code: string | undefined, text: string): void {
+  private reject(tag: string | null, command: string | null, response: 'BAD' | 'NO', code: string | undefined, text: string): void {
     const codePart = code ? `[${code}] ` : '';
     this.write(Buffer.from(`${tag ?? '*'} ${response} ${codePart}${text}\r\n`));
-    if (tag) this.server.emit('command', { session: this.id, tag, command: '', status: response, user: this.user });
+    if (tag) this.server.emit('command', { session: this.id, tag, command: command ?? '', status: response, user: this.user });
   }
 
   private async runCommand(segments: Segment[]): Promise<void> {
@@ -302,7 +351,13 @@ export class ImapSession implements SessionHandle {
   flushUpdates(allowExpunge: boolean): void {
     if (!this.selected || !this.selected.hasPending) return;
     const withUid = this.enabled.has('CONDSTORE') || this.enabled.has('QRESYNC');
-    for (const values of this.selected.drain(allowExpunge, withUid)) this.untagged(...values);
+    const selected = this.selected;
+    this.batch(() => {
+      for (const item of selected.drain(allowExpunge, withUid)) {
+        if (typeof item === 'string') this.writeText(item);
+        else this.untagged(...item);
+      }
+    });
   }
 
   private onStoreChange(change: StoreChange): void {
@@ -355,10 +410,12 @@ export class ImapSession implements SessionHandle {
 
 /** `* a b c\r\n` */
 export function encodeUntagged(values: ImapValue[]): Buffer {
-  const parts: Buffer[] = [Buffer.from('*')];
-  for (const v of values) parts.push(Buffer.from(' '), encodeValue(v));
-  parts.push(Buffer.from('\r\n'));
-  return Buffer.concat(parts);
+  if (values.length === 0) return Buffer.from('*\r\n');
+  // One Writer for the whole line: encode the values as a list and drop its parentheses.
+  const list = encodeValue(values);
+  return Buffer.concat([UNTAGGED_PREFIX, list.subarray(1, list.length - 1), CRLF], list.length + 2);
 }
+const UNTAGGED_PREFIX = Buffer.from('* ');
+const CRLF = Buffer.from('\r\n');
 
 export { atom };

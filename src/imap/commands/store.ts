@@ -30,10 +30,12 @@ function run(ctx: CommandContext): CommandResult {
     { silent },
   );
   if (!silent) {
-    for (const { seq, message } of targets) {
-      selected.dropFlagNotice(message.uid);
-      session.untagged(seq, atom('FETCH'), selected.flagItems(message, ctx.uid));
-    }
+    session.batch(() => {
+      for (const { seq, message } of targets) {
+        selected.dropFlagNotice(message.uid);
+        session.untagged(seq, atom('FETCH'), selected.flagItems(message, ctx.uid));
+      }
+    });
   }
   return ok('Store completed');
 }

@@ -1,0 +1,20 @@
+/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap ...]`; no name runs all. */
+const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<void> }>> = {
+  lifecycle: () => import('./lifecycle.js'),
+  mailbox: () => import('./mailbox.js'),
+  imap: () => import('./imap.js'),
+};
+
+const args = process.argv.slice(2);
+const names = args.filter((a) => a in benches);
+const rest = args.filter((a) => !(a in benches));
+const unknown = rest.filter((a) => !a.startsWith('-') && !/^\d+$/.test(a) && !a.includes('='));
+if (unknown.length) {
+  console.error(`unknown bench: ${unknown.join(', ')} (known: ${Object.keys(benches).join(', ')})`);
+  process.exit(2);
+}
+for (const name of names.length ? names : Object.keys(benches)) {
+  const mod = await benches[name]!();
+  await mod.run(rest);
+}
+process.exit(0);
