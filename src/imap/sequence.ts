@@ -37,7 +37,8 @@ export function resolveSet(set: SequenceSet, selected: SelectedMailbox, byUid: b
       let b = r.end === '*' ? n : r.end;
       if (a > b) [a, b] = [b, a];
       if (a < 1 || b > n) {
-        if (n === 0 && r.start === '*' && r.end === '*') continue;
+        // `*` in an empty mailbox names no message; naive clients send `1:*` there.
+        if (n === 0 && (r.start === '*' || r.end === '*')) continue;
         failBad('Invalid messageset');
       }
       intervals.push([a - 1, b - 1]);
