@@ -109,8 +109,11 @@ function run(ctx: CommandContext): CommandResult {
   const items = ctx.uid && !atts.some((a) => a.type === 'UID') ? [{ type: 'UID', label: 'UID' } as FetchAttribute, ...atts] : atts;
   const marksSeen = !selected.readOnly && items.some(setsSeen);
   const wantsFlags = items.some((a) => a.type === 'FLAGS');
+  // Only messages whose \Seen this FETCH sets report FLAGS unasked (RFC 3501 §6.4.5 "if this causes the flags to change"; Dovecot).
+  const newlySeen = new Set<number>();
   if (marksSeen) {
     const unseen = targets.map((n) => n.message).filter((m) => !m.flags.has('\\Seen') && !selected.isExpungedPending(m.uid));
+    for (const m of unseen) newlySeen.add(m.uid);
     if (unseen.length) session.server.store.setFlags(selected.mailbox, unseen, ['\\Seen'], 'add', session.id, { silent: true });
   }
   session.batch(() => {
@@ -122,7 +125,7 @@ function run(ctx: CommandContext): CommandResult {
       const values: ImapValue[] = [];
       for (const att of items) values.push(atom(att.label), itemValue(att, message, selected));
       // A FETCH that set \Seen reports the new flags too.
-      if (marksSeen && !wantsFlags) values.push(atom('FLAGS'), selected.flagList(message));
+      if (newlySeen.has(message.uid) && !wantsFlags) values.push(atom('FLAGS'), selected.flagList(message));
       selected.dropFlagNotice(message.uid);
       session.untagged(seq, atom('FETCH'), values);
     }

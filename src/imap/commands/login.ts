@@ -31,7 +31,8 @@ export const login: CommandSpec = {
 /** Decodes `authzid NUL authcid NUL password` (RFC 4616). */
 function checkPlain(session: ImapSession, response: Buffer): CommandResult {
   const parts = response.toString('utf8').split('\0');
-  if (parts.length !== 3) return bad('Invalid PLAIN response');
+  // Malformed PLAIN data is an authentication failure, as Dovecot answers it (RFC 3501 §6.2.2 NO).
+  if (parts.length !== 3) return failed();
   const [authz, user, password] = parts as [string, string, string];
   if (authz !== '' && authz !== user) return failed();
   return verifyPassword(session, user, password) ? succeed(session, user) : failed();
