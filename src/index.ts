@@ -53,3 +53,6 @@ export type {
   ResetEvent,
 } from './events.js';
 export { BUILTIN_PLUGINS } from './extensions/catalog.js';
+export { ScriptEngine } from './script/engine.js';
+export type { ScriptAction, ScriptFiring } from './script/engine.js';
+export type { ScriptRule, ScriptRuleJson, ScriptRuleInfo, ScriptRuleHandle, ScriptContext, ScriptOn } from './script/rule.js';

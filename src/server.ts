@@ -3,6 +3,7 @@ import net from 'node:net';
 import { ControlApi, type AppendCheck } from './control/control.js';
 import type { ServerEventMap } from './events.js';
 import { ImapSession } from './imap/session.js';
+import { ScriptEngine } from './script/engine.js';
 import { resolveOptions } from './options/resolve.js';
 import type { ResolvedOptions, ServerOptions } from './options/types.js';
 import { SessionRegistry } from './session/registry.js';
@@ -30,6 +31,8 @@ export class Server extends EventEmitter<ServerEventMap> {
   readonly store: Store;
   readonly sessions = new SessionRegistry();
   readonly control: ControlApi;
+  /** Script rules: make the server misbehave on purpose, repeatably. */
+  readonly script: ScriptEngine;
   /** Checks run before a message is added with `checks: true` and before APPEND (QUOTA, APPENDLIMIT). */
   readonly appendChecks: AppendCheck[] = [];
   private imapListener: net.Server | null = null;
@@ -40,6 +43,8 @@ export class Server extends EventEmitter<ServerEventMap> {
     super();
     this.options = resolveOptions(options);
     this.store = new Store(this.options.storage, this.options.users);
+    this.script = new ScriptEngine(this.options.scriptSeed, (firing) => this.emit('script', firing));
+    if (this.options.script.length > 0) this.script.add(this.options.script);
     this.store.onChange((change) => this.publish(change));
     this.control = new ControlApi({
       store: this.store,
@@ -75,6 +80,7 @@ export class Server extends EventEmitter<ServerEventMap> {
         }
         break;
       case 'reset':
+        this.script.reset();
         this.emit('reset', {});
         break;
       default:

@@ -1,5 +1,7 @@
 import type net from 'node:net';
 import { isServiceError } from '../errors.js';
+import type { ScriptAction } from '../script/engine.js';
+import type { ScriptContext, ScriptOn, ScriptRule } from '../script/rule.js';
 import type { SessionEventType, SessionInfo, SessionState } from '../events.js';
 import type { Server } from '../server.js';
 import type { SessionHandle } from '../session/registry.js';
@@ -73,6 +75,14 @@ export class ImapSession implements SessionHandle {
   /** Output gathered by `batch()`, written when large or at the end. */
   private pendingOutput: Buffer[] | null = null;
   private pendingBytes = 0;
+  /** Script output shaping: later output waits behind `outTail` while `outBusy` > 0. */
+  private outTail: Promise<void> = Promise.resolve();
+  private outBusy = 0;
+  /** Output of a command a script rule shapes, gathered until it finishes. */
+  private capture: { parts: Buffer[]; action: ScriptAction } | null = null;
+  private quietTimers: NodeJS.Timeout[] = [];
+  /** The command whose tagged response is being written. */
+  private finishing: { name: string; tag: string } | null = null;
 
   constructor(
     readonly server: Server,
@@ -107,6 +117,7 @@ export class ImapSession implements SessionHandle {
     });
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => {
+      this.touch();
       this.reader.push(chunk);
       // A client that pipelines faster than commands run waits in TCP, not in our memory.
       if (this.reader.bufferedBytes > INPUT_HIGH_WATER) socket.pause();
@@ -116,7 +127,10 @@ export class ImapSession implements SessionHandle {
     this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
     server.sessions.add(this);
     this.emitSession('open');
-    this.write(Buffer.from(`* OK [CAPABILITY ${this.capabilities().join(' ')}] ${options.greeting}\r\n`));
+    const greeting = Buffer.from(`* OK [CAPABILITY ${this.capabilities().join(' ')}] ${options.greeting}\r\n`);
+    const scripted = this.server.script.has('greeting') ? this.server.script.fire(this.scriptContext('greeting', greeting)) : null;
+    if (scripted) this.applyOutput(scripted, greeting);
+    else this.write(greeting);
     this.reader.next('command');
   }
 
@@ -153,13 +167,176 @@ export class ImapSession implements SessionHandle {
   /** Writes bytes to the client. Every byte the session sends goes through here. */
   write(data: Buffer): void {
     if (this.closed || this.socket.destroyed) return;
+    if (this.capture) {
+      this.capture.parts.push(data);
+      return;
+    }
+    if (this.server.script.has('response')) {
+      const action = this.server.script.fire(this.scriptContext('response', data));
+      if (action) {
+        this.flushOutput();
+        this.applyOutput(action, data);
+        return;
+      }
+    }
     if (this.pendingOutput) {
       this.pendingOutput.push(data);
       this.pendingBytes += data.length;
       if (this.pendingBytes >= BATCH_BYTES) this.flushOutput();
       return;
     }
+    this.socketWrite(data);
+  }
+
+  // ------------------------------------------------------------ script rules
+
+  private scriptContext(event: ScriptOn, data: Buffer | null, tag?: string, command?: string): ScriptContext {
+    const info = this.info();
+    const running = this.current ?? this.finishing;
+    return {
+      event,
+      session: this.id,
+      tag: tag ?? running?.tag ?? null,
+      command: command ?? running?.name ?? null,
+      state: info.state,
+      user: this.user,
+      mailbox: info.mailbox,
+      text: data ? data.toString('latin1') : '',
+    };
+  }
+
+  /** Writes behind any shaped output still going out. */
+  private socketWrite(data: Buffer): void {
+    this.touch();
+    if (this.outBusy > 0) this.outTail = this.outTail.then(() => this.rawWrite(data));
+    else this.socket.write(data);
+  }
+
+  private rawWrite(data: Buffer): void {
+    if (this.closed || this.socket.destroyed || data.length === 0) return;
+    this.touch();
     this.socket.write(data);
+  }
+
+  /** Ends the connection once queued output is out. */
+  private endSocket(): void {
+    if (this.outBusy > 0) this.outTail = this.outTail.then(() => void this.socket.end());
+    else this.socket.end();
+  }
+
+  /** Sends what a rule says instead of / around `normal` (null: no normal output). */
+  private applyOutput(action: ScriptAction, normal: Buffer | null): void {
+    const rule = action.rule;
+    const parts: Buffer[] = [];
+    if (!rule.drop) {
+      if (rule.before !== undefined) parts.push(Buffer.from(rule.before, 'latin1'));
+      if (action.send) parts.push(action.send);
+      if (normal && (!action.send || rule.run)) parts.push(normal);
+      if (rule.after !== undefined) parts.push(Buffer.from(rule.after, 'latin1'));
+    }
+    this.shapedWrite(Buffer.concat(parts), rule);
+  }
+
+  /** Writes `data` with a rule's delay, chunking, truncation and close; later output waits. */
+  private shapedWrite(data: Buffer, rule: ScriptRule): void {
+    this.outBusy++;
+    const step = async (): Promise<void> => {
+      if (rule.delay) await wait(rule.delay);
+      const cut = rule.truncate !== undefined && rule.truncate < data.length;
+      const bytes = cut ? data.subarray(0, rule.truncate) : data;
+      if (rule.chunk && bytes.length > rule.chunk) {
+        for (let at = 0; at < bytes.length; at += rule.chunk) {
+          if (at > 0) await wait(rule.chunkDelay ?? 0);
+          this.rawWrite(bytes.subarray(at, at + rule.chunk));
+        }
+      } else {
+        this.rawWrite(bytes);
+      }
+      if (rule.truncate !== undefined || rule.close) {
+        this.state = 'logout';
+        if (rule.close === 'reset') {
+          // Wait until the bytes have left Node's buffer, then reset.
+          while (!this.socket.destroyed && this.socket.writableLength > 0) await wait(1);
+          await wait(20);
+          if (!this.socket.destroyed) this.socket.resetAndDestroy();
+        } else {
+          this.socket.end();
+        }
+      }
+    };
+    this.outTail = this.outTail
+      .then(step)
+      .catch(() => undefined)
+      .finally(() => {
+        this.outBusy--;
+      });
+  }
+
+  /**
+   * Asks the rules about a command. 'handled': a rule answered it (no
+   * command event); otherwise its output may be gathered for shaping.
+   */
+  private scriptCommand(tag: string, name: string, segments: Segment[]): 'handled' | null {
+    const script = this.server.script;
+    if (!script.has('command')) return null;
+    const text = Buffer.concat(segments.map((s) => (Buffer.isBuffer(s) ? s : s.data)));
+    let command = name;
+    if (name === 'AUTHENTICATE') {
+      const m = /^\S+\s+AUTHENTICATE\s+(\S+)/i.exec(text.toString('latin1'));
+      if (m) command = `AUTHENTICATE ${m[1]!.toUpperCase()}`;
+    }
+    const action = script.fire(this.scriptContext('command', text, tag, command));
+    if (!action) return null;
+    if (action.rule.drop || (action.send && !action.rule.run)) {
+      this.applyOutput(action, null);
+      return 'handled';
+    }
+    this.capture = { parts: [], action };
+    return null;
+  }
+
+  /** Sends the gathered output of a scripted command, shaped. */
+  private endCapture(): void {
+    const capture = this.capture;
+    if (!capture) return;
+    this.capture = null;
+    const normal = Buffer.concat(capture.parts);
+    const action = capture.action;
+    this.applyOutput(action.send ? { rule: action.rule, send: Buffer.concat([action.send, normal]) } : action, action.send ? null : normal);
+  }
+
+  /** Continuation data (DONE, SASL responses): true when a rule consumed it. */
+  private scriptInput(line: Buffer): boolean {
+    const action = this.server.script.fire(this.scriptContext('input', line));
+    if (!action) return false;
+    this.applyOutput(action, null);
+    if (action.rule.run) return false;
+    queueMicrotask(() => {
+      if (!this.closed) this.reader.next('line');
+    });
+    return true;
+  }
+
+  /** Restarts the quiet timers (any input or output). */
+  private touch(): void {
+    for (const t of this.quietTimers) clearTimeout(t);
+    this.quietTimers = [];
+    if (this.closed || !this.server.script.has('quiet')) return;
+    for (const ms of this.server.script.quietTimes()) {
+      const timer = setTimeout(() => this.onQuiet(ms), ms);
+      timer.unref();
+      this.quietTimers.push(timer);
+    }
+  }
+
+  private onQuiet(ms: number): void {
+    if (this.closed || this.socket.destroyed) return;
+    // Quiet is between commands, or inside IDLE.
+    if (this.current && !this.idling) return;
+    const ctx = this.scriptContext('quiet', null);
+    ctx.quietFor = ms;
+    const action = this.server.script.fire(ctx);
+    if (action) this.applyOutput(action, null);
   }
 
   /** Writes a response given as text (already IMAP-safe, CRLF-terminated). */
@@ -189,7 +366,7 @@ export class ImapSession implements SessionHandle {
     this.pendingOutput = [];
     this.pendingBytes = 0;
     if (this.closed || this.socket.destroyed) return;
-    this.socket.write(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    this.socketWrite(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
   }
 
   /** Sends `* <values>`. */
@@ -202,7 +379,7 @@ export class ImapSession implements SessionHandle {
     if (this.closed) return;
     this.write(Buffer.from(`* BYE ${text}\r\n`));
     this.setState('logout');
-    this.socket.end();
+    this.endSocket();
   }
 
   capabilities(): string[] {
@@ -262,6 +439,8 @@ export class ImapSession implements SessionHandle {
    * null when the connection closes first.
    */
   readLine(): Promise<Buffer | null> {
+    // A scripted command's output so far must reach the client before it can answer.
+    this.endCapture();
     return new Promise((resolve) => {
       this.lineWaiter = resolve;
       this.resumeInput();
@@ -270,6 +449,7 @@ export class ImapSession implements SessionHandle {
   }
 
   private takeLine(line: Buffer): void {
+    if (this.server.script.has('input') && this.scriptInput(line)) return;
     const waiter = this.lineWaiter;
     this.lineWaiter = null;
     waiter?.(line);
@@ -297,6 +477,14 @@ export class ImapSession implements SessionHandle {
         name = `UID ${args.commandName()}`;
         uid = true;
       }
+      if (this.scriptCommand(tag, name, segments) === 'handled') {
+        // The reader is still delivering this command: ask for the next one on a later turn.
+        await Promise.resolve();
+        if (this.closed) return;
+        this.resumeInput();
+        this.reader.next('command');
+        return;
+      }
       spec = imapProtocol(this.server).commands.get(name);
       this.current = { name, tag };
       if (!spec) result = { status: 'BAD', text: `Unknown command ${name}` };
@@ -310,11 +498,15 @@ export class ImapSession implements SessionHandle {
       result = this.errorResult(err);
     }
     this.current = null;
-    if (this.closed) return;
+    if (this.closed) {
+      this.capture = null;
+      return;
+    }
     this.flushUpdates(!spec?.holdsExpunges);
     this.finish(tag, name, result);
+    this.endCapture();
     if (this.state === 'logout') {
-      this.socket.end();
+      this.endSocket();
       return;
     }
     this.resumeInput();
@@ -341,7 +533,9 @@ export class ImapSession implements SessionHandle {
 
   private finish(tag: string, name: string, result: CommandResult): void {
     const code = result.code ? `[${result.code}] ` : '';
+    this.finishing = { name, tag };
     this.write(Buffer.from(`${tag} ${result.status} ${code}${result.text}\r\n`));
+    this.finishing = null;
     this.server.emit('command', { session: this.id, tag, command: name, status: result.status, user: this.user });
   }
 
@@ -397,6 +591,8 @@ export class ImapSession implements SessionHandle {
     if (this.closed) return;
     if (this.state !== 'logout') this.state = 'logout';
     this.closed = true;
+    for (const t of this.quietTimers) clearTimeout(t);
+    this.quietTimers = [];
     this.lastMailbox = this.selected?.mailbox.path ?? this.lastMailbox;
     this.selected = null;
     this.unsubscribe();
@@ -415,6 +611,10 @@ export function encodeUntagged(values: ImapValue[]): Buffer {
   const list = encodeValue(values);
   return Buffer.concat([UNTAGGED_PREFIX, list.subarray(1, list.length - 1), CRLF], list.length + 2);
 }
+function wait(ms: number | 'tick'): Promise<void> {
+  return new Promise((resolve) => (ms === 'tick' || ms === 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
+}
+
 const UNTAGGED_PREFIX = Buffer.from('* ');
 const CRLF = Buffer.from('\r\n');
 

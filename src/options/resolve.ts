@@ -6,7 +6,10 @@
  * option path it is about (`storage.INBOX.mesages: unknown key; did you mean
  * "messages"?`).
  */
-import { ServiceError } from '../errors.js';
+import { readFileSync } from 'node:fs';
+import { isServiceError, ServiceError } from '../errors.js';
+import type { ScriptRule } from '../script/rule.js';
+import { validateRules } from '../script/validate.js';
 import { BUILTIN_PLUGINS, PLUGIN_ALIASES, PLUGIN_REQUIRES, REMOVED_PLUGINS, type BuiltinPlugin } from '../extensions/catalog.js';
 import { checkTypos, childPath, describeValue, indexPath, isPlainObject, Problems } from './problems.js';
 import { resolveStorage, type StorageContext } from './storage.js';
@@ -80,6 +83,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const scriptSeed = optional(options.scriptSeed, DEFAULTS.scriptSeed, (v) =>
     typeof v === 'number' && Number.isSafeInteger(v) ? v : problems.expected('scriptSeed', 'an integer', v),
   );
+  const script = resolveScript(problems, options.script);
   const port = optional(options.port, DEFAULTS.port, (v) => portNumber(problems, v, 'port'));
   const host = optional(options.host, DEFAULTS.host, (v) => nonEmptyString(problems, v, 'host'));
   const greeting = optional(options.greeting, DEFAULTS.greeting, (v) =>
@@ -101,6 +105,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     users,
     plugins,
     scriptSeed,
+    script,
     now,
     rest,
     port,
@@ -110,6 +115,31 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     maxLiteralBeforeLogin,
     maxLiteral,
   };
+}
+
+/** The `script` option: an array of rules or a path to a JSON file holding one. */
+function resolveScript(problems: Problems, value: unknown): ScriptRule[] {
+  if (value === undefined) return [];
+  let rules: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      rules = JSON.parse(readFileSync(value, 'utf8'));
+    } catch (err) {
+      problems.add('script', `cannot read script file ${JSON.stringify(value)}: ${(err as Error).message}`);
+      return [];
+    }
+  }
+  if (!Array.isArray(rules)) {
+    problems.expected('script', 'an array of rules or a path to a JSON file', value);
+    return [];
+  }
+  try {
+    return validateRules(rules);
+  } catch (err) {
+    if (!isServiceError(err)) throw err;
+    problems.add('script', err.message);
+    return [];
+  }
 }
 
 /** `fallback` when `value` is undefined, else `check(value)` (undefined when invalid, then `fallback`). */

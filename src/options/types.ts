@@ -1,3 +1,4 @@
+import type { ScriptRule } from '../script/rule.js';
 /**
  * The public option types (what a caller passes to `createServer`) and the
  * resolved form the rest of the server works with. `resolveOptions` in
@@ -74,6 +75,8 @@ export interface ServerOptions {
   plugins?: string[] | 'all';
   /** Seed of the PRNG behind script rules' `chance`. Default 1. */
   scriptSeed?: number;
+  /** Script rules to start with: an array, or a path to a JSON file holding one. */
+  script?: ScriptRule[] | string;
   /** Clock used for internal dates, token expiry and timers. Default: the real clock. */
   now?: ClockOption;
   /** REST API; started by `start()` only when a port is given. */
@@ -146,6 +149,8 @@ export interface ResolvedOptions {
   /** Canonical plugin names, dependencies included, in a stable order. */
   plugins: string[];
   scriptSeed: number;
+  /** Validated script rules from the `script` option. */
+  script: ScriptRule[];
   /** The clock in epoch milliseconds. */
   now: () => number;
   rest: { port: number; host: string; token: string | null } | null;

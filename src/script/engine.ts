@@ -1,0 +1,155 @@
+/**
+ * The script engine: an ordered list of rules, their counters and the
+ * seeded PRNG behind `chance`. Sessions ask it about each event; the first
+ * rule that matches and acts handles the event.
+ */
+import { Prng } from '../util/prng.js';
+import { ruleForEvent, type ScriptContext, type ScriptOn, type ScriptRule, type ScriptRuleHandle, type ScriptRuleInfo } from './rule.js';
+import { validateRules } from './validate.js';
+
+interface Entry {
+  id: number;
+  rule: ScriptRule;
+  matched: number;
+  hits: number;
+  match: RegExp | null;
+}
+
+/** What a session must do: the acting rule and the bytes it sends (with `$TAG` replaced). */
+export interface ScriptAction {
+  rule: ScriptRule;
+  send: Buffer | null;
+}
+
+/** The payload of the server's `script` event. */
+export interface ScriptFiring {
+  rule: Record<string, unknown>;
+  event: ScriptOn;
+  session: number | null;
+  tag: string | null;
+  command: string | null;
+}
+
+export class ScriptEngine {
+  private entries: Entry[] = [];
+  private nextId = 1;
+  private prng: Prng;
+
+  constructor(
+    private readonly seed: number,
+    private readonly onFire: (firing: ScriptFiring) => void = () => undefined,
+  ) {
+    this.prng = new Prng(seed);
+  }
+
+  /** Adds a rule (or rules, atomically); validates first. */
+  add(rules: readonly ScriptRule[]): ScriptRuleHandle[];
+  add(rule: ScriptRule): ScriptRuleHandle;
+  add(rules: ScriptRule | readonly ScriptRule[]): ScriptRuleHandle | ScriptRuleHandle[] {
+    const valid = validateRules(rules);
+    const handles = valid.map((rule) => {
+      const entry: Entry = {
+        id: this.nextId++,
+        rule,
+        matched: 0,
+        hits: 0,
+        match: rule.match === undefined ? null : rule.match instanceof RegExp ? rule.match : new RegExp(rule.match),
+      };
+      this.entries.push(entry);
+      return this.handle(entry);
+    });
+    return Array.isArray(rules) ? handles : handles[0]!;
+  }
+
+  private handle(entry: Entry): ScriptRuleHandle {
+    const engine = this;
+    return {
+      id: entry.id,
+      rule: entry.rule,
+      get matched() {
+        return entry.matched;
+      },
+      get hits() {
+        return entry.hits;
+      },
+      remove: () => engine.remove(entry.id),
+    };
+  }
+
+  /** Removes a rule by id; false when there is none. */
+  remove(id: number): boolean {
+    const at = this.entries.findIndex((e) => e.id === id);
+    if (at < 0) return false;
+    this.entries.splice(at, 1);
+    return true;
+  }
+
+  get rules(): ScriptRuleInfo[] {
+    return this.entries.map((e) => ({ id: e.id, rule: e.rule, matched: e.matched, hits: e.hits }));
+  }
+
+  clear(): void {
+    this.entries = [];
+  }
+
+  /** Keeps rules and counters; restarts the seeded sequence. */
+  reset(): void {
+    this.prng = new Prng(this.seed);
+  }
+
+  /** True when some rule listens for this event kind (a cheap pre-check). */
+  has(on: ScriptOn): boolean {
+    return this.entries.some((e) => e.rule.on === on);
+  }
+
+  /** The distinct `quietFor` values of quiet rules, ascending. */
+  quietTimes(): number[] {
+    const times = new Set<number>();
+    for (const e of this.entries) if (e.rule.on === 'quiet' && e.rule.quietFor !== undefined) times.add(e.rule.quietFor);
+    return [...times].sort((a, b) => a - b);
+  }
+
+  /** Asks the rules about an event; returns what to do, or null for normal behaviour. Emits the script event. */
+  fire(ctx: ScriptContext): ScriptAction | null {
+    for (const entry of [...this.entries]) {
+      if (!this.matches(entry, ctx)) continue;
+      entry.matched++;
+      const rule = entry.rule;
+      if (rule.nth !== undefined && entry.matched !== rule.nth) continue;
+      if (rule.times !== undefined && entry.hits >= rule.times) continue;
+      if (rule.chance !== undefined && !(this.prng.next() < rule.chance)) continue;
+      entry.hits++;
+      let send: Buffer | null = null;
+      if (rule.send !== undefined) {
+        const text = typeof rule.send === 'function' ? rule.send(ctx) : rule.send;
+        send = Buffer.from(text.replace(/\$TAG/g, ctx.tag ?? '*'), 'latin1');
+      }
+      this.onFire({ rule: ruleForEvent(rule), event: ctx.event, session: ctx.session, tag: ctx.tag, command: ctx.command });
+      return { rule, send };
+    }
+    return null;
+  }
+
+  private matches(entry: Entry, ctx: ScriptContext): boolean {
+    const r = entry.rule;
+    if (r.on !== ctx.event) return false;
+    if (r.quietFor !== undefined && ctx.quietFor !== r.quietFor) return false;
+    if (r.command !== undefined && (ctx.command === null || r.command.toUpperCase() !== ctx.command.toUpperCase())) return false;
+    if (r.tag !== undefined) {
+      if (ctx.tag === null) return false;
+      if (r.tag instanceof RegExp ? !testRe(r.tag, ctx.tag) : r.tag !== ctx.tag) return false;
+    }
+    if (r.session !== undefined && r.session !== ctx.session) return false;
+    if (r.state !== undefined && r.state !== ctx.state) return false;
+    if (r.user !== undefined && r.user !== ctx.user) return false;
+    if (r.mailbox !== undefined && r.mailbox !== ctx.mailbox) return false;
+    if (entry.match && !testRe(entry.match, ctx.text)) return false;
+    if (r.when && !r.when(ctx)) return false;
+    return true;
+  }
+}
+
+function testRe(re: RegExp, text: string): boolean {
+  re.lastIndex = 0;
+  return re.test(text);
+}
