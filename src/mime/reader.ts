@@ -177,11 +177,20 @@ export class Reader {
 
   /** quoted-string: content unescaped, folding line breaks dropped, CFWS after it skipped. */
   parseQuotedString(out: Bytes): Step {
-    const buf = this.buf;
     this.pos++; // opening quote
+    return this.copyUntil(out, C.DQUOTE, false);
+  }
+
+  /**
+   * Copies bytes up to `close` (quoted-pairs unescaped, folding line breaks
+   * dropped), then skips CFWS. `keepClose` also copies the closing byte.
+   */
+  private copyUntil(out: Bytes, close: number, keepClose: boolean): Step {
+    const buf = this.buf;
     while (this.pos < this.end) {
       const c = buf[this.pos]!;
-      if (c === C.DQUOTE) {
+      if (c === close) {
+        if (keepClose) out.push(c);
         this.pos++;
         return this.skipCfws();
       }
@@ -226,26 +235,9 @@ export class Reader {
     const r = this.skipCfws();
     if (r <= 0) return r;
     if (this.cur() !== C.LBRACKET) return this.parseDotAtom(out);
-    const buf = this.buf;
     out.push(C.LBRACKET);
     this.pos++;
-    while (this.pos < this.end) {
-      const c = buf[this.pos]!;
-      if (c === C.RBRACKET) {
-        out.push(c);
-        this.pos++;
-        return this.skipCfws();
-      }
-      if (c === C.BACKSLASH) {
-        this.pos++;
-        if (this.pos >= this.end) return -1;
-        out.push(buf[this.pos]!);
-      } else if (c !== C.CR && c !== C.LF) {
-        out.push(c);
-      }
-      this.pos++;
-    }
-    return -1;
+    return this.copyUntil(out, C.RBRACKET, true);
   }
 
   /**
