@@ -1,69 +1,162 @@
 #!/usr/bin/env node
 /**
- * The `rookery` command. This first version starts the IMAP listener with
- * a demo store (`--demo`) or the defaults; the full option set (config
- * file, environment variables, REST) is the CLI issue's work.
+ * The `rookery` command: start a server from flags, environment variables
+ * (`ROOKERY_<OPTION>`) and a JSON config file, in that order of precedence,
+ * print where it listens, and exit when it stops.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createServer } from './server.js';
-import type { ServerOptions } from './options/types.js';
 import { demoOptions } from './demo.js';
+import type { ServerOptions } from './options/types.js';
+import { suggestKey } from './options/typos.js';
+import { createServer } from './server.js';
 
-const USAGE = `Usage: rookery [--port N] [--host ADDR] [--plugin NAME]... [--demo]
+const VERSION = '5.0.0';
 
-  --port N        IMAP port (default 1143; 0 picks a free one)
-  --host ADDR     address to listen on (default 127.0.0.1)
-  --plugin NAME   load an extension (repeatable or comma list; "all")
-  --demo          start with demo users, mailboxes and messages
-  --help          this text
-  --version       print the version`;
+/** Flags, their value type and help text. Environment names derive from them. */
+const FLAGS = {
+  port: { type: 'string', help: 'IMAP port (default 1143, 1993 with --secure; 0 picks a free one)' },
+  host: { type: 'string', help: 'IMAP address (default 127.0.0.1)' },
+  secure: { type: 'boolean', help: 'implicit TLS (not available yet)' },
+  storage: { type: 'string', help: 'JSON file with the storage option' },
+  config: { type: 'string', help: 'JSON file with any options, e.g. {"plugins":"all","rest":{"port":8080}}' },
+  plugin: { type: 'string', multiple: true, help: 'extension to load (repeatable or comma list; "all")' },
+  script: { type: 'string', help: 'JSON file with script rules' },
+  'script-seed': { type: 'string', help: 'seed of the script rules\u2019 PRNG' },
+  'rest-port': { type: 'string', help: 'port of the REST API (off without it)' },
+  'rest-host': { type: 'string', help: 'address of the REST API (default 127.0.0.1)' },
+  'rest-token': { type: 'string', help: 'bearer token every REST request must send' },
+  demo: { type: 'boolean', help: 'start with demo users, mailboxes and messages' },
+  help: { type: 'boolean', help: 'this text' },
+  version: { type: 'boolean', help: 'print the version' },
+} as const;
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      plugin: { type: 'string', multiple: true },
-      demo: { type: 'boolean' },
-      help: { type: 'boolean' },
-      version: { type: 'boolean' },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(USAGE);
-    return;
+type FlagName = keyof typeof FLAGS;
+type FlagValues = Partial<Record<FlagName, string | boolean | string[]>>;
+
+function usage(): string {
+  const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(12)} ${f.help}`);
+  return `Usage: rookery [options]\n\n${lines.join('\n')}\n\nEvery option is also an environment variable ROOKERY_<NAME> (ROOKERY_REST_PORT, ...).\nPrecedence: flag > environment > config file.`;
+}
+
+class CliError extends Error {}
+
+function envName(flag: string): string {
+  return `ROOKERY_${flag.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** Flag values, with environment variables filling what flags leave out. */
+function readFlags(argv: string[], env: NodeJS.ProcessEnv): FlagValues {
+  const known = Object.keys(FLAGS);
+  for (const arg of argv) {
+    const m = /^--([^=]+)/.exec(arg);
+    if (m && !known.includes(m[1]!)) {
+      const hint = suggestKey(m[1]!, known);
+      throw new CliError(`unknown option --${m[1]}${hint ? `; did you mean --${hint}?` : ''} (see --help)`);
+    }
   }
-  if (values.version) {
-    console.log('5.0.0');
-    return;
+  const { values, positionals } = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: true });
+  if (positionals.length) throw new CliError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`);
+  const out: FlagValues = { ...(values as FlagValues) };
+  for (const [name, f] of Object.entries(FLAGS) as [FlagName, (typeof FLAGS)[FlagName]][]) {
+    const value = env[envName(name)];
+    if (out[name] !== undefined || value === undefined || value === '') continue;
+    if (f.type === 'boolean') out[name] = !['0', 'false', 'no'].includes(value.toLowerCase());
+    else out[name] = 'multiple' in f ? value.split(',') : value;
   }
-  const options: ServerOptions = values.demo ? demoOptions() : {};
-  options.port = values.port === undefined ? 1143 : Number(values.port);
-  if (values.host) options.host = values.host;
-  if (values.plugin) {
-    const names = values.plugin.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
+  return out;
+}
+
+function readJson(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`cannot read ${what} ${file}: ${(err as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new CliError(`${what} ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function port(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new CliError(`--${flag}: expected a port number 0-65535, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** Builds server options from flags (already merged with the environment) over a config file. */
+function buildOptions(flags: FlagValues): ServerOptions {
+  let options: ServerOptions = flags.demo ? demoOptions() : {};
+  if (typeof flags.config === 'string') {
+    const config = readJson(flags.config, 'config file');
+    if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new CliError(`config file ${flags.config} must hold a JSON object`);
+    options = { ...options, ...(config as ServerOptions) };
+  }
+  if (flags.secure) throw new CliError('--secure needs TLS support, which this version does not have yet');
+  options.port = typeof flags.port === 'string' ? port(flags.port, 'port') : (options.port ?? 1143);
+  if (typeof flags.host === 'string') options.host = flags.host;
+  if (typeof flags.storage === 'string') options.storage = readJson(flags.storage, 'storage file') as ServerOptions['storage'];
+  if (Array.isArray(flags.plugin)) {
+    const names = flags.plugin.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
     options.plugins = names.some((n) => n.toLowerCase() === 'all') ? 'all' : names;
   }
-  const server = createServer(options);
-  const { imap } = await server.start();
-  console.log(`rookery: IMAP listening on ${imap.host}:${imap.port}`);
-  if (values.demo) {
-    console.log(`rookery: try  curl -u testuser:testpass imap://${imap.host}:${imap.port}/INBOX -X 'FETCH 1:* (FLAGS ENVELOPE)'`);
+  if (typeof flags.script === 'string') options.script = flags.script;
+  if (typeof flags['script-seed'] === 'string') {
+    const seed = Number(flags['script-seed']);
+    if (!Number.isInteger(seed)) throw new CliError(`--script-seed: expected an integer, got ${JSON.stringify(flags['script-seed'])}`);
+    options.scriptSeed = seed;
+  }
+  const rest = { ...(options.rest ?? {}) };
+  if (typeof flags['rest-port'] === 'string') rest.port = port(flags['rest-port'], 'rest-port');
+  if (typeof flags['rest-host'] === 'string') rest.host = flags['rest-host'];
+  if (typeof flags['rest-token'] === 'string') rest.token = flags['rest-token'];
+  if (Object.keys(rest).length) options.rest = rest;
+  return options;
+}
+
+async function main(): Promise<number> {
+  const flags = readFlags(process.argv.slice(2), process.env);
+  if (flags.help) {
+    console.log(usage());
+    return 0;
+  }
+  if (flags.version) {
+    console.log(VERSION);
+    return 0;
+  }
+  const server = createServer(buildOptions(flags));
+  const { imap, rest } = await server.start();
+  console.log(`rookery ${VERSION}: IMAP listening on ${imap.host}:${imap.port}`);
+  if (rest) console.log(`rookery: REST API listening on http://${rest.host.includes(':') ? `[${rest.host}]` : rest.host}:${rest.port}/v1`);
+  if (flags.demo) {
+    console.log(`rookery: demo users testuser/testpass and alice/alicepass; try`);
+    console.log(`  curl -u testuser:testpass imap://${imap.host}:${imap.port}/INBOX -X 'FETCH 1:* (FLAGS ENVELOPE)'`);
+    if (rest) console.log(`  curl http://${rest.host}:${rest.port}/v1/mailboxes`);
   }
   let signals = 0;
   const onSignal = (): void => {
     signals++;
-    if (signals > 1) process.exit(1);
-    void server.shutdown(true).then(() => process.exit(0));
-    // A graceful stop waits for clients; tell the person how to force it.
+    if (signals > 1) {
+      void server.shutdown(false);
+      return;
+    }
     console.log('rookery: stopping when the last client has gone (signal again to force)');
+    void server.shutdown(true);
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  await server.stopped;
+  return 0;
 }
 
-main().catch((err: unknown) => {
-  console.error(`rookery: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    console.error(`rookery: ${message.split('\n').join('; ')}`);
+    process.exit(1);
+  },
+);

@@ -38,6 +38,9 @@ export class Server extends EventEmitter<ServerEventMap> {
   private imapListener: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
   private stopping: Promise<void> | null = null;
+  private markStopped!: () => void;
+  /** Resolves when the server has stopped (stop(), shutdown, REST POST /v1/shutdown). */
+  readonly stopped: Promise<void> = new Promise((resolve) => (this.markStopped = resolve));
 
   constructor(options: ServerOptions = {}) {
     super();
@@ -161,6 +164,7 @@ export class Server extends EventEmitter<ServerEventMap> {
       await closed;
       this.imapListener = null;
     })();
+    void this.stopping.then(() => this.markStopped());
     return this.stopping;
   }
 

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { RawClient } from '../helpers/raw-client.js';
+
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+
+function run(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 10000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Starts the command and resolves with the process and the IMAP port it printed. */
+async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ReturnType<typeof spawn>; port: number; output: () => string }> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start-up line: ${out}`)), 10000);
+    const check = (): void => {
+      const m = /IMAP listening on [^:]+:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', () => reject(new Error(`exited early: ${out}`)));
+  });
+  return { child, port, output: () => out };
+}
+
+const exited = (child: ReturnType<typeof spawn>): Promise<number | null> =>
+  new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+
+test('--help and --version', () => {
+  const help = run(['--help']);
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /--rest-port/);
+  assert.match(help.stdout, /ROOKERY_REST_PORT/);
+  assert.deepEqual(run(['--version']).stdout.trim(), '5.0.0');
+});
+
+test('start-up errors print one clear line and exit 1', () => {
+  const typo = run(['--prot', '1']);
+  assert.equal(typo.status, 1);
+  assert.match(typo.stderr, /^rookery: unknown option --prot; did you mean --port\?/);
+  const dir = mkdtempSync(join(tmpdir(), 'rookery-cli-'));
+  writeFileSync(join(dir, 'bad.json'), '{ nope');
+  const badConfig = run(['--config', join(dir, 'bad.json')]);
+  assert.equal(badConfig.status, 1);
+  assert.match(badConfig.stderr, /not valid JSON/);
+  writeFileSync(join(dir, 'typo.json'), JSON.stringify({ storage: { INBOX: { mesages: [] } } }));
+  const typoConfig = run(['--config', join(dir, 'typo.json'), '--port', '0']);
+  assert.equal(typoConfig.status, 1);
+  assert.match(typoConfig.stderr, /storage\.INBOX\.mesages: unknown key; did you mean "messages"\?/);
+  assert.equal(badConfig.stderr.trim().split('\n').length, 1);
+});
+
+test('a port in use is one line and exit 1', async () => {
+  const first = await startCli(['--port', '0']);
+  try {
+    const second = run(['--port', String(first.port)]);
+    assert.equal(second.status, 1);
+    assert.match(second.stderr, /^rookery: .*EADDRINUSE/);
+  } finally {
+    first.child.kill('SIGTERM');
+    await exited(first.child);
+  }
+});
+
+test('flags over environment over config; IMAP works; SIGTERM stops gracefully with exit 0', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rookery-cli-'));
+  writeFileSync(
+    join(dir, 'config.json'),
+    JSON.stringify({ port: 1, users: { carol: { password: 'fromconfig' } }, storage: { INBOX: { messages: ['Subject: configured\r\n\r\nhi\r\n'] } } }),
+  );
+  writeFileSync(join(dir, 'storage.json'), JSON.stringify({ INBOX: { messages: ['Subject: from storage flag\r\n\r\nhi\r\n'] } }));
+  // ROOKERY_PORT overrides the config's port 1; the --storage flag overrides the config's storage.
+  const { child, port } = await startCli(['--config', join(dir, 'config.json'), '--storage', join(dir, 'storage.json')], {
+    ROOKERY_PORT: '0',
+    ROOKERY_PLUGIN: 'IDLE,UIDPLUS',
+  });
+  const client = await RawClient.connect(port);
+  const greeting = await client.line();
+  assert.match(greeting, /IDLE/);
+  assert.match(greeting, /UIDPLUS/);
+  assert.match((await client.command('LOGIN carol fromconfig')).at(-1)!, /OK/);
+  await client.command('SELECT INBOX');
+  const fetched = await client.command('FETCH 1 BODY.PEEK[HEADER.FIELDS (SUBJECT)]');
+  assert.match(fetched.join('\n'), /Subject: from storage flag/);
+  child.kill('SIGTERM');
+  // Graceful: the command waits for the client.
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(child.exitCode, null);
+  await client.command('LOGOUT');
+  assert.equal(await exited(child), 0);
+});
