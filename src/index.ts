@@ -12,6 +12,10 @@
 export { createServer, Server } from './server.js';
 export type { ListenAddress, ServerAddresses } from './server.js';
 export { ServiceError } from './errors.js';
+export { RestServer, isLoopbackHost } from './rest/rest.js';
+export type { RestConfig } from './rest/rest.js';
+export type { Route, RouteContext, Param, QueryParam, Method } from './rest/route.js';
+export type { Schema } from './rest/schema.js';
 export type { ErrorCode } from './errors.js';
 export { storageSchema } from './options/schema.js';
 export type {

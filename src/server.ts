@@ -3,6 +3,7 @@ import net from 'node:net';
 import { ControlApi, type AppendCheck } from './control/control.js';
 import type { ServerEventMap } from './events.js';
 import { ImapSession } from './imap/session.js';
+import { RestServer } from './rest/rest.js';
 import { ScriptEngine } from './script/engine.js';
 import { resolveOptions } from './options/resolve.js';
 import type { ResolvedOptions, ServerOptions } from './options/types.js';
@@ -38,6 +39,9 @@ export class Server extends EventEmitter<ServerEventMap> {
   private imapListener: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
   private stopping: Promise<void> | null = null;
+  private rest: RestServer | null = null;
+  /** Milliseconds between `: ping` comments on REST event streams (set before `start()`). */
+  restPingInterval = 15_000;
   private markStopped!: () => void;
   /** Resolves when the server has stopped (stop(), shutdown, REST POST /v1/shutdown). */
   readonly stopped: Promise<void> = new Promise((resolve) => (this.markStopped = resolve));
@@ -99,7 +103,18 @@ export class Server extends EventEmitter<ServerEventMap> {
    */
   async start(): Promise<ServerAddresses> {
     const imap = await this.openImap(this.options.port, this.options.host);
-    return { imap, rest: null };
+    const config = this.options.rest;
+    if (!config) return { imap, rest: null };
+    const rest = new RestServer(this, { ...config, pingInterval: this.restPingInterval });
+    this.setMaxListeners(0);
+    try {
+      const address = await rest.listen();
+      this.rest = rest;
+      return { imap, rest: address };
+    } catch (err) {
+      await this.shutdown(false);
+      throw err;
+    }
   }
 
   /** Opens the IMAP listener only (never REST), like `net.Server#listen`. */
@@ -113,6 +128,11 @@ export class Server extends EventEmitter<ServerEventMap> {
       (err: unknown) => (this as EventEmitter).emit('error', err),
     );
     return this;
+  }
+
+  /** Address of the REST listener, or null when it does not listen. */
+  restAddress(): ListenAddress | null {
+    return this.rest?.address() ?? null;
   }
 
   /** Address of the IMAP listener, or null before it listens. */
@@ -155,14 +175,17 @@ export class Server extends EventEmitter<ServerEventMap> {
   shutdown(graceful: boolean): Promise<void> {
     if (this.stopping) return this.stopping;
     const listener = this.imapListener;
+    const rest = this.rest;
     this.stopping = (async () => {
+      const restClosed = rest ? rest.close(graceful) : Promise.resolve();
       const closed = listener ? new Promise<void>((r) => listener.close(() => r())) : Promise.resolve();
       if (!graceful) {
         for (const s of this.sessions.list()) s.disconnect({ text: 'Server shutting down' });
         for (const socket of this.sockets) socket.destroy();
       }
-      await closed;
+      await Promise.all([closed, restClosed]);
       this.imapListener = null;
+      this.rest = null;
     })();
     void this.stopping.then(() => this.markStopped());
     return this.stopping;

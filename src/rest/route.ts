@@ -1,0 +1,51 @@
+/** The shape of a REST route: everything the router, the validator and the OpenAPI document need. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from '../server.js';
+import type { Schema } from './schema.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface Param {
+  name: string;
+  /** `string` (a URL-decoded segment) or `integer`. */
+  type: 'string' | 'integer';
+  description: string;
+}
+
+export interface QueryParam {
+  name: string;
+  description: string;
+  schema: Schema;
+}
+
+export interface RouteContext {
+  server: Server;
+  params: Record<string, string | number>;
+  query: URLSearchParams;
+  body: unknown;
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
+export interface Route {
+  method: Method;
+  /** Path pattern: literal segments and `{name}` parameters, each one segment. */
+  path: string;
+  summary: string;
+  /** Control operation it calls (documentation). */
+  operation: string;
+  params?: Param[];
+  query?: QueryParam[];
+  /** Request body schema; absent: the route takes no body (a body must still be a JSON object). */
+  body?: Schema;
+  /** Accepts an array body as well as an object (script rules). */
+  allowArray?: boolean;
+  /** Success status. */
+  status: number;
+  response: Schema;
+  /** The handler; returns the JSON body. `stream` routes write the response themselves. */
+  handle(ctx: RouteContext): unknown;
+  stream?: boolean;
+  /** Called after the response has been sent (shutdown). */
+  after?(ctx: RouteContext): void;
+}

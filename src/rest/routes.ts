@@ -1,0 +1,282 @@
+/**
+ * The route tables, one per resource. Each route calls one control API
+ * operation; schemas here validate requests and produce the OpenAPI document.
+ */
+import { ServiceError } from '../errors.js';
+import { EVENT_TYPES } from '../events.js';
+import type { ScriptRule } from '../script/rule.js';
+import type { Param, Route } from './route.js';
+import { arrayOf, bool, int, nullable, obj, ref, str, type Schema } from './schema.js';
+
+const P_PATH: Param = { name: 'path', type: 'string', description: 'Mailbox storage name, URL encoded as one segment (`/` is `%2F`)' };
+const P_SESSION: Param = { name: 'session', type: 'integer', description: 'Session number' };
+const P_NAME: Param = { name: 'name', type: 'string', description: 'User name' };
+const P_UID: Param = { name: 'uid', type: 'integer', description: 'Message UID' };
+const P_ID: Param = { name: 'id', type: 'integer', description: 'Script rule id' };
+
+const encoding: Schema = { type: 'string', enum: ['utf-8', 'base64'] };
+const uids = arrayOf(int(1));
+const xoauth2 = obj({ accessToken: str(), sessionTimeout: int(0) }, ['accessToken']);
+const uidMap = obj({ uidvalidity: int(), uids: arrayOf(obj({ uid: int(), targetUid: int() })) });
+const deleted = obj({ deleted: bool });
+const changed = obj({ changed: bool });
+
+const p = (ctx: { params: Record<string, string | number> }, name: string): string => ctx.params[name] as string;
+const n = (ctx: { params: Record<string, string | number> }, name: string): number => ctx.params[name] as number;
+const o = (body: unknown): Record<string, unknown> => body as Record<string, unknown>;
+
+export const serverRoutes: Route[] = [
+  {
+    method: 'GET', path: '/v1/snapshot', summary: 'The whole store in the shape of the storage option', operation: 'snapshot',
+    status: 200, response: { type: 'object', additionalProperties: true },
+    handle: ({ server }) => server.control.snapshot(),
+  },
+  {
+    method: 'POST', path: '/v1/reset', summary: 'Restore mailboxes and users to those of the options', operation: 'reset',
+    body: obj({}), status: 200, response: obj({ reset: bool }),
+    handle: ({ server }) => server.control.reset(),
+  },
+  {
+    method: 'POST', path: '/v1/shutdown', summary: 'Stop the server (answers first)', operation: 'shutdown',
+    body: obj({ graceful: bool }), status: 202, response: obj({ shutdown: bool }),
+    handle: () => ({ shutdown: true }),
+    after: ({ server, body }) => {
+      server.control.shutdown({ graceful: (o(body).graceful as boolean | undefined) ?? true }).catch(() => undefined);
+    },
+  },
+];
+
+export const sessionRoutes: Route[] = [
+  {
+    method: 'GET', path: '/v1/sessions', summary: 'List sessions', operation: 'sessions',
+    status: 200, response: arrayOf(ref('Session')),
+    handle: ({ server }) => server.control.sessions(),
+  },
+  {
+    method: 'DELETE', path: '/v1/sessions/{session}', summary: 'Disconnect a session', operation: 'disconnect', params: [P_SESSION],
+    body: obj({ text: str('BYE text'), reset: bool }), status: 200, response: obj({ disconnected: bool }),
+    handle: (ctx) => ctx.server.control.disconnect(n(ctx, 'session'), o(ctx.body)),
+  },
+  {
+    method: 'POST', path: '/v1/sessions/{session}/inject', summary: 'Write data to a session verbatim', operation: 'inject', params: [P_SESSION],
+    body: obj({ data: str(), encoding }, ['data']), status: 200, response: obj({ injected: bool }),
+    handle: (ctx) => {
+      const b = o(ctx.body);
+      return ctx.server.control.inject(n(ctx, 'session'), b.data as string, (b.encoding as 'utf-8' | 'base64' | undefined) ?? 'utf-8');
+    },
+  },
+  {
+    method: 'GET', path: '/v1/events', summary: 'Server-Sent Events stream of server events', operation: 'event stream',
+    query: [{ name: 'types', description: `Comma-separated event types: ${EVENT_TYPES.join(', ')}`, schema: str() }],
+    status: 200, response: str('text/event-stream'), stream: true,
+    handle: () => undefined,
+  },
+];
+
+export const userRoutes: Route[] = [
+  {
+    method: 'GET', path: '/v1/users', summary: 'List users (no credentials)', operation: 'listUsers',
+    status: 200, response: arrayOf(ref('User')),
+    handle: ({ server }) => server.control.listUsers(),
+  },
+  {
+    method: 'POST', path: '/v1/users', summary: 'Add a user', operation: 'addUser',
+    body: obj({ name: str(), password: str(), xoauth2 }, ['name']), status: 201, response: obj({ name: str() }),
+    handle: ({ server, body }) => server.control.addUser(body as never),
+  },
+  {
+    method: 'PUT', path: '/v1/users/{name}', summary: 'Change a user', operation: 'updateUser', params: [P_NAME],
+    body: obj({ password: str(), xoauth2: nullable(xoauth2) }), status: 200, response: obj({ name: str() }),
+    handle: (ctx) => ctx.server.control.updateUser(p(ctx, 'name'), ctx.body as never),
+  },
+  {
+    method: 'DELETE', path: '/v1/users/{name}', summary: 'Delete a user', operation: 'deleteUser', params: [P_NAME],
+    body: obj({ disconnect: bool }), status: 200, response: deleted,
+    handle: (ctx) => ctx.server.control.deleteUser(p(ctx, 'name'), o(ctx.body)),
+  },
+];
+
+export const mailboxRoutes: Route[] = [
+  {
+    method: 'GET', path: '/v1/mailboxes', summary: 'List mailboxes, ordered by name', operation: 'listMailboxes',
+    status: 200, response: arrayOf(ref('MailboxInfo')),
+    handle: ({ server }) => server.control.listMailboxes(),
+  },
+  {
+    method: 'POST', path: '/v1/mailboxes', summary: 'Create a mailbox with missing superior levels', operation: 'createMailbox',
+    body: obj({ path: str(), subscribed: bool }, ['path']), status: 201, response: ref('MailboxInfo'),
+    handle: ({ server, body }) => server.control.createMailbox(body as never),
+  },
+  {
+    method: 'GET', path: '/v1/mailboxes/{path}', summary: 'One mailbox', operation: 'getMailbox', params: [P_PATH],
+    status: 200, response: ref('MailboxInfo'),
+    handle: (ctx) => ctx.server.control.getMailbox(p(ctx, 'path')),
+  },
+  {
+    method: 'DELETE', path: '/v1/mailboxes/{path}', summary: 'Delete a mailbox', operation: 'deleteMailbox', params: [P_PATH],
+    body: obj({}), status: 200, response: deleted,
+    handle: (ctx) => ctx.server.control.deleteMailbox(p(ctx, 'path')),
+  },
+  {
+    method: 'POST', path: '/v1/mailboxes/{path}/rename', summary: 'Rename a mailbox with its children', operation: 'renameMailbox', params: [P_PATH],
+    body: obj({ newPath: str() }, ['newPath']), status: 200, response: ref('MailboxInfo'),
+    handle: (ctx) => ctx.server.control.renameMailbox(p(ctx, 'path'), ctx.body as never),
+  },
+  {
+    method: 'PUT', path: '/v1/mailboxes/{path}/subscription', summary: 'Subscribe a mailbox', operation: 'subscribe', params: [P_PATH],
+    body: obj({}), status: 200, response: changed,
+    handle: (ctx) => ctx.server.control.subscribe(p(ctx, 'path')),
+  },
+  {
+    method: 'DELETE', path: '/v1/mailboxes/{path}/subscription', summary: 'Unsubscribe a name', operation: 'unsubscribe', params: [P_PATH],
+    body: obj({}), status: 200, response: changed,
+    handle: (ctx) => ctx.server.control.unsubscribe(p(ctx, 'path')),
+  },
+  {
+    method: 'POST', path: '/v1/mailboxes/{path}/uidvalidity', summary: 'New UIDVALIDITY and optionally new UIDs', operation: 'resetUidValidity',
+    params: [P_PATH],
+    body: obj({ uidvalidity: int(1), uids: { type: 'string', enum: ['keep', 'renumber', 'offset', 'shuffle'] }, offset: int(), seed: int() }),
+    status: 200, response: obj({ uidvalidity: int(), uidnext: int(), uids: arrayOf(obj({ uid: int(), newUid: int() })) }),
+    handle: (ctx) => ctx.server.control.resetUidValidity(p(ctx, 'path'), ctx.body as never),
+  },
+];
+
+function parseUids(text: string): number[] {
+  return text
+    .split(',')
+    .filter((s) => s.trim() !== '')
+    .map((s) => {
+      const t = s.trim();
+      if (!/^[1-9][0-9]{0,9}$/.test(t)) throw new ServiceError('INVALID', `uids: not a UID: ${JSON.stringify(t)}`);
+      return Number(t);
+    });
+}
+
+export const messageRoutes: Route[] = [
+  {
+    method: 'GET', path: '/v1/mailboxes/{path}/messages', summary: 'List messages, ordered by UID', operation: 'listMessages', params: [P_PATH],
+    query: [
+      { name: 'uids', description: 'Comma-separated UIDs; only these', schema: str() },
+      { name: 'raw', description: '`true` includes the source in base64', schema: { type: 'string', enum: ['true', 'false'] } },
+    ],
+    status: 200, response: arrayOf(ref('MessageInfo')),
+    handle: (ctx) => {
+      const options: { uids?: number[]; raw?: boolean } = {};
+      const u = ctx.query.get('uids');
+      if (u !== null) options.uids = parseUids(u);
+      const raw = ctx.query.get('raw');
+      if (raw !== null) {
+        if (raw !== 'true' && raw !== 'false') throw new ServiceError('INVALID', `raw: expected true or false, got ${JSON.stringify(raw)}`);
+        options.raw = raw === 'true';
+      }
+      return ctx.server.control.listMessages(p(ctx, 'path'), options);
+    },
+  },
+  {
+    method: 'POST', path: '/v1/mailboxes/{path}/messages', summary: 'Add a message like a delivery', operation: 'addMessage', params: [P_PATH],
+    body: obj(
+      { raw: str('Message source: UTF-8 text, or base64 with `encoding: base64`'), encoding, flags: arrayOf(str()), internaldate: str('RFC 3501 date-time'), checks: bool },
+      ['raw'],
+    ),
+    status: 201, response: obj({ uid: int(), uidvalidity: int() }),
+    handle: (ctx) => ctx.server.control.addMessage(p(ctx, 'path'), ctx.body as never),
+  },
+  {
+    method: 'POST', path: '/v1/mailboxes/{path}/messages/flags', summary: 'Set, add or remove flags', operation: 'setFlags', params: [P_PATH],
+    body: obj({ uids, flags: arrayOf(str()), mode: { type: 'string', enum: ['set', 'add', 'remove'] } }, ['uids', 'flags']),
+    status: 200, response: arrayOf(obj({ uid: int(), flags: arrayOf(str()) })),
+    handle: (ctx) => ctx.server.control.setFlags(p(ctx, 'path'), ctx.body as never),
+  },
+  {
+    method: 'POST', path: '/v1/mailboxes/{path}/messages/expunge', summary: 'Remove messages', operation: 'expungeMessages', params: [P_PATH],
+    body: obj({ uids }, ['uids']), status: 200, response: obj({ uids }),
+    handle: (ctx) => ctx.server.control.expungeMessages(p(ctx, 'path'), ctx.body as never),
+  },
+  {
+    method: 'POST', path: '/v1/mailboxes/{path}/messages/copy', summary: 'Copy messages', operation: 'copyMessages', params: [P_PATH],
+    body: obj({ uids, target: str('Plain mailbox name') }, ['uids', 'target']), status: 200, response: uidMap,
+    handle: (ctx) => ctx.server.control.copyMessages(p(ctx, 'path'), ctx.body as never),
+  },
+  {
+    method: 'POST', path: '/v1/mailboxes/{path}/messages/move', summary: 'Move messages', operation: 'moveMessages', params: [P_PATH],
+    body: obj({ uids, target: str('Plain mailbox name') }, ['uids', 'target']), status: 200, response: uidMap,
+    handle: (ctx) => ctx.server.control.moveMessages(p(ctx, 'path'), ctx.body as never),
+  },
+  {
+    method: 'GET', path: '/v1/mailboxes/{path}/messages/{uid}', summary: 'One message with its source', operation: 'getMessage', params: [P_PATH, P_UID],
+    status: 200, response: ref('MessageInfo'),
+    handle: (ctx) => ctx.server.control.getMessage(p(ctx, 'path'), n(ctx, 'uid')),
+  },
+  {
+    method: 'DELETE', path: '/v1/mailboxes/{path}/messages/{uid}', summary: 'Remove one message', operation: 'expungeMessages', params: [P_PATH, P_UID],
+    body: obj({}), status: 200, response: obj({ uids }),
+    handle: (ctx) => {
+      const uid = n(ctx, 'uid');
+      ctx.server.control.getMessage(p(ctx, 'path'), uid); // 404 NONEXISTENT for an unknown UID
+      return ctx.server.control.expungeMessages(p(ctx, 'path'), { uids: [uid] });
+    },
+  },
+];
+
+export const scriptRoutes: Route[] = [
+  {
+    method: 'GET', path: '/v1/script/rules', summary: 'List script rules', operation: 'script rules listing',
+    status: 200, response: arrayOf(ref('ScriptRuleEntry')),
+    handle: ({ server }) => server.script.rules,
+  },
+  {
+    method: 'POST', path: '/v1/script/rules', summary: 'Add a rule or an array of rules (atomically)', operation: 'script add',
+    body: { oneOf: [ref('ScriptRule'), arrayOf(ref('ScriptRule'))] }, allowArray: true,
+    status: 201, response: { oneOf: [ref('ScriptRuleEntry'), arrayOf(ref('ScriptRuleEntry'))] },
+    handle: ({ server, body }) => {
+      const entry = (h: { id: number; rule: unknown; matched: number; hits: number }) => ({ id: h.id, rule: h.rule, matched: h.matched, hits: h.hits });
+      if (Array.isArray(body)) return server.script.add(body as ScriptRule[]).map(entry);
+      return entry(server.script.add(body as ScriptRule));
+    },
+  },
+  {
+    method: 'DELETE', path: '/v1/script/rules', summary: 'Remove every rule', operation: 'script clear',
+    body: obj({}), status: 200, response: deleted,
+    handle: ({ server }) => {
+      server.script.clear();
+      return { deleted: true };
+    },
+  },
+  {
+    method: 'DELETE', path: '/v1/script/rules/{id}', summary: 'Remove one rule', operation: 'rule handle remove', params: [P_ID],
+    body: obj({}), status: 200, response: deleted,
+    handle: ({ server, params }) => {
+      if (!server.script.remove(params.id as number)) throw new ServiceError('NONEXISTENT', `Script rule ${params.id} does not exist`);
+      return { deleted: true };
+    },
+  },
+];
+
+export const docRoutes: Route[] = [
+  {
+    method: 'GET', path: '/v1/openapi.json', summary: 'OpenAPI 3.1 document of this server', operation: 'OpenAPI document',
+    status: 200, response: { type: 'object', additionalProperties: true },
+    handle: () => undefined, // filled in by the REST server
+  },
+];
+
+export const BUILTIN_ROUTES: Route[] = [...serverRoutes, ...sessionRoutes, ...userRoutes, ...mailboxRoutes, ...messageRoutes, ...scriptRoutes, ...docRoutes];
+
+const strArray = arrayOf(str());
+
+/** Shared response schemas (OpenAPI components). */
+export const COMPONENTS: Record<string, Schema> = {
+  Error: obj({ error: obj({ code: str(), message: str() }, ['code', 'message']) }, ['error']),
+  MailboxInfo: obj({
+    path: str(), delimiter: str(), flags: strArray, selectable: bool, subscribed: bool, messages: int(), unseen: int(),
+    uidnext: int(), uidvalidity: int(), permanentFlags: strArray, specialUse: strArray,
+  }),
+  MessageInfo: obj({ uid: int(), flags: strArray, internaldate: str(), size: int(), modseq: int(), raw: str('base64'), encoding: str() }),
+  User: obj({ name: str(), xoauth2: bool }),
+  Session: obj({
+    session: int(), user: nullable(str()), state: { type: 'string', enum: ['Not Authenticated', 'Authenticated', 'Selected', 'Logout'] },
+    mailbox: nullable(str()), readOnly: bool, enabled: strArray, secure: bool, compressed: bool, remoteAddress: nullable(str()),
+  }),
+  ScriptRule: { type: 'object', properties: { on: { type: 'string', enum: ['greeting', 'command', 'input', 'response', 'quiet'] } }, required: ['on'], additionalProperties: true },
+  ScriptRuleEntry: obj({ id: int(), rule: ref('ScriptRule'), matched: int(), hits: int() }),
+};
