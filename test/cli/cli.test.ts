@@ -101,3 +101,16 @@ test('flags over environment over config; IMAP works; SIGTERM stops gracefully w
   await client.command('LOGOUT');
   assert.equal(await exited(child), 0);
 });
+
+test('REST on: start-up reports its address; POST /v1/shutdown ends the command with exit 0', async () => {
+  const { child, output } = await startCli(['--port', '0', '--rest-port', '0']);
+  const m = /REST API listening on (http:\/\/[^\s]+\/v1)/.exec(output()) ?? (await new Promise<RegExpExecArray | null>((r) => setTimeout(() => r(/REST API listening on (http:\/\/[^\s]+\/v1)/.exec(output())), 300)));
+  assert.ok(m, `no REST line in ${output()}`);
+  const base = m[1]!;
+  const mailboxes = (await (await fetch(`${base}/mailboxes`)).json()) as { path: string }[];
+  assert.deepEqual(mailboxes.map((x) => x.path), ['INBOX']);
+  const res = await fetch(`${base}/shutdown`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  assert.equal(res.status, 202);
+  assert.deepEqual(await res.json(), { shutdown: true });
+  assert.equal(await exited(child), 0);
+});
