@@ -57,6 +57,9 @@ export type {
   ResetEvent,
 } from './events.js';
 export { BUILTIN_PLUGINS } from './extensions/catalog.js';
+export type { Plugin, Extension } from './extensions/extension.js';
+export type { CommandSpec, CommandContext, CommandResult, ImapState } from './imap/command.js';
+export type { ImapSession } from './imap/session.js';
 export { ScriptEngine } from './script/engine.js';
 export type { ScriptAction, ScriptFiring } from './script/engine.js';
 export type { ScriptRule, ScriptRuleJson, ScriptRuleInfo, ScriptRuleHandle, ScriptContext, ScriptOn } from './script/rule.js';

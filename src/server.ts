@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { ControlApi, type AppendCheck } from './control/control.js';
 import type { ServerEventMap } from './events.js';
+import { imapProtocol } from './imap/protocol.js';
 import { ImapSession } from './imap/session.js';
 import { RestServer } from './rest/rest.js';
 import { ScriptEngine } from './script/engine.js';
@@ -40,8 +41,6 @@ export class Server extends EventEmitter<ServerEventMap> {
   private readonly sockets = new Set<net.Socket>();
   private stopping: Promise<void> | null = null;
   private rest: RestServer | null = null;
-  /** Milliseconds between `: ping` comments on REST event streams (set before `start()`). */
-  restPingInterval = 15_000;
   private markStopped!: () => void;
   /** Resolves when the server has stopped (stop(), shutdown, REST POST /v1/shutdown). */
   readonly stopped: Promise<void> = new Promise((resolve) => (this.markStopped = resolve));
@@ -105,7 +104,8 @@ export class Server extends EventEmitter<ServerEventMap> {
     const imap = await this.openImap(this.options.port, this.options.host);
     const config = this.options.rest;
     if (!config) return { imap, rest: null };
-    const rest = new RestServer(this, { ...config, pingInterval: this.restPingInterval });
+    const pluginRoutes = imapProtocol(this).extensions.flatMap((e) => e.routes ?? []);
+    const rest = new RestServer(this, config, pluginRoutes);
     this.setMaxListeners(0);
     try {
       const address = await rest.listen();

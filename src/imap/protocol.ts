@@ -20,7 +20,10 @@ export function imapProtocol(server: Server): ImapProtocol {
   let protocol = protocols.get(server);
   if (protocol) return protocol;
   const all = builtinExtensions();
-  const extensions = server.options.plugins.map((name) => all.get(name)).filter((e): e is Extension => e !== undefined);
+  const extensions = [
+    ...server.options.plugins.map((name) => all.get(name)).filter((e): e is Extension => e !== undefined),
+    ...server.options.customPlugins,
+  ];
   const names = new Set(extensions.map((e) => e.name));
   const commands = new Map<string, CommandSpec>();
   for (const spec of coreCommands()) commands.set(spec.name, spec);

@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import { isServiceError, ServiceError } from '../errors.js';
 import type { ScriptRule } from '../script/rule.js';
 import { validateRules } from '../script/validate.js';
-import { BUILTIN_PLUGINS, PLUGIN_ALIASES, PLUGIN_REQUIRES, REMOVED_PLUGINS, type BuiltinPlugin } from '../extensions/catalog.js';
 import { checkTypos, childPath, describeValue, indexPath, isPlainObject, Problems } from './problems.js';
+import { resolvePlugins } from './plugins.js';
 import { resolveStorage, type StorageContext } from './storage.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
 
@@ -40,7 +40,7 @@ export const TOP_LEVEL_KEYS = [
   'pingInterval',
 ] as const;
 
-export const REST_KEYS = ['port', 'host', 'token'] as const;
+export const REST_KEYS = ['port', 'host', 'token', 'pingInterval'] as const;
 export const USER_KEYS = ['password', 'xoauth2'] as const;
 export const XOAUTH2_KEYS = ['accessToken', 'sessionTimeout'] as const;
 
@@ -57,6 +57,7 @@ export const DEFAULTS = {
   maxLiteralBeforeLogin: 65536,
   maxLiteral: 64 * 1024 * 1024,
   scriptSeed: 1,
+  restPingInterval: 15_000,
 } as const;
 
 /** Extension-owned keys to accept (and typo-check against) beyond the built-in ones. */
@@ -103,7 +104,8 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   return {
     storage,
     users,
-    plugins,
+    plugins: plugins.names,
+    customPlugins: plugins.custom,
     scriptSeed,
     script,
     now,
@@ -259,66 +261,22 @@ function resolveUser(problems: Problems, value: unknown, path: string): UserReco
   return { password, xoauth2 };
 }
 
-const PLUGIN_ORDER = new Map<string, number>(BUILTIN_PLUGINS.map((name, i) => [name, i]));
-
-function resolvePlugins(problems: Problems, value: unknown): string[] {
-  if (value === undefined) return [];
-  let names: unknown[];
-  if (typeof value === 'string') {
-    if (value.toLowerCase() !== 'all') {
-      problems.expected('plugins', 'an array of plugin names or "all"', value);
-      return [];
-    }
-    names = [...BUILTIN_PLUGINS];
-  } else if (Array.isArray(value)) {
-    names = value;
-  } else {
-    problems.expected('plugins', 'an array of plugin names or "all"', value);
-    return [];
-  }
-  const chosen = new Set<BuiltinPlugin>();
-  const add = (name: BuiltinPlugin): void => {
-    if (chosen.has(name)) return;
-    chosen.add(name);
-    for (const required of PLUGIN_REQUIRES[name] ?? []) add(required);
-  };
-  names.forEach((name, i) => {
-    if (typeof name !== 'string') {
-      problems.expected(indexPath('plugins', i), 'a plugin name', name);
-      return;
-    }
-    const upper = name.toUpperCase();
-    const removed = Object.hasOwn(REMOVED_PLUGINS, upper) ? REMOVED_PLUGINS[upper] : undefined;
-    if (removed !== undefined) {
-      problems.add('plugins', removed);
-      return;
-    }
-    const canonical: BuiltinPlugin | undefined = PLUGIN_ORDER.has(upper)
-      ? (upper as BuiltinPlugin)
-      : Object.hasOwn(PLUGIN_ALIASES, upper)
-        ? PLUGIN_ALIASES[upper]
-        : undefined;
-    if (canonical === undefined) {
-      problems.add('plugins', `unknown plugin ${JSON.stringify(name)}; valid names: ${BUILTIN_PLUGINS.join(', ')}`);
-      return;
-    }
-    add(canonical);
-  });
-  return [...chosen].sort((a, b) => PLUGIN_ORDER.get(a)! - PLUGIN_ORDER.get(b)!);
-}
-
 function resolveRest(problems: Problems, value: unknown): ResolvedOptions['rest'] {
   if (value === undefined) return null;
   if (!isPlainObject(value)) {
-    problems.expected('rest', 'an object ({port, host, token})', value);
+    problems.expected('rest', 'an object ({port, host, token, pingInterval})', value);
     return null;
   }
   checkTypos(value, REST_SET, REST_KEYS, 'rest', problems);
   const port = value.port === undefined ? undefined : portNumber(problems, value.port, 'rest.port');
   const host = optional(value.host, DEFAULTS.host, (v) => nonEmptyString(problems, v, 'rest.host'));
+  // An empty token is kept: start() refuses it with the reason, as the spec asks.
   const token =
     value.token === undefined || value.token === null
       ? null
-      : (nonEmptyString(problems, value.token, 'rest.token') ?? null);
-  return port === undefined ? null : { port, host, token };
+      : typeof value.token === 'string'
+        ? value.token
+        : (problems.expected('rest.token', 'a string', value.token) ?? null);
+  const pingInterval = optional(value.pingInterval, DEFAULTS.restPingInterval, (v) => integerAtLeast(problems, v, 'rest.pingInterval', 1));
+  return port === undefined ? null : { port, host, token, pingInterval };
 }

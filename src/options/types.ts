@@ -1,9 +1,10 @@
-import type { ScriptRule } from '../script/rule.js';
 /**
  * The public option types (what a caller passes to `createServer`) and the
  * resolved form the rest of the server works with. `resolveOptions` in
  * `./resolve.ts` turns the first into the second, validating as it goes.
  */
+import type { Plugin } from '../extensions/extension.js';
+import type { ScriptRule } from '../script/rule.js';
 import type { InternalDate } from '../store/internal-date.js';
 
 /** A message in the storage option: raw source, or an object with it. */
@@ -59,8 +60,10 @@ export interface RestOptions {
   port?: number;
   /** Address to listen on. Default `127.0.0.1`. */
   host?: string;
-  /** Bearer token every request must send. Required on a non-loopback host. */
+  /** Bearer token every request must send. Required on a non-loopback host; an empty token fails `start()`. */
   token?: string;
+  /** Milliseconds between `: ping` comments on event streams. Default 15000. */
+  pingInterval?: number;
 }
 
 /** The clock: a fixed instant or a function returning the current one. */
@@ -71,8 +74,11 @@ export interface ServerOptions {
   storage?: Storage;
   /** Users by name. Default `{ testuser: { password: 'testpass', xoauth2: { accessToken: 'testtoken' } } }`. */
   users?: Record<string, UserOptions>;
-  /** Extensions to load by name, or `"all"`. */
-  plugins?: string[] | 'all';
+  /**
+   * Extensions to load: built-in names, `"all"`, and plugin objects of your
+   * own (commands, capabilities, REST routes).
+   */
+  plugins?: (string | Plugin)[] | 'all';
   /** Seed of the PRNG behind script rules' `chance`. Default 1. */
   scriptSeed?: number;
   /** Script rules to start with: an array, or a path to a JSON file holding one. */
@@ -146,14 +152,16 @@ export interface UserRecord {
 export interface ResolvedOptions {
   storage: StorageSeed;
   users: Map<string, UserRecord>;
-  /** Canonical plugin names, dependencies included, in a stable order. */
+  /** Loaded plugin names: built-ins (dependencies included) in a stable order, then plugin objects'. */
   plugins: string[];
+  /** Plugin objects given in `plugins`, in the order given. */
+  customPlugins: Plugin[];
   scriptSeed: number;
   /** Validated script rules from the `script` option. */
   script: ScriptRule[];
   /** The clock in epoch milliseconds. */
   now: () => number;
-  rest: { port: number; host: string; token: string | null } | null;
+  rest: { port: number; host: string; token: string | null; pingInterval: number } | null;
   port: number;
   host: string;
   greeting: string;

@@ -32,7 +32,7 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
     const op: Record<string, unknown> = {
       operationId: `${r.method.toLowerCase()}${r.path.replace(/\{(\w+)\}/g, (_m, n: string) => `By${n[0]!.toUpperCase()}${n.slice(1)}`).replace(/[^A-Za-z0-9]+(\w)?/g, (_m, c?: string) => (c ? c.toUpperCase() : ''))}`,
       summary: r.summary,
-      description: `Control operation: ${r.operation}`,
+      ...(r.operation ? { description: `Control operation: ${r.operation}` } : {}),
       responses,
     };
     if (parameters.length > 0) op.parameters = parameters;

@@ -64,9 +64,22 @@ function compile(route: Route): CompiledRoute {
   return { route, segments, params: segments.filter((s) => s.startsWith('{')).length };
 }
 
+/** The route of `table` for a request, the methods allowed on its path when none has `method`, or null. */
+function matchIn(table: readonly CompiledRoute[], method: string, segments: readonly string[]): { route: Route } | { allow: string[] } | null {
+  const candidates = table.filter(
+    (c) => c.segments.length === segments.length && c.segments.every((s, i) => s.startsWith('{') || s === segments[i]),
+  );
+  if (candidates.length === 0) return null;
+  const fewest = Math.min(...candidates.map((c) => c.params));
+  const best = candidates.filter((c) => c.params === fewest);
+  const hit = best.find((c) => c.route.method === method);
+  return hit ? { route: hit.route } : { allow: best.map((c) => c.route.method) };
+}
+
 export class RestServer {
   private readonly http: http.Server;
   private readonly routes: CompiledRoute[];
+  private readonly pluginRoutes: CompiledRoute[];
   private readonly streams = new Set<ServerResponse>();
   private readonly tokenDigest: Buffer | null;
   private readonly pingInterval: number;
@@ -75,11 +88,13 @@ export class RestServer {
   constructor(
     private readonly server: Server,
     private readonly config: RestConfig,
-    extraRoutes: readonly Route[] = [],
+    /** Routes of loaded plugins, served after the built-in ones. */
+    pluginRoutes: readonly Route[] = [],
   ) {
     this.tokenDigest = config.token === null ? null : digest(config.token);
     this.pingInterval = config.pingInterval ?? DEFAULT_PING_INTERVAL;
-    this.routes = [...BUILTIN_ROUTES, ...extraRoutes].map(compile);
+    this.routes = BUILTIN_ROUTES.map(compile);
+    this.pluginRoutes = pluginRoutes.map(compile);
     this.http = http.createServer((req, res) => {
       this.dispatch(req, res).catch((err: unknown) => this.fail(res, err));
     });
@@ -87,7 +102,7 @@ export class RestServer {
 
   /** Every route this server serves (for the OpenAPI document). */
   get routeTable(): Route[] {
-    return this.routes.map((c) => c.route);
+    return [...this.routes, ...this.pluginRoutes].map((c) => c.route);
   }
 
   listen(): Promise<ListenAddress> {
@@ -166,22 +181,25 @@ export class RestServer {
     return null;
   }
 
+  /**
+   * Finds the route for a request: built-in routes first, then plugin
+   * routes, so a plugin can add to the API but never shadow it. Within one
+   * table a literal segment beats a parameter (`/v1/script/rules` before
+   * `/v1/script/{id}`).
+   */
   private match(method: string, pathname: string): { route: Route; raw: string[] } | ServiceError {
     const segments = pathname.split('/').slice(1);
-    const candidates = this.routes.filter(
-      (c) => c.segments.length === segments.length && c.segments.every((s, i) => s.startsWith('{') || s === segments[i]),
-    );
-    if (candidates.length === 0) return new ServiceError('NOTFOUND', `No such endpoint: ${pathname}`);
-    const fewest = Math.min(...candidates.map((c) => c.params));
-    const best = candidates.filter((c) => c.params === fewest);
-    const hit = best.find((c) => c.route.method === method);
-    if (!hit) {
-      const allow = [...new Set(best.map((c) => c.route.method))].join(', ');
-      const e = new ServiceError('METHOD', `${method} is not allowed on ${pathname}; allowed: ${allow}`);
-      (e as ServiceError & { allow?: string }).allow = allow;
-      return e;
+    const allow: string[] = [];
+    for (const table of [this.routes, this.pluginRoutes]) {
+      const found = matchIn(table, method, segments);
+      if (found && 'route' in found) return { route: found.route, raw: segments };
+      if (found) allow.push(...found.allow);
     }
-    return { route: hit.route, raw: segments };
+    if (allow.length === 0) return new ServiceError('NOTFOUND', `No such endpoint: ${pathname}`);
+    const methods = [...new Set(allow)].join(', ');
+    const e = new ServiceError('METHOD', `${method} is not allowed on ${pathname}; allowed: ${methods}`);
+    (e as ServiceError & { allow?: string }).allow = methods;
+    return e;
   }
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -33,7 +33,7 @@ export interface Route {
   path: string;
   summary: string;
   /** Control operation it calls (documentation). */
-  operation: string;
+  operation?: string;
   params?: Param[];
   query?: QueryParam[];
   /** Request body schema; absent: the route takes no body (a body must still be a JSON object). */
@@ -43,7 +43,11 @@ export interface Route {
   /** Success status. */
   status: number;
   response: Schema;
-  /** The handler; returns the JSON body. `stream` routes write the response themselves. */
+  /**
+   * The handler; returns the JSON body (or a promise of it). Throw a
+   * ServiceError for an error answer. `stream` routes write the response
+   * themselves.
+   */
   handle(ctx: RouteContext): unknown;
   stream?: boolean;
   /** Called after the response has been sent (shutdown). */

@@ -72,7 +72,9 @@ function problem(value: unknown, schema: Schema, name: string): string | null {
       const o = value as Record<string, unknown>;
       for (const key of schema.required ?? []) if (o[key] === undefined) return `${name === 'body' ? '' : name + '.'}${key}: required`;
       for (const [key, v] of Object.entries(o)) {
-        const sub = schema.properties?.[key] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
+        const declared = schema.properties !== undefined && Object.hasOwn(schema.properties, key);
+        if (!declared && schema.additionalProperties === false) return `${name === 'body' ? '' : name + '.'}${key}: unknown field`;
+        const sub = declared ? schema.properties![key] : typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
         if (sub && v !== undefined) {
           const p = problem(v, sub, name === 'body' ? key : `${name}.${key}`);
           if (p) return p;

@@ -200,8 +200,8 @@ describe('plugins', () => {
   });
 
   it('reports wrong types', () => {
-    assert.equal(invalid(() => resolveOptions({ plugins: 'IDLE' as 'all' })), 'plugins: expected an array of plugin names or "all", got "IDLE"');
-    assert.equal(invalid(() => resolveOptions({ plugins: ['IDLE', 3 as never] })), 'plugins[1]: expected a plugin name, got 3');
+    assert.equal(invalid(() => resolveOptions({ plugins: 'IDLE' as 'all' })), 'plugins: expected an array of plugin names or plugin objects, or "all", got "IDLE"');
+    assert.equal(invalid(() => resolveOptions({ plugins: ['IDLE', 3 as never] })), 'plugins[1]: expected a plugin name or a plugin object, got 3');
   });
 });
 
@@ -212,18 +212,23 @@ describe('rest', () => {
   });
 
   it('resolves with a port', () => {
-    assert.deepEqual(resolveOptions({ rest: { port: 0 } }).rest, { port: 0, host: '127.0.0.1', token: null });
+    assert.deepEqual(resolveOptions({ rest: { port: 0 } }).rest, { port: 0, host: '127.0.0.1', token: null, pingInterval: 15000 });
+    // An empty token is kept so that start() can refuse it with the reason.
+    assert.equal(resolveOptions({ rest: { port: 0, token: '', pingInterval: 20 } }).rest!.token, '');
+    assert.equal(resolveOptions({ rest: { port: 0, pingInterval: 20 } }).rest!.pingInterval, 20);
     assert.deepEqual(resolveOptions({ rest: { port: 8080, host: '0.0.0.0', token: 'secret' } }).rest, {
       port: 8080,
       host: '0.0.0.0',
       token: 'secret',
+      pingInterval: 15000,
     });
   });
 
   it('reports problems', () => {
     assert.equal(invalid(() => resolveOptions({ rest: { port: 1.5 } })), 'rest.port: expected an integer from 0 to 65535, got 1.5');
     assert.equal(invalid(() => resolveOptions({ rest: { prot: 1 } as never })), 'rest.prot: unknown key; did you mean "port"?');
-    assert.equal(invalid(() => resolveOptions({ rest: { port: 1, token: 5 as never } })), 'rest.token: expected a non-empty string, got 5');
-    assert.equal(invalid(() => resolveOptions({ rest: 8080 as never })), 'rest: expected an object ({port, host, token}), got 8080');
+    assert.equal(invalid(() => resolveOptions({ rest: { port: 1, token: 5 as never } })), 'rest.token: expected a string, got 5');
+    assert.equal(invalid(() => resolveOptions({ rest: { port: 1, pingInterval: 0 } })), 'rest.pingInterval: expected a positive integer, got 0');
+    assert.equal(invalid(() => resolveOptions({ rest: 8080 as never })), 'rest: expected an object ({port, host, token, pingInterval}), got 8080');
   });
 });

@@ -4,9 +4,7 @@ import { openEvents, request, startRest } from './helpers.js';
 
 describe('REST event stream and OpenAPI', () => {
   test('SSE: connected, event from a REST call, ping, ends when the server stops', async () => {
-    const r = await startRest({}, (s) => {
-      s.restPingInterval = 50;
-    });
+    const r = await startRest({ rest: { pingInterval: 50 } });
     const stream = await openEvents(r.restPort, '/v1/events?types=mailbox,flags');
     assert.equal(stream.status, 200);
     assert.match(stream.res.headers['content-type']!, /^text\/event-stream/);

@@ -50,7 +50,12 @@ describe('REST security', () => {
     const server = createServer({ port: 0, rest: { port: 0, host: '0.0.0.0' } });
     await assert.rejects(server.start(), /controls the whole server.*needs a token/);
     await server.stop();
-    assert.throws(() => createServer({ port: 0, rest: { port: 0, host: '0.0.0.0', token: '' } }));
+    const empty = createServer({ port: 0, rest: { port: 0, host: '0.0.0.0', token: '' } });
+    await assert.rejects(empty.start(), /controls the whole server.*needs a token/);
+    // The IMAP listener opened first is closed again: nothing is left listening.
+    assert.equal(empty.address(), null);
+    const emptyLoopback = createServer({ port: 0, rest: { port: 0, token: '' } });
+    await assert.rejects(emptyLoopback.start(), /needs a non-empty token/);
   });
 
   test('non-loopback host with a token starts', async () => {

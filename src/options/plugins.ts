@@ -1,0 +1,190 @@
+/**
+ * The `plugins` option: built-in plugin names (with aliases, `"all"` and
+ * dependencies) and plugin objects written by users. A plugin object is
+ * checked here, at construction, so a mistake in a route table shows as an
+ * option error naming the route and not as a 500 on the first request.
+ */
+import { BUILTIN_PLUGINS, PLUGIN_ALIASES, PLUGIN_REQUIRES, REMOVED_PLUGINS, type BuiltinPlugin } from '../extensions/catalog.js';
+import type { Extension } from '../extensions/extension.js';
+import { BUILTIN_ROUTES } from '../rest/routes.js';
+import { checkTypos, childPath, indexPath, isPlainObject, type Problems } from './problems.js';
+
+const PLUGIN_ORDER = new Map<string, number>(BUILTIN_PLUGINS.map((name, i) => [name, i]));
+const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE']);
+// Other keys are the plugin's own (its state, helpers); only likely typos of these are reported.
+const PLUGIN_KEYS = ['name', 'requires', 'capabilities', 'commands', 'routes'] as const;
+const ROUTE_KEYS = ['method', 'path', 'summary', 'operation', 'params', 'query', 'body', 'allowArray', 'status', 'response', 'handle', 'after'] as const;
+const PLUGIN_SET = new Set<string>(PLUGIN_KEYS);
+const ROUTE_SET = new Set<string>(ROUTE_KEYS);
+
+export interface ResolvedPlugins {
+  /** Loaded plugin names: built-ins in catalog order, then plugin objects in the order given. */
+  names: string[];
+  /** The plugin objects given by the caller, validated. */
+  custom: Extension[];
+}
+
+/** The canonical built-in name for `name` (aliases and any case), or undefined. */
+function builtinName(name: string): BuiltinPlugin | undefined {
+  const upper = name.toUpperCase();
+  if (PLUGIN_ORDER.has(upper)) return upper as BuiltinPlugin;
+  return Object.hasOwn(PLUGIN_ALIASES, upper) ? PLUGIN_ALIASES[upper] : undefined;
+}
+
+export function resolvePlugins(problems: Problems, value: unknown): ResolvedPlugins {
+  const none: ResolvedPlugins = { names: [], custom: [] };
+  if (value === undefined) return none;
+  let entries: unknown[];
+  if (typeof value === 'string') {
+    if (value.toLowerCase() !== 'all') {
+      problems.expected('plugins', 'an array of plugin names or plugin objects, or "all"', value);
+      return none;
+    }
+    entries = [...BUILTIN_PLUGINS];
+  } else if (Array.isArray(value)) {
+    entries = value.flatMap((e) => (typeof e === 'string' && e.toLowerCase() === 'all' ? [...BUILTIN_PLUGINS] : [e]));
+  } else {
+    problems.expected('plugins', 'an array of plugin names or plugin objects, or "all"', value);
+    return none;
+  }
+  const chosen = new Set<BuiltinPlugin>();
+  const add = (name: BuiltinPlugin): void => {
+    if (chosen.has(name)) return;
+    chosen.add(name);
+    for (const required of PLUGIN_REQUIRES[name] ?? []) add(required);
+  };
+  const custom: Extension[] = [];
+  entries.forEach((entry, i) => {
+    const path = indexPath('plugins', i);
+    if (typeof entry === 'object' && entry !== null && !Array.isArray(entry)) {
+      const plugin = checkPluginObject(problems, entry as Record<string, unknown>, path, custom);
+      if (plugin) {
+        custom.push(plugin);
+        for (const r of plugin.requires ?? []) {
+          const b = builtinName(r);
+          if (b) add(b);
+        }
+      }
+      return;
+    }
+    if (typeof entry !== 'string') {
+      problems.expected(path, 'a plugin name or a plugin object', entry);
+      return;
+    }
+    const upper = entry.toUpperCase();
+    const removed = Object.hasOwn(REMOVED_PLUGINS, upper) ? REMOVED_PLUGINS[upper] : undefined;
+    if (removed !== undefined) {
+      problems.add('plugins', removed);
+      return;
+    }
+    const canonical = builtinName(entry);
+    if (canonical === undefined) {
+      problems.add('plugins', `unknown plugin ${JSON.stringify(entry)}; valid names: ${BUILTIN_PLUGINS.join(', ')}`);
+      return;
+    }
+    add(canonical);
+  });
+  const builtins = [...chosen].sort((a, b) => PLUGIN_ORDER.get(a)! - PLUGIN_ORDER.get(b)!);
+  return { names: [...builtins, ...custom.map((p) => p.name)], custom };
+}
+
+function checkPluginObject(problems: Problems, p: Record<string, unknown>, path: string, earlier: readonly Extension[]): Extension | null {
+  const before = problems.count;
+  checkTypos(p, PLUGIN_SET, PLUGIN_KEYS, path, problems);
+  const name = p.name;
+  if (typeof name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9=+._-]*$/.test(name)) {
+    problems.expected(childPath(path, 'name'), 'a plugin name (letters, digits and = + . _ -)', name);
+  } else if (builtinName(name) || Object.hasOwn(REMOVED_PLUGINS, name.toUpperCase())) {
+    problems.add(childPath(path, 'name'), `${JSON.stringify(name)} is a built-in plugin name; give your plugin its own name`);
+  } else if (earlier.some((e) => e.name.toUpperCase() === name.toUpperCase())) {
+    problems.add(childPath(path, 'name'), `a plugin named ${JSON.stringify(name)} is already loaded`);
+  }
+  if (p.requires !== undefined) {
+    if (!Array.isArray(p.requires) || p.requires.some((r) => typeof r !== 'string')) {
+      problems.expected(childPath(path, 'requires'), 'an array of built-in plugin names', p.requires);
+    } else {
+      for (const r of p.requires as string[]) {
+        if (!builtinName(r)) problems.add(childPath(path, 'requires'), `unknown plugin ${JSON.stringify(r)}; valid names: ${BUILTIN_PLUGINS.join(', ')}`);
+      }
+    }
+  }
+  if (p.capabilities !== undefined && typeof p.capabilities !== 'function') {
+    problems.expected(childPath(path, 'capabilities'), 'a function (session) => string[]', p.capabilities);
+  }
+  if (p.commands !== undefined) {
+    if (!Array.isArray(p.commands)) problems.expected(childPath(path, 'commands'), 'an array of commands', p.commands);
+    else {
+      p.commands.forEach((c: unknown, i) => {
+        const cPath = indexPath(childPath(path, 'commands'), i);
+        if (!isPlainObject(c) || typeof c.name !== 'string' || !Array.isArray(c.states) || typeof c.run !== 'function') {
+          problems.expected(cPath, 'a command object { name, states, run }', c);
+        }
+      });
+    }
+  }
+  if (p.routes !== undefined) {
+    if (!Array.isArray(p.routes)) problems.expected(childPath(path, 'routes'), 'an array of REST routes', p.routes);
+    else checkRoutes(problems, p.routes as unknown[], childPath(path, 'routes'));
+  }
+  if (problems.count !== before) return null;
+  // Keep the caller's object: its functions may close over state the caller inspects.
+  return p as unknown as Extension;
+}
+
+/** The built-in route that answers every request `method pattern` could match, if any. */
+function shadowingRoute(method: string, pattern: string): string | undefined {
+  const segments = pattern.split('/').slice(1);
+  for (const b of BUILTIN_ROUTES) {
+    if (b.method !== method) continue;
+    const own = b.path.split('/').slice(1);
+    if (own.length !== segments.length) continue;
+    if (own.every((s, i) => s.startsWith('{') || s === segments[i])) return `${b.method} ${b.path}`;
+  }
+  return undefined;
+}
+
+function checkRoutes(problems: Problems, routes: unknown[], path: string): void {
+  const seen = new Set<string>();
+  routes.forEach((route, i) => {
+    const rPath = indexPath(path, i);
+    if (!isPlainObject(route)) {
+      problems.expected(rPath, 'a route object { method, path, summary, status, response, handle }', route);
+      return;
+    }
+    checkTypos(route, ROUTE_SET, ROUTE_KEYS, rPath, problems);
+    // The event stream is the one streaming route; a plugin route answers with one JSON body.
+    if (route.stream !== undefined) problems.add(childPath(rPath, 'stream'), 'plugin routes answer with a JSON body; streaming routes are not supported');
+    if (typeof route.method !== 'string' || !METHODS.has(route.method)) {
+      problems.expected(childPath(rPath, 'method'), 'one of GET, POST, PUT, DELETE', route.method);
+    }
+    const pattern = route.path;
+    if (typeof pattern !== 'string' || !/^(\/([A-Za-z0-9._~!$&'()*+,;=:@-]+|\{[A-Za-z_][A-Za-z0-9_]*\}))+$/.test(pattern)) {
+      problems.expected(childPath(rPath, 'path'), 'a path like /v1/things/{name} (literal segments and {param} segments)', pattern);
+    } else {
+      const declared = new Set(Array.isArray(route.params) ? route.params.map((d: unknown) => (isPlainObject(d) ? d.name : undefined)) : []);
+      for (const m of pattern.matchAll(/\{(\w+)\}/g)) {
+        if (!declared.has(m[1])) problems.add(childPath(rPath, 'params'), `path parameter {${m[1]}} is not declared in params`);
+      }
+      const shadow = shadowingRoute(String(route.method), pattern);
+      if (shadow) problems.add(childPath(rPath, 'path'), `${String(route.method)} ${pattern} would never be reached: the built-in route ${shadow} answers it first`);
+      const key = `${String(route.method)} ${pattern.replace(/\{\w+\}/g, '{}')}`;
+      if (seen.has(key)) problems.add(rPath, `another route of this plugin already serves ${String(route.method)} ${pattern}`);
+      seen.add(key);
+    }
+    if (typeof route.summary !== 'string') problems.expected(childPath(rPath, 'summary'), 'a string', route.summary);
+    if (typeof route.status !== 'number' || !Number.isInteger(route.status) || route.status < 200 || route.status > 299) {
+      problems.expected(childPath(rPath, 'status'), 'a 2xx status code', route.status);
+    }
+    if (!isPlainObject(route.response)) problems.expected(childPath(rPath, 'response'), 'a JSON Schema object', route.response);
+    if (route.body !== undefined && !isPlainObject(route.body)) problems.expected(childPath(rPath, 'body'), 'a JSON Schema object', route.body);
+    if (typeof route.handle !== 'function') problems.expected(childPath(rPath, 'handle'), 'a function (ctx) => JSON body', route.handle);
+    if (route.params !== undefined && !Array.isArray(route.params)) problems.expected(childPath(rPath, 'params'), 'an array of { name, type, description }', route.params);
+    if (Array.isArray(route.params)) {
+      route.params.forEach((d: unknown, j) => {
+        if (!isPlainObject(d) || typeof d.name !== 'string' || (d.type !== 'string' && d.type !== 'integer')) {
+          problems.expected(indexPath(childPath(rPath, 'params'), j), "{ name, type: 'string' | 'integer', description }", d);
+        }
+      });
+    }
+  });
+}
