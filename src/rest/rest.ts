@@ -205,8 +205,11 @@ export class RestServer {
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const denied = this.authorize(req);
     if (denied) return this.fail(res, denied, { 'WWW-Authenticate': 'Bearer' });
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const found = this.match(req.method ?? 'GET', url.pathname);
+    // A plain path (letters, digits, `_`, `-`, `/`; no query, dot, percent or
+    // leading `//`) is its own WHATWG pathname: skip the URL parser for it.
+    const target = req.url ?? '/';
+    const url = /^\/(?!\/)[\w\-/]*$/.test(target) ? null : new URL(target, 'http://localhost');
+    const found = this.match(req.method ?? 'GET', url ? url.pathname : target);
     if (found instanceof ServiceError) {
       const allow = (found as ServiceError & { allow?: string }).allow;
       return this.fail(res, found, allow ? { Allow: allow } : {});
@@ -232,7 +235,7 @@ export class RestServer {
     }
     const body = await this.readBody(req, res, route);
     if (body === NO_BODY) return;
-    const ctx: RouteContext = { server: this.server, params, query: url.searchParams, body, req, res };
+    const ctx: RouteContext = { server: this.server, params, query: url ? url.searchParams : new URLSearchParams(), body, req, res };
     if (route.stream) return this.openStream(ctx);
     if (route.path === '/v1/openapi.json') return this.send(res, 200, openApiDocument(this.routeTable, '5.0.0'));
     const result = await route.handle(ctx);
@@ -255,7 +258,9 @@ export class RestServer {
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    const tooBig = await new Promise<boolean>((resolve, reject) => {
+    // Without Content-Length or Transfer-Encoding there is no body to wait for
+    // (event streams still read to the end, as they always have).
+    const tooBig = !hasBody && !route.stream ? false : await new Promise<boolean>((resolve, reject) => {
       const onData = (chunk: Buffer): void => {
         size += chunk.length;
         if (size > MAX_BODY) {
@@ -318,15 +323,19 @@ export class RestServer {
   private openStream(ctx: RouteContext): void {
     const { res, req, query } = ctx;
     let types: ServerEventType[] = [...EVENT_TYPES];
-    const wanted = query.get('types');
-    if (wanted !== null) {
-      const names = wanted.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    // `types=a,b` and `types=a&types=b` both work; an empty list would be a stream that never says anything.
+    const wanted = query.getAll('types');
+    if (wanted.length > 0) {
+      const names = wanted.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+      if (names.length === 0) {
+        return this.fail(res, new ServiceError('INVALID', `types: empty list; name at least one of ${EVENT_TYPES.join(', ')}, or leave types out for all`));
+      }
       for (const name of names) {
         if (!(EVENT_TYPES as readonly string[]).includes(name)) {
           return this.fail(res, new ServiceError('INVALID', `Unknown event type ${JSON.stringify(name)}; valid types: ${EVENT_TYPES.join(', ')}`));
         }
       }
-      types = names as ServerEventType[];
+      types = [...new Set(names)] as ServerEventType[];
     }
     if (this.closing) return this.fail(res, new ServiceError('CANNOT', 'The server is stopping'));
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive' });

@@ -29,6 +29,26 @@ describe('REST event stream and OpenAPI', () => {
       assert.equal(res.json.error.code, 'INVALID');
       assert.match(res.json.error.message, /bogus/);
       assert.match(res.json.error.message, /session, command, mailbox, expunge, flags, acl, script, reset/);
+      for (const empty of ['types=', 'types=,', 'types=&types=']) {
+        const e = await request(r.restPort, 'GET', `/v1/events?${empty}`);
+        assert.equal(e.status, 400, empty);
+        assert.match(e.json.error.message, /types: empty list/);
+      }
+    } finally {
+      await r.server.stop();
+    }
+  });
+
+  test('SSE: repeated types parameters add up', async () => {
+    const r = await startRest();
+    try {
+      const stream = await openEvents(r.restPort, '/v1/events?types=mailbox&types=reset');
+      await stream.waitFor(/: connected/);
+      r.server.control.createMailbox({ path: 'Repeated' });
+      r.server.control.reset();
+      await stream.waitFor(/event: reset\n/);
+      assert.match(stream.text(), /event: mailbox\ndata: \{"type":"create","path":"Repeated"/);
+      stream.close();
     } finally {
       await r.server.stop();
     }
