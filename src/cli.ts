@@ -10,6 +10,7 @@ import { demoOptions } from './demo.js';
 import type { ServerOptions } from './options/types.js';
 import { suggestKey } from './options/typos.js';
 import { createServer } from './server.js';
+import { TEST_CERTIFICATE } from './tls/test-certificate.js';
 
 const VERSION = '5.0.0';
 
@@ -17,7 +18,10 @@ const VERSION = '5.0.0';
 const FLAGS = {
   port: { type: 'string', help: 'IMAP port (default 1143, 1993 with --secure; 0 picks a free one)' },
   host: { type: 'string', help: 'IMAP address (default 127.0.0.1)' },
-  secure: { type: 'boolean', help: 'implicit TLS (not available yet)' },
+  secure: { type: 'boolean', help: 'implicit TLS on the IMAP port (built-in test certificate unless --tls-key/--tls-cert)' },
+  'tls-key': { type: 'string', help: 'PEM file with the TLS private key' },
+  'tls-cert': { type: 'string', help: 'PEM file with the TLS certificate (chain)' },
+  'print-certificate': { type: 'boolean', help: 'print the built-in test certificate (PEM) for clients to trust, and exit' },
   storage: { type: 'string', help: 'JSON file with the storage option' },
   config: { type: 'string', help: 'JSON file with any options, e.g. {"plugins":"all","rest":{"port":8080}}' },
   plugin: { type: 'string', multiple: true, help: 'extension to load (repeatable or comma list; "all")' },
@@ -35,7 +39,7 @@ type FlagName = keyof typeof FLAGS;
 type FlagValues = Partial<Record<FlagName, string | boolean | string[]>>;
 
 function usage(): string {
-  const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(12)} ${f.help}`);
+  const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(18)} ${f.help}`);
   return `Usage: rookery [options]\n\n${lines.join('\n')}\n\nEvery option is also an environment variable ROOKERY_<NAME> (ROOKERY_REST_PORT, ...).\nPrecedence: flag > environment > config file.`;
 }
 
@@ -95,8 +99,14 @@ function buildOptions(flags: FlagValues): ServerOptions {
     if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new CliError(`config file ${flags.config} must hold a JSON object`);
     options = { ...options, ...(config as ServerOptions) };
   }
-  if (flags.secure) throw new CliError('--secure needs TLS support, which this version does not have yet');
-  options.port = typeof flags.port === 'string' ? port(flags.port, 'port') : (options.port ?? 1143);
+  if (flags.secure) options.secure = true;
+  if (typeof flags['tls-key'] === 'string' || typeof flags['tls-cert'] === 'string') {
+    const key = flags['tls-key'];
+    const cert = flags['tls-cert'];
+    if (typeof key !== 'string' || typeof cert !== 'string') throw new CliError('--tls-key and --tls-cert go together');
+    options.tls = { key, cert };
+  }
+  options.port = typeof flags.port === 'string' ? port(flags.port, 'port') : (options.port ?? (options.secure ? 1993 : 1143));
   if (typeof flags.host === 'string') options.host = flags.host;
   if (typeof flags.storage === 'string') options.storage = readJson(flags.storage, 'storage file') as ServerOptions['storage'];
   if (Array.isArray(flags.plugin)) {
@@ -127,9 +137,13 @@ async function main(): Promise<number> {
     console.log(VERSION);
     return 0;
   }
+  if (flags['print-certificate']) {
+    process.stdout.write(TEST_CERTIFICATE);
+    return 0;
+  }
   const server = createServer(buildOptions(flags));
   const { imap, rest } = await server.start();
-  console.log(`rookery ${VERSION}: IMAP listening on ${imap.host}:${imap.port}`);
+  console.log(`rookery ${VERSION}: IMAP listening on ${imap.host}:${imap.port}${server.options.secure ? ' (implicit TLS)' : ''}`);
   if (rest) console.log(`rookery: REST API listening on http://${rest.host.includes(':') ? `[${rest.host}]` : rest.host}:${rest.port}/v1`);
   if (flags.demo) {
     console.log(`rookery: demo users testuser/testpass and alice/alicepass; try`);

@@ -18,6 +18,7 @@ export type { Route, RouteContext, Param, QueryParam, Method } from './rest/rout
 export type { Schema } from './rest/schema.js';
 export type { ErrorCode } from './errors.js';
 export { storageSchema } from './options/schema.js';
+export { TEST_CERTIFICATE } from './tls/test-certificate.js';
 export type {
   ServerOptions,
   Storage,

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
+import tls from 'node:tls';
 import { ControlApi, type AppendCheck } from './control/control.js';
 import type { ServerEventMap } from './events.js';
 import { imapProtocol } from './imap/protocol.js';
@@ -38,6 +39,8 @@ export class Server extends EventEmitter<ServerEventMap> {
   /** Checks run before a message is added with `checks: true` and before APPEND (QUOTA, APPENDLIMIT). */
   readonly appendChecks: AppendCheck[] = [];
   private imapListener: net.Server | null = null;
+  /** TLS settings of the IMAP listener, made by `start()`/`listen()` when `secure` is set. */
+  private secureContext: tls.SecureContext | null = null;
   private readonly sockets = new Set<net.Socket>();
   private stopping: Promise<void> | null = null;
   private rest: RestServer | null = null;
@@ -143,6 +146,13 @@ export class Server extends EventEmitter<ServerEventMap> {
 
   private openImap(port: number, host: string): Promise<ListenAddress> {
     if (this.imapListener) throw new Error('The IMAP listener is already open');
+    if (this.options.secure && !this.secureContext) {
+      try {
+        this.secureContext = tls.createSecureContext({ key: this.options.tls.key, cert: this.options.tls.cert });
+      } catch (err) {
+        return Promise.reject(new Error(`tls: the key or certificate cannot be used: ${(err as Error).message}`));
+      }
+    }
     const listener = net.createServer((socket) => this.accept(socket));
     this.imapListener = listener;
     return new Promise((resolve, reject) => {
@@ -165,7 +175,13 @@ export class Server extends EventEmitter<ServerEventMap> {
     }
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
-    new ImapSession(this, socket, false);
+    if (this.secureContext) {
+      // Wrapped by hand rather than by tls.Server so that the session keeps the TCP socket for resets.
+      const secure = new tls.TLSSocket(socket, { isServer: true, secureContext: this.secureContext });
+      new ImapSession(this, secure, true, socket);
+    } else {
+      new ImapSession(this, socket, false);
+    }
   }
 
   /**

@@ -88,6 +88,8 @@ export class ImapSession implements SessionHandle {
     readonly server: Server,
     readonly socket: net.Socket,
     public secure: boolean,
+    /** The TCP connection under `socket` when that is TLS: a reset has to go to it. */
+    private readonly tcp: net.Socket = socket,
   ) {
     this.id = server.sessions.nextId();
     this.remoteAddress = socket.remoteAddress ?? null;
@@ -152,7 +154,7 @@ export class ImapSession implements SessionHandle {
 
   disconnect(options: { text?: string; reset?: boolean }): void {
     if (options.reset) {
-      this.socket.resetAndDestroy();
+      this.resetConnection();
       return;
     }
     this.bye(options.text ?? 'Disconnected by the server');
@@ -237,6 +239,12 @@ export class ImapSession implements SessionHandle {
     this.shapedWrite(Buffer.concat(parts), rule);
   }
 
+  /** Ends the connection with a TCP reset (RST), under TLS too. */
+  private resetConnection(): void {
+    if (!this.tcp.destroyed) this.tcp.resetAndDestroy();
+    if (this.socket !== this.tcp) this.socket.destroy();
+  }
+
   /** Writes `data` with a rule's delay, chunking, truncation and close; later output waits. */
   private shapedWrite(data: Buffer, rule: ScriptRule): void {
     this.outBusy++;
@@ -258,7 +266,7 @@ export class ImapSession implements SessionHandle {
           // Wait until the bytes have left Node's buffer, then reset.
           while (!this.socket.destroyed && this.socket.writableLength > 0) await wait(1);
           await wait(20);
-          if (!this.socket.destroyed) this.socket.resetAndDestroy();
+          if (!this.socket.destroyed) this.resetConnection();
         } else {
           this.socket.end();
         }

@@ -13,6 +13,7 @@ import { validateRules } from '../script/validate.js';
 import { checkTypos, childPath, describeValue, indexPath, isPlainObject, Problems } from './problems.js';
 import { resolvePlugins } from './plugins.js';
 import { resolveStorage, type StorageContext } from './storage.js';
+import { resolveSecure, resolveTls } from './tls.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
 
 /**
@@ -87,6 +88,8 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const script = resolveScript(problems, options.script);
   const port = optional(options.port, DEFAULTS.port, (v) => portNumber(problems, v, 'port'));
   const host = optional(options.host, DEFAULTS.host, (v) => nonEmptyString(problems, v, 'host'));
+  const secure = resolveSecure(problems, options.secure);
+  const tls = resolveTls(problems, options.tls);
   const greeting = optional(options.greeting, DEFAULTS.greeting, (v) =>
     typeof v === 'string' && !/[\r\n\0]/.test(v) ? v : problems.expected('greeting', 'a single-line string', v),
   );
@@ -112,6 +115,8 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     rest,
     port,
     host,
+    secure,
+    tls,
     greeting,
     maxLineLength,
     maxLiteralBeforeLogin,

@@ -91,6 +91,14 @@ export interface ServerOptions {
   port?: number;
   /** IMAP listener address for `start()`. Default `127.0.0.1`. */
   host?: string;
+  /** Implicit TLS on the IMAP listener (as on port 993). Default false. */
+  secure?: boolean;
+  /**
+   * Certificate and key for TLS: PEM text, a Buffer of it or a path to a PEM
+   * file. Default: the built-in self-signed test certificate for localhost
+   * (exported as TEST_CERTIFICATE).
+   */
+  tls?: { key: string | Buffer; cert: string | Buffer };
   /** Greeting text after `* OK`. */
   greeting?: string;
   /** Longest command line in bytes, literals excluded. Default 65536. */
@@ -164,6 +172,9 @@ export interface ResolvedOptions {
   rest: { port: number; host: string; token: string | null; pingInterval: number } | null;
   port: number;
   host: string;
+  secure: boolean;
+  /** `builtin`: the test certificate is in use. */
+  tls: { key: string | Buffer; cert: string | Buffer; builtin: boolean };
   greeting: string;
   maxLineLength: number;
   maxLiteralBeforeLogin: number;
