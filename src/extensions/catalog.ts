@@ -14,6 +14,8 @@ export const BUILTIN_PLUGINS = [
   'LITERAL+',
   'SASL-IR',
   'AUTH=PLAIN',
+  'AUTH=XOAUTH2',
+  'AUTH=OAUTHBEARER',
   'CHILDREN',
 ] as const;
 
@@ -28,6 +30,10 @@ export const PLUGIN_REQUIRES: Partial<Record<BuiltinPlugin, readonly BuiltinPlug
 export const PLUGIN_ALIASES: Record<string, BuiltinPlugin> = {
   LITERALPLUS: 'LITERAL+',
   'AUTH-PLAIN': 'AUTH=PLAIN',
+  XOAUTH2: 'AUTH=XOAUTH2',
+  'AUTH-XOAUTH2': 'AUTH=XOAUTH2',
+  OAUTHBEARER: 'AUTH=OAUTHBEARER',
+  'AUTH-OAUTHBEARER': 'AUTH=OAUTHBEARER',
 };
 
 /** The old IMAP-port test-control plugin; loading it is an error that points to its successors. */

@@ -2,6 +2,7 @@ import { idle, enable, id, namespace, unselect } from '../imap/commands/extensio
 import { uidExpunge } from '../imap/commands/expunge.js';
 import { move, uidMove } from '../imap/commands/copy.js';
 import type { BuiltinPlugin } from './catalog.js';
+import type { ImapSession } from '../imap/session.js';
 import type { Extension } from './extension.js';
 
 /** A capability that is advertised in every state. */
@@ -9,6 +10,12 @@ const always =
   (...caps: string[]) =>
   (): string[] =>
     caps;
+
+/** A capability advertised only before login, as servers do with SASL mechanisms. */
+const beforeLogin =
+  (cap: string) =>
+  (session: ImapSession): string[] =>
+    session.state === 'notAuthenticated' ? [cap] : [];
 
 /** The built-in extensions by plugin name. Built on first use, not at import. */
 export function builtinExtensions(): Map<string, Extension> {
@@ -22,8 +29,9 @@ export function builtinExtensions(): Map<string, Extension> {
     { name: 'ID', capabilities: always('ID'), commands: [id] },
     { name: 'LITERAL+', capabilities: always('LITERAL+') },
     { name: 'SASL-IR', capabilities: always('SASL-IR') },
-    // Mechanisms are advertised only before login, as servers do.
-    { name: 'AUTH=PLAIN', capabilities: (s) => (s.state === 'notAuthenticated' ? ['AUTH=PLAIN'] : []) },
+    { name: 'AUTH=PLAIN', capabilities: beforeLogin('AUTH=PLAIN') },
+    { name: 'AUTH=XOAUTH2', capabilities: beforeLogin('AUTH=XOAUTH2') },
+    { name: 'AUTH=OAUTHBEARER', capabilities: beforeLogin('AUTH=OAUTHBEARER') },
     { name: 'CHILDREN', capabilities: always('CHILDREN') },
   ];
   return new Map(list.map((e) => [e.name, e]));

@@ -81,6 +81,9 @@ export class ImapSession implements SessionHandle {
   /** Output of a command a script rule shapes, gathered until it finishes. */
   private capture: { parts: Buffer[]; action: ScriptAction } | null = null;
   private quietTimers: NodeJS.Timeout[] = [];
+  /** Server-clock time at which an XOAUTH2 login's sessionTimeout ends the session. */
+  private tokenExpiresAt: number | null = null;
+  private tokenTimer: NodeJS.Timeout | null = null;
   /** The command whose tagged response is being written. */
   private finishing: { name: string; tag: string } | null = null;
 
@@ -404,11 +407,41 @@ export class ImapSession implements SessionHandle {
     this.state = state;
   }
 
-  /** Called by LOGIN/AUTHENTICATE on success. */
-  login(user: string): void {
+  /**
+   * Called by LOGIN/AUTHENTICATE on success. `sessionTimeout` (ms, from an
+   * XOAUTH2 token) ends the session with BYE when the server clock passes it,
+   * so clients can test token refresh.
+   */
+  login(user: string, token: { sessionTimeout: number | null } = { sessionTimeout: null }): void {
     this.user = user;
     this.state = 'authenticated';
     this.emitSession('login');
+    if (token.sessionTimeout !== null) {
+      this.tokenExpiresAt = this.server.now() + token.sessionTimeout;
+      this.armTokenTimer(token.sessionTimeout);
+    }
+  }
+
+  /**
+   * The timer follows real time, the expiry follows the server clock (the
+   * `now` option): when the timer fires early by the server clock it waits
+   * again, and every command checks the clock too, so a test that moves a
+   * pinned clock sees BYE at its next command.
+   */
+  private armTokenTimer(ms: number): void {
+    if (this.tokenTimer) clearTimeout(this.tokenTimer);
+    this.tokenTimer = setTimeout(() => {
+      this.tokenTimer = null;
+      if (!this.endIfTokenExpired()) this.armTokenTimer(Math.max(1, this.tokenExpiresAt! - this.server.now()));
+    }, ms);
+    this.tokenTimer.unref();
+  }
+
+  /** Sends BYE and returns true when the access token's session time is over. */
+  private endIfTokenExpired(): boolean {
+    if (this.tokenExpiresAt === null || this.closed || this.server.now() < this.tokenExpiresAt) return false;
+    this.bye('Access token expired, authenticate again');
+    return true;
   }
 
   /** Selects a mailbox (SELECT / EXAMINE); any previous selection ends without EXPUNGEs (RFC 3501 §6.3.1). */
@@ -491,6 +524,7 @@ export class ImapSession implements SessionHandle {
         this.reader.next('command');
         return;
       }
+      if (this.endIfTokenExpired()) return;
       spec = imapProtocol(this.server).commands.get(name);
       this.current = { name, tag };
       if (!spec) result = { status: 'BAD', text: `Unknown command ${name}` };
@@ -598,6 +632,7 @@ export class ImapSession implements SessionHandle {
     this.closed = true;
     for (const t of this.quietTimers) clearTimeout(t);
     this.quietTimers = [];
+    if (this.tokenTimer) clearTimeout(this.tokenTimer);
     this.lastMailbox = this.selected?.mailbox.path ?? this.lastMailbox;
     this.selected = null;
     this.unsubscribe();

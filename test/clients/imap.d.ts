@@ -6,7 +6,9 @@ declare module 'imap' {
   namespace Connection {
     interface Config {
       user: string;
-      password: string;
+      password?: string;
+      /** Base64 XOAUTH2 initial response. */
+      xoauth2?: string;
       host: string;
       port: number;
       tls?: boolean;

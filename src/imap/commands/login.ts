@@ -1,4 +1,8 @@
-/** LOGIN and AUTHENTICATE (PLAIN with the AUTH=PLAIN plugin; SASL-IR initial responses). */
+/**
+ * LOGIN and AUTHENTICATE: PLAIN (AUTH=PLAIN plugin), XOAUTH2 and OAUTHBEARER
+ * (AUTH=XOAUTH2 and AUTH=OAUTHBEARER plugins, with the user's access token and
+ * its sessionTimeout), initial responses with SASL-IR.
+ */
 import { NOT_AUTHENTICATED, bad, no, ok, type CommandResult, type CommandSpec } from '../command.js';
 import type { ImapSession } from '../session.js';
 import { imapProtocol } from '../protocol.js';
@@ -38,11 +42,49 @@ function checkPlain(session: ImapSession, response: Buffer): CommandResult {
   return verifyPassword(session, user, password) ? succeed(session, user) : failed();
 }
 
+/** Logs in with a user's access token, or answers the JSON error challenge and waits for the client's abort. */
+async function tokenLogin(session: ImapSession, user: string | undefined, token: string | undefined, error: object): Promise<CommandResult> {
+  const record = user === undefined ? undefined : session.server.store.users.get(user);
+  const expected = record?.xoauth2;
+  if (user !== undefined && token !== undefined && expected && expected.accessToken === token) {
+    session.login(user, { sessionTimeout: expected.sessionTimeout });
+    return ok('Logged in', `CAPABILITY ${session.capabilities().join(' ')}`);
+  }
+  // Real servers answer a bad token with a challenge carrying a JSON error and expect the
+  // client to abort; doing the same lets clients test that path.
+  session.write(Buffer.from(`+ ${Buffer.from(JSON.stringify(error)).toString('base64')}\r\n`));
+  const line = await session.readLine();
+  if (line === null) return no('Connection closed');
+  return failed();
+}
+
+/** Google's XOAUTH2: `user=<name>^Aauth=Bearer <token>^A^A`. */
+function checkXOAuth2(session: ImapSession, response: Buffer): Promise<CommandResult> {
+  const m = /^user=([^\x01]*)\x01auth=Bearer ([^\x01]+)\x01\x01$/.exec(response.toString('utf8'));
+  return tokenLogin(session, m?.[1], m?.[2], { status: '401', schemes: 'Bearer', scope: 'https://mail.google.com/' });
+}
+
+/** RFC 7628 OAUTHBEARER: `n,a=<name>,^Ahost=...^Aport=...^Aauth=Bearer <token>^A^A`. */
+function checkOAuthBearer(session: ImapSession, response: Buffer): Promise<CommandResult> {
+  const text = response.toString('utf8');
+  const [gs2, ...pairs] = text.split('\x01');
+  const user = /^[ny],a=([^,]*),$/.exec(gs2 ?? '')?.[1]?.replace(/=2C/g, ',').replace(/=3D/g, '=');
+  const auth = text.endsWith('\x01\x01') ? pairs.find((p) => p.startsWith('auth=Bearer ')) : undefined;
+  return tokenLogin(session, user, auth?.slice('auth=Bearer '.length), { status: 'invalid_token', scope: 'https://mail.google.com/' });
+}
+
+/** SASL mechanisms by name, with the plugin that enables each. */
+const MECHANISMS: Record<string, { plugin: string; check(session: ImapSession, response: Buffer): CommandResult | Promise<CommandResult> }> = {
+  PLAIN: { plugin: 'AUTH=PLAIN', check: checkPlain },
+  XOAUTH2: { plugin: 'AUTH=XOAUTH2', check: checkXOAuth2 },
+  OAUTHBEARER: { plugin: 'AUTH=OAUTHBEARER', check: checkOAuthBearer },
+};
+
 export const authenticate: CommandSpec = {
   name: 'AUTHENTICATE',
   states: NOT_AUTHENTICATED,
   async run({ session, args }) {
-    const mechanism = args.atom().toUpperCase();
+    const name = args.atom().toUpperCase();
     let initial: string | null = null;
     if (!args.atEnd()) {
       args.sp();
@@ -50,7 +92,8 @@ export const authenticate: CommandSpec = {
     }
     args.end();
     const protocol = imapProtocol(session.server);
-    if (mechanism !== 'PLAIN' || !protocol.has('AUTH=PLAIN')) return no(`Unsupported authentication mechanism ${mechanism}`);
+    const mechanism = Object.hasOwn(MECHANISMS, name) ? MECHANISMS[name] : undefined;
+    if (!mechanism || !protocol.has(mechanism.plugin)) return no(`Unsupported authentication mechanism ${name}`);
     if (initial !== null && !protocol.has('SASL-IR')) return bad('Initial response needs SASL-IR');
     let text: string;
     if (initial !== null) text = initial === '=' ? '' : initial;
@@ -62,6 +105,6 @@ export const authenticate: CommandSpec = {
       if (text === '*') return bad('Authentication aborted');
     }
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return bad('Invalid base64 data');
-    return checkPlain(session, Buffer.from(text, 'base64'));
+    return mechanism.check(session, Buffer.from(text, 'base64'));
   },
 };
