@@ -19,6 +19,8 @@ const FLAGS = {
   port: { type: 'string', help: 'IMAP port (default 1143, 1993 with --secure; 0 picks a free one)' },
   host: { type: 'string', help: 'IMAP address (default 127.0.0.1)' },
   secure: { type: 'boolean', help: 'implicit TLS on the IMAP port (built-in test certificate unless --tls-key/--tls-cert)' },
+  starttls: { type: 'boolean', help: 'offer STARTTLS on the plain IMAP port' },
+  'login-disabled': { type: 'boolean', help: 'advertise LOGINDISABLED: no login before TLS (turns on --starttls)' },
   'tls-key': { type: 'string', help: 'PEM file with the TLS private key' },
   'tls-cert': { type: 'string', help: 'PEM file with the TLS certificate (chain)' },
   'print-certificate': { type: 'boolean', help: 'print the built-in test certificate (PEM) for clients to trust, and exit' },
@@ -100,6 +102,8 @@ function buildOptions(flags: FlagValues): ServerOptions {
     options = { ...options, ...(config as ServerOptions) };
   }
   if (flags.secure) options.secure = true;
+  if (flags.starttls) options.starttls = true;
+  if (flags['login-disabled']) options.loginDisabled = true;
   if (typeof flags['tls-key'] === 'string' || typeof flags['tls-cert'] === 'string') {
     const key = flags['tls-key'];
     const cert = flags['tls-cert'];

@@ -39,7 +39,6 @@ export class Server extends EventEmitter<ServerEventMap> {
   /** Checks run before a message is added with `checks: true` and before APPEND (QUOTA, APPENDLIMIT). */
   readonly appendChecks: AppendCheck[] = [];
   private imapListener: net.Server | null = null;
-  /** TLS settings of the IMAP listener, made by `start()`/`listen()` when `secure` is set. */
   private secureContext: tls.SecureContext | null = null;
   private readonly sockets = new Set<net.Socket>();
   private stopping: Promise<void> | null = null;
@@ -144,13 +143,28 @@ export class Server extends EventEmitter<ServerEventMap> {
     return a && typeof a === 'object' ? { host: a.address, port: a.port } : null;
   }
 
-  private openImap(port: number, host: string): Promise<ListenAddress> {
-    if (this.imapListener) throw new Error('The IMAP listener is already open');
-    if (this.options.secure && !this.secureContext) {
+  /**
+   * TLS settings for implicit TLS and STARTTLS, from the `tls` option. Made
+   * once, when a listener opens, so a bad key fails `start()` and not a client.
+   */
+  tlsContext(): tls.SecureContext {
+    if (!this.secureContext) {
       try {
         this.secureContext = tls.createSecureContext({ key: this.options.tls.key, cert: this.options.tls.cert });
       } catch (err) {
-        return Promise.reject(new Error(`tls: the key or certificate cannot be used: ${(err as Error).message}`));
+        throw new Error(`tls: the key or certificate cannot be used: ${(err as Error).message}`);
+      }
+    }
+    return this.secureContext;
+  }
+
+  private openImap(port: number, host: string): Promise<ListenAddress> {
+    if (this.imapListener) throw new Error('The IMAP listener is already open');
+    if (this.options.secure || this.options.starttls) {
+      try {
+        this.tlsContext();
+      } catch (err) {
+        return Promise.reject(err);
       }
     }
     const listener = net.createServer((socket) => this.accept(socket));
@@ -175,9 +189,9 @@ export class Server extends EventEmitter<ServerEventMap> {
     }
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
-    if (this.secureContext) {
+    if (this.options.secure) {
       // Wrapped by hand rather than by tls.Server so that the session keeps the TCP socket for resets.
-      const secure = new tls.TLSSocket(socket, { isServer: true, secureContext: this.secureContext });
+      const secure = new tls.TLSSocket(socket, { isServer: true, secureContext: this.tlsContext() });
       new ImapSession(this, secure, true, socket);
     } else {
       new ImapSession(this, socket, false);

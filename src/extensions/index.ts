@@ -15,7 +15,12 @@ const always =
 const beforeLogin =
   (cap: string) =>
   (session: ImapSession): string[] =>
-    session.state === 'notAuthenticated' ? [cap] : [];
+    session.state === 'notAuthenticated' && !loginDisabled(session) ? [cap] : [];
+
+/** The `loginDisabled` option on a connection without TLS: no login of any kind until STARTTLS. */
+export function loginDisabled(session: ImapSession): boolean {
+  return session.server.options.loginDisabled && !session.secure;
+}
 
 /** The built-in extensions by plugin name. Built on first use, not at import. */
 export function builtinExtensions(): Map<string, Extension> {

@@ -1,4 +1,5 @@
 import type net from 'node:net';
+import tls from 'node:tls';
 import { isServiceError } from '../errors.js';
 import type { ScriptAction } from '../script/engine.js';
 import type { ScriptContext, ScriptOn, ScriptRule } from '../script/rule.js';
@@ -81,6 +82,8 @@ export class ImapSession implements SessionHandle {
   /** Output of a command a script rule shapes, gathered until it finishes. */
   private capture: { parts: Buffer[]; action: ScriptAction } | null = null;
   private quietTimers: NodeJS.Timeout[] = [];
+  /** Set by STARTTLS: the connection switches to TLS once the command's answer is out. */
+  private tlsUpgrade: tls.SecureContext | null = null;
   /** Server-clock time at which an XOAUTH2 login's sessionTimeout ends the session. */
   private tokenExpiresAt: number | null = null;
   private tokenTimer: NodeJS.Timeout | null = null;
@@ -89,7 +92,8 @@ export class ImapSession implements SessionHandle {
 
   constructor(
     readonly server: Server,
-    readonly socket: net.Socket,
+    /** The connection the session talks over; STARTTLS replaces it with its TLS layer. */
+    public socket: net.Socket,
     public secure: boolean,
     /** The TCP connection under `socket` when that is TLS: a reset has to go to it. */
     private readonly tcp: net.Socket = socket,
@@ -121,14 +125,7 @@ export class ImapSession implements SessionHandle {
       },
     });
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => {
-      this.touch();
-      this.reader.push(chunk);
-      // A client that pipelines faster than commands run waits in TCP, not in our memory.
-      if (this.reader.bufferedBytes > INPUT_HIGH_WATER) socket.pause();
-    });
-    socket.on('error', () => undefined);
-    socket.on('close', () => this.onClose());
+    this.listen(socket);
     this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
     server.sessions.add(this);
     this.emitSession('open');
@@ -137,6 +134,42 @@ export class ImapSession implements SessionHandle {
     if (scripted) this.applyOutput(scripted, greeting);
     else this.write(greeting);
     this.reader.next('command');
+  }
+
+  private listen(socket: net.Socket): void {
+    socket.on('data', this.onData);
+    socket.on('error', () => undefined);
+    socket.on('close', () => this.onClose());
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    this.touch();
+    this.reader.push(chunk);
+    // A client that pipelines faster than commands run waits in TCP, not in our memory.
+    if (this.reader.bufferedBytes > INPUT_HIGH_WATER) this.socket.pause();
+  };
+
+  /**
+   * STARTTLS: after the command's tagged OK has gone out in plain text, the
+   * connection continues over TLS. Plain text the client sent after the
+   * command is dropped (RFC 3501 §6.2.1 / RFC 2595: no injection across the
+   * upgrade).
+   */
+  startTls(context: tls.SecureContext): void {
+    this.tlsUpgrade = context;
+  }
+
+  private async upgrade(context: tls.SecureContext): Promise<void> {
+    this.flushOutput();
+    if (this.outBusy > 0) await this.outTail;
+    const plain = this.socket;
+    plain.off('data', this.onData);
+    this.reader.discardBuffered();
+    const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: context });
+    this.socket = secure;
+    this.secure = true;
+    this.listen(secure);
+    if (plain.isPaused()) plain.resume();
   }
 
   // ------------------------------------------------------------ what the control API sees
@@ -548,6 +581,12 @@ export class ImapSession implements SessionHandle {
     if (this.state === 'logout') {
       this.endSocket();
       return;
+    }
+    if (this.tlsUpgrade) {
+      const context = this.tlsUpgrade;
+      this.tlsUpgrade = null;
+      await this.upgrade(context);
+      if (this.closed) return;
     }
     this.resumeInput();
     this.reader.next('command');

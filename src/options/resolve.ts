@@ -36,6 +36,8 @@ export const TOP_LEVEL_KEYS = [
   'maxLiteral',
   'script',
   'secure',
+  'loginDisabled',
+  'starttls',
   'tls',
   'smtp',
   'pingInterval',
@@ -79,6 +81,9 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const now = resolveClock(problems, options.now);
   const storage = resolveStorage(options.storage, problems, now, context);
   const users = resolveUsers(problems, options.users);
+  const loginDisabled = optional(options.loginDisabled, false, (v) => (typeof v === 'boolean' ? v : problems.expected('loginDisabled', 'a boolean', v)));
+  // LOGINDISABLED without a way to get TLS would lock every client out.
+  const starttls = loginDisabled || optional(options.starttls, false, (v) => (typeof v === 'boolean' ? v : problems.expected('starttls', 'a boolean', v)));
   const plugins = resolvePlugins(problems, options.plugins);
   const rest = resolveRest(problems, options.rest);
 
@@ -116,6 +121,8 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     port,
     host,
     secure,
+    starttls,
+    loginDisabled,
     tls,
     greeting,
     maxLineLength,

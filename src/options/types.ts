@@ -94,6 +94,19 @@ export interface ServerOptions {
   /** Implicit TLS on the IMAP listener (as on port 993). Default false. */
   secure?: boolean;
   /**
+   * Offer STARTTLS on plain connections (with the `tls` certificate). An
+   * option rather than a plugin so that `plugins: "all"` never makes clients
+   * that upgrade whenever they can (imapflow) meet a self-signed certificate.
+   * Default false.
+   */
+  starttls?: boolean;
+  /**
+   * Advertise LOGINDISABLED and refuse LOGIN and AUTHENTICATE with
+   * `NO [PRIVACYREQUIRED]` until the connection uses TLS. Turns `starttls` on.
+   * Default false.
+   */
+  loginDisabled?: boolean;
+  /**
    * Certificate and key for TLS: PEM text, a Buffer of it or a path to a PEM
    * file. Default: the built-in self-signed test certificate for localhost
    * (exported as TEST_CERTIFICATE).
@@ -173,6 +186,8 @@ export interface ResolvedOptions {
   port: number;
   host: string;
   secure: boolean;
+  starttls: boolean;
+  loginDisabled: boolean;
   /** `builtin`: the test certificate is in use. */
   tls: { key: string | Buffer; cert: string | Buffer; builtin: boolean };
   greeting: string;

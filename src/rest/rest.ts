@@ -233,18 +233,24 @@ export class RestServer {
         params[name] = Number(value);
       } else params[name] = value;
     }
-    const body = await this.readBody(req, res, route);
+    const read = this.readBody(req, res, route);
+    const body = read instanceof Promise ? await read : read;
     if (body === NO_BODY) return;
     const ctx: RouteContext = { server: this.server, params, query: url ? url.searchParams : new URLSearchParams(), body, req, res };
     if (route.stream) return this.openStream(ctx);
     if (route.path === '/v1/openapi.json') return this.send(res, 200, openApiDocument(this.routeTable, '5.0.0'));
-    const result = await route.handle(ctx);
+    const handled = route.handle(ctx);
+    const result = typeof (handled as PromiseLike<unknown> | null)?.then === 'function' ? await handled : handled;
     this.send(res, route.status, result);
     if (route.after) res.once('finish', () => route.after!(ctx));
   }
 
-  /** Reads and parses the JSON body; answers the error itself and returns NO_BODY on failure. */
-  private async readBody(req: IncomingMessage, res: ServerResponse, route: Route): Promise<unknown> {
+  /**
+   * Reads and parses the JSON body; answers the error itself and returns
+   * NO_BODY on failure. Without a body to read it answers at once, else with
+   * a promise.
+   */
+  private readBody(req: IncomingMessage, res: ServerResponse, route: Route): unknown {
     const length = req.headers['content-length'];
     const hasBody = (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -256,11 +262,35 @@ export class RestServer {
       this.reject(req, res, new ServiceError('TOOBIG', `Request body larger than ${MAX_BODY} bytes`));
       return NO_BODY;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
+    const parse = (text: string): unknown => {
+      let body: unknown = {};
+      if (text.trim() !== '') {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          this.fail(res, new ServiceError('INVALID', 'Request body is not valid JSON'));
+          return NO_BODY;
+        }
+      }
+      const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+      if (!isObject && !(route.allowArray && Array.isArray(body))) {
+        this.fail(res, new ServiceError('INVALID', route.allowArray ? 'Request body must be a JSON object or array' : 'Request body must be a JSON object'));
+        return NO_BODY;
+      }
+      try {
+        if (route.body) validate(body, route.body);
+      } catch (err) {
+        this.fail(res, err);
+        return NO_BODY;
+      }
+      return body;
+    };
     // Without Content-Length or Transfer-Encoding there is no body to wait for
     // (event streams still read to the end, as they always have).
-    const tooBig = !hasBody && !route.stream ? false : await new Promise<boolean>((resolve, reject) => {
+    if (!hasBody && !route.stream) return parse('');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    return new Promise<boolean>((resolve, reject) => {
       const onData = (chunk: Buffer): void => {
         size += chunk.length;
         if (size > MAX_BODY) {
@@ -274,33 +304,13 @@ export class RestServer {
       req.on('data', onData);
       req.once('end', () => resolve(false));
       req.once('error', reject);
-    });
-    if (tooBig) {
-      this.reject(req, res, new ServiceError('TOOBIG', `Request body larger than ${MAX_BODY} bytes`));
-      return NO_BODY;
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
-    let body: unknown = {};
-    if (text.trim() !== '') {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        this.fail(res, new ServiceError('INVALID', 'Request body is not valid JSON'));
+    }).then((tooBig) => {
+      if (tooBig) {
+        this.reject(req, res, new ServiceError('TOOBIG', `Request body larger than ${MAX_BODY} bytes`));
         return NO_BODY;
       }
-    }
-    const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
-    if (!isObject && !(route.allowArray && Array.isArray(body))) {
-      this.fail(res, new ServiceError('INVALID', route.allowArray ? 'Request body must be a JSON object or array' : 'Request body must be a JSON object'));
-      return NO_BODY;
-    }
-    try {
-      if (route.body) validate(body, route.body);
-    } catch (err) {
-      this.fail(res, err);
-      return NO_BODY;
-    }
-    return body;
+      return parse(Buffer.concat(chunks).toString('utf8'));
+    });
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import { NOT_AUTHENTICATED, bad, no, ok, type CommandResult, type CommandSpec } from '../command.js';
 import type { ImapSession } from '../session.js';
+import { loginDisabled } from '../../extensions/index.js';
 import { imapProtocol } from '../protocol.js';
 
 function succeed(session: ImapSession, user: string): CommandResult {
@@ -20,6 +21,12 @@ function verifyPassword(session: ImapSession, user: string, password: string): b
   return record !== undefined && record.password !== null && record.password === password;
 }
 
+/** With the loginDisabled option, credentials travel only over TLS (implicit or STARTTLS). */
+function plaintextRefused(session: ImapSession): CommandResult | null {
+  if (!loginDisabled(session)) return null;
+  return no('Login is disabled on connections without TLS; use STARTTLS', 'PRIVACYREQUIRED');
+}
+
 export const login: CommandSpec = {
   name: 'LOGIN',
   states: NOT_AUTHENTICATED,
@@ -28,6 +35,8 @@ export const login: CommandSpec = {
     args.sp();
     const password = args.astring().toString('utf8');
     args.end();
+    const refused = plaintextRefused(session);
+    if (refused) return refused;
     return verifyPassword(session, user, password) ? succeed(session, user) : failed();
   },
 };
@@ -95,6 +104,8 @@ export const authenticate: CommandSpec = {
     const mechanism = Object.hasOwn(MECHANISMS, name) ? MECHANISMS[name] : undefined;
     if (!mechanism || !protocol.has(mechanism.plugin)) return no(`Unsupported authentication mechanism ${name}`);
     if (initial !== null && !protocol.has('SASL-IR')) return bad('Initial response needs SASL-IR');
+    const refused = plaintextRefused(session);
+    if (refused) return refused;
     let text: string;
     if (initial !== null) text = initial === '=' ? '' : initial;
     else {

@@ -304,6 +304,17 @@ export class CommandReader {
     this.pump();
   }
 
+  /**
+   * Drops received bytes not consumed yet. STARTTLS uses it: plain text a
+   * client sent after the command must not be read as if it came over TLS.
+   */
+  discardBuffered(): void {
+    this.queue = [];
+    this.qHead = 0;
+    this.qOff = 0;
+    this.queued = 0;
+  }
+
   /** Drops all state; nothing is delivered afterwards. */
   destroy(): void {
     this.destroyed = true;

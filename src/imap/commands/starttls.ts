@@ -1,0 +1,13 @@
+/** STARTTLS (RFC 3501 §6.2.1) and LOGINDISABLED: plain-text connections that turn into TLS. */
+import { NOT_AUTHENTICATED, bad, ok, type CommandSpec } from '../command.js';
+
+export const starttls: CommandSpec = {
+  name: 'STARTTLS',
+  states: NOT_AUTHENTICATED,
+  run({ session, args }) {
+    args.end();
+    if (session.secure) return bad('TLS is already active');
+    session.startTls(session.server.tlsContext());
+    return ok('Begin TLS negotiation now');
+  },
+};
