@@ -3,6 +3,7 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   lifecycle: () => import('./lifecycle.js'),
   mailbox: () => import('./mailbox.js'),
   imap: () => import('./imap.js'),
+  rest: () => import('./rest.js'),
 };
 
 const args = process.argv.slice(2);

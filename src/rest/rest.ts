@@ -64,22 +64,47 @@ function compile(route: Route): CompiledRoute {
   return { route, segments, params: segments.filter((s) => s.startsWith('{')).length };
 }
 
-/** The route of `table` for a request, the methods allowed on its path when none has `method`, or null. */
-function matchIn(table: readonly CompiledRoute[], method: string, segments: readonly string[]): { route: Route } | { allow: string[] } | null {
-  const candidates = table.filter(
-    (c) => c.segments.length === segments.length && c.segments.every((s, i) => s.startsWith('{') || s === segments[i]),
-  );
-  if (candidates.length === 0) return null;
-  const fewest = Math.min(...candidates.map((c) => c.params));
-  const best = candidates.filter((c) => c.params === fewest);
-  const hit = best.find((c) => c.route.method === method);
-  return hit ? { route: hit.route } : { allow: best.map((c) => c.route.method) };
+/** Routes by segment count, each list ordered by parameter count (literal paths first). */
+type RouteTable = ReadonlyMap<number, readonly CompiledRoute[]>;
+
+function buildTable(routes: readonly Route[]): RouteTable {
+  const table = new Map<number, CompiledRoute[]>();
+  for (const c of routes.map(compile)) {
+    const list = table.get(c.segments.length) ?? [];
+    list.push(c);
+    table.set(c.segments.length, list);
+  }
+  for (const list of table.values()) list.sort((a, b) => a.params - b.params);
+  return table;
+}
+
+/**
+ * The route of `table` for a request, the methods allowed on its path when
+ * none has `method`, or null. Among routes matching the path, those with the
+ * fewest parameters win (`/v1/script/rules` before `/v1/script/{id}`).
+ */
+function matchIn(table: RouteTable, method: string, segments: readonly string[]): { route: Route } | { allow: string[] } | null {
+  const list = table.get(segments.length);
+  if (!list) return null;
+  let params = -1;
+  const allow: string[] = [];
+  for (const c of list) {
+    if (params >= 0 && c.params > params) break;
+    if (!c.segments.every((s, i) => s.startsWith('{') || s === segments[i])) continue;
+    if (c.route.method === method) return { route: c.route };
+    params = c.params;
+    allow.push(c.route.method);
+  }
+  return params < 0 ? null : { allow };
 }
 
 export class RestServer {
   private readonly http: http.Server;
-  private readonly routes: CompiledRoute[];
-  private readonly pluginRoutes: CompiledRoute[];
+  private readonly routes: readonly Route[];
+  private readonly builtinTable: RouteTable;
+  private readonly pluginTable: RouteTable;
+  /** Host header → loopback or not, so the check costs a lookup per request (bounded). */
+  private readonly loopbackHosts = new Map<string, boolean>();
   private readonly streams = new Set<ServerResponse>();
   private readonly tokenDigest: Buffer | null;
   private readonly pingInterval: number;
@@ -93,8 +118,9 @@ export class RestServer {
   ) {
     this.tokenDigest = config.token === null ? null : digest(config.token);
     this.pingInterval = config.pingInterval ?? DEFAULT_PING_INTERVAL;
-    this.routes = BUILTIN_ROUTES.map(compile);
-    this.pluginRoutes = pluginRoutes.map(compile);
+    this.routes = [...BUILTIN_ROUTES, ...pluginRoutes];
+    this.builtinTable = buildTable(BUILTIN_ROUTES);
+    this.pluginTable = buildTable(pluginRoutes);
     this.http = http.createServer((req, res) => {
       this.dispatch(req, res).catch((err: unknown) => this.fail(res, err));
     });
@@ -102,7 +128,7 @@ export class RestServer {
 
   /** Every route this server serves (for the OpenAPI document). */
   get routeTable(): Route[] {
-    return [...this.routes, ...this.pluginRoutes].map((c) => c.route);
+    return [...this.routes];
   }
 
   listen(): Promise<ListenAddress> {
@@ -175,7 +201,13 @@ export class RestServer {
       return null;
     }
     const host = req.headers.host;
-    if (!host || !isLoopbackHost(hostName(host))) {
+    let loopback = host === undefined ? false : this.loopbackHosts.get(host);
+    if (loopback === undefined) {
+      loopback = isLoopbackHost(hostName(host!));
+      if (this.loopbackHosts.size >= 64) this.loopbackHosts.clear();
+      this.loopbackHosts.set(host!, loopback);
+    }
+    if (!loopback) {
       return new ServiceError('UNAUTHORIZED', 'Without a REST token, requests must use a loopback host name (localhost, 127.0.0.1 or [::1])');
     }
     return null;
@@ -190,7 +222,7 @@ export class RestServer {
   private match(method: string, pathname: string): { route: Route; raw: string[] } | ServiceError {
     const segments = pathname.split('/').slice(1);
     const allow: string[] = [];
-    for (const table of [this.routes, this.pluginRoutes]) {
+    for (const table of [this.builtinTable, this.pluginTable]) {
       const found = matchIn(table, method, segments);
       if (found && 'route' in found) return { route: found.route, raw: segments };
       if (found) allow.push(...found.allow);
