@@ -90,7 +90,8 @@ function matchIn(table: RouteTable, method: string, segments: readonly string[])
   const allow: string[] = [];
   for (const c of list) {
     if (params >= 0 && c.params > params) break;
-    if (!c.segments.every((s, i) => s.startsWith('{') || s === segments[i])) continue;
+    // A parameter needs a value: `/v1/users/` is not `/v1/users/{name}`.
+    if (!c.segments.every((s, i) => (s.startsWith('{') ? segments[i] !== '' : s === segments[i]))) continue;
     if (c.route.method === method) return { route: c.route };
     params = c.params;
     allow.push(c.route.method);
@@ -237,11 +238,13 @@ export class RestServer {
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const denied = this.authorize(req);
     if (denied) return this.fail(res, denied, { 'WWW-Authenticate': 'Bearer' });
-    // A plain path (letters, digits, `_`, `-`, `/`; no query, dot, percent or
-    // leading `//`) is its own WHATWG pathname: skip the URL parser for it.
+    // The path is split by hand, not by the URL parser: it would drop `%2E%2E` and
+    // `%2E` segments as `..` and `.`, and those are mailbox names like any other.
     const target = req.url ?? '/';
-    const url = /^\/(?!\/)[\w\-/]*$/.test(target) ? null : new URL(target, 'http://localhost');
-    const found = this.match(req.method ?? 'GET', url ? url.pathname : target);
+    const at = target.search(/[?#]/);
+    const pathname = at < 0 ? target : target.slice(0, at);
+    const search = at >= 0 && target[at] === '?' ? target.slice(at + 1).split('#')[0]! : '';
+    const found = this.match(req.method ?? 'GET', pathname);
     if (found instanceof ServiceError) {
       const allow = (found as ServiceError & { allow?: string }).allow;
       return this.fail(res, found, allow ? { Allow: allow } : {});
@@ -268,7 +271,7 @@ export class RestServer {
     const read = this.readBody(req, res, route);
     const body = read instanceof Promise ? await read : read;
     if (body === NO_BODY) return;
-    const ctx: RouteContext = { server: this.server, params, query: url ? url.searchParams : new URLSearchParams(), body, req, res };
+    const ctx: RouteContext = { server: this.server, params, query: new URLSearchParams(search), body, req, res };
     if (route.stream) return this.openStream(ctx);
     if (route.path === '/v1/openapi.json') return this.send(res, 200, openApiDocument(this.routeTable, '5.0.0'));
     const handled = route.handle(ctx);
@@ -284,10 +287,14 @@ export class RestServer {
    */
   private readBody(req: IncomingMessage, res: ServerResponse, route: Route): unknown {
     const length = req.headers['content-length'];
-    const hasBody = (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+    const chunked = length === undefined && req.headers['transfer-encoding'] !== undefined;
+    const hasBody = (length !== undefined && length !== '0') || chunked;
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if ((req.method === 'POST' || hasBody) && type !== 'application/json') {
-      this.reject(req, res, new ServiceError('UNSUPPORTED', 'Request bodies must be sent as Content-Type: application/json'));
+    const json = type === 'application/json';
+    const unsupported = (): ServiceError => new ServiceError('UNSUPPORTED', 'Request bodies must be sent as Content-Type: application/json');
+    // A chunked PUT/DELETE may turn out empty, and then it has no body: it is checked once read.
+    if (!json && (req.method === 'POST' || (hasBody && !chunked))) {
+      this.reject(req, res, unsupported());
       return NO_BODY;
     }
     if (length !== undefined && Number(length) > MAX_BODY) {
@@ -339,6 +346,10 @@ export class RestServer {
     }).then((tooBig) => {
       if (tooBig) {
         this.reject(req, res, new ServiceError('TOOBIG', `Request body larger than ${MAX_BODY} bytes`));
+        return NO_BODY;
+      }
+      if (!json && size > 0) {
+        this.fail(res, unsupported());
         return NO_BODY;
       }
       return parse(Buffer.concat(chunks).toString('utf8'));

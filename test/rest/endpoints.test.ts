@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { mail, rawSession } from '../helpers/server.js';
@@ -218,6 +219,43 @@ describe('REST endpoints', () => {
     assert.equal(str.status, 400);
     const charset = await request(r.restPort, 'POST', '/v1/reset', { headers: { 'Content-Type': 'application/json; charset=utf-8' } });
     assert.equal(charset.status, 200);
+  });
+
+  test('a chunked PUT/DELETE that turns out empty has no body; one with text is 415', async () => {
+    const send = (method: string, path: string, chunks: string[], type?: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const headers: Record<string, string> = { 'Transfer-Encoding': 'chunked', ...(type ? { 'Content-Type': type } : {}) };
+        const req = http.request({ host: '127.0.0.1', port: r.restPort, method, path, headers, agent: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        });
+        req.on('error', reject);
+        for (const c of chunks) req.write(c);
+        req.end();
+      });
+    assert.equal(await send('PUT', '/v1/mailboxes/INBOX/subscription', []), 200);
+    assert.equal(await send('DELETE', '/v1/script/rules', []), 200);
+    assert.equal(await send('PUT', '/v1/mailboxes/INBOX/subscription', ['{}'], 'text/plain'), 415);
+    assert.equal(await send('PUT', '/v1/mailboxes/INBOX/subscription', ['{', '}'], 'application/json'), 200);
+  });
+
+  test('path segments: dot names are mailbox names, empty segments match no parameter', async () => {
+    for (const name of ['..', '.', 'a/..']) {
+      assert.equal((await call('POST', '/v1/mailboxes', { path: name })).status, 201, name);
+      const encoded = encodeURIComponent(name).replace(/\./g, '%2E');
+      const got = await call('GET', `/v1/mailboxes/${encoded}`);
+      assert.equal(got.status, 200, name);
+      assert.equal(got.json.path, name);
+    }
+    assert.equal((await call('DELETE', '/v1/mailboxes/a%2F%2E%2E')).status, 200);
+    assert.equal((await call('DELETE', '/v1/mailboxes/%2E%2E')).status, 200);
+    assert.equal((await call('DELETE', '/v1/mailboxes/%2e')).status, 200);
+    assert.equal((await call('GET', '/v1/mailboxes/%2E%2E')).json.error.code, 'NONEXISTENT');
+    const trailing = await call('GET', '/v1/users/');
+    assert.equal(trailing.status, 404);
+    assert.equal(trailing.json.error.code, 'NOTFOUND');
+    // A query string and a fragment never reach the path.
+    assert.equal((await call('GET', '/v1/mailboxes/INBOX?x=1#frag')).json.path, 'INBOX');
   });
 
   test('413 TOOBIG for a body over 64 MiB (declared length)', async () => {
