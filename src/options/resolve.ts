@@ -13,7 +13,7 @@ import { validateRules } from '../script/validate.js';
 import { checkTypos, childPath, describeValue, indexPath, isPlainObject, Problems } from './problems.js';
 import { resolvePlugins } from './plugins.js';
 import { resolveStorage, type StorageContext } from './storage.js';
-import { resolveSecure, resolveTls } from './tls.js';
+import { resolveTls } from './tls.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
 
 /**
@@ -81,9 +81,9 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const now = resolveClock(problems, options.now);
   const storage = resolveStorage(options.storage, problems, now, context);
   const users = resolveUsers(problems, options.users);
-  const loginDisabled = optional(options.loginDisabled, false, (v) => (typeof v === 'boolean' ? v : problems.expected('loginDisabled', 'a boolean', v)));
+  const loginDisabled = optional(options.loginDisabled, false, (v) => booleanValue(problems, v, 'loginDisabled'));
   // LOGINDISABLED without a way to get TLS would lock every client out.
-  const starttls = loginDisabled || optional(options.starttls, false, (v) => (typeof v === 'boolean' ? v : problems.expected('starttls', 'a boolean', v)));
+  const starttls = loginDisabled || optional(options.starttls, false, (v) => booleanValue(problems, v, 'starttls'));
   const plugins = resolvePlugins(problems, options.plugins);
   const rest = resolveRest(problems, options.rest);
 
@@ -93,7 +93,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const script = resolveScript(problems, options.script);
   const port = optional(options.port, DEFAULTS.port, (v) => portNumber(problems, v, 'port'));
   const host = optional(options.host, DEFAULTS.host, (v) => nonEmptyString(problems, v, 'host'));
-  const secure = resolveSecure(problems, options.secure);
+  const secure = optional(options.secure, false, (v) => booleanValue(problems, v, 'secure'));
   const tls = resolveTls(problems, options.tls);
   const greeting = optional(options.greeting, DEFAULTS.greeting, (v) =>
     typeof v === 'string' && !/[\r\n\0]/.test(v) ? v : problems.expected('greeting', 'a single-line string', v),
@@ -166,6 +166,11 @@ function portNumber(problems: Problems, value: unknown, path: string): number | 
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 65535) return value;
   problems.expected(path, 'an integer from 0 to 65535', value);
   return undefined;
+}
+
+function booleanValue(problems: Problems, value: unknown, path: string): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  return problems.expected(path, 'a boolean', value);
 }
 
 function nonEmptyString(problems: Problems, value: unknown, path: string): string | undefined {

@@ -1,5 +1,5 @@
 /**
- * The `secure` and `tls` options. Certificates are PEM text, a Buffer of it,
+ * The `tls` option (used by `secure` and `starttls`). Certificates are PEM text, a Buffer of it,
  * or a path to a PEM file (read when the server is built, so a wrong path is
  * an option error and not a failed handshake later).
  */
@@ -10,13 +10,6 @@ import type { ResolvedOptions } from './types.js';
 
 export const TLS_KEYS = ['key', 'cert'] as const;
 const TLS_SET = new Set<string>(TLS_KEYS);
-
-export function resolveSecure(problems: Problems, value: unknown): boolean {
-  if (value === undefined) return false;
-  if (typeof value === 'boolean') return value;
-  problems.expected('secure', 'a boolean', value);
-  return false;
-}
 
 export function resolveTls(problems: Problems, value: unknown): ResolvedOptions['tls'] {
   const builtin = { key: TEST_PRIVATE_KEY, cert: TEST_CERTIFICATE, builtin: true };

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { describe, test } from 'node:test';
 import { EventSource, type ErrorEvent, type FetchLike } from 'eventsource';
-import type { Server } from '../../src/index.js';
-import type { RestOptions } from '../../src/options/types.js';
+// Payload types only; the list of event names below is the spec's, written out on purpose.
+import type { CommandEvent, ExpungeEvent, FlagsEvent, MailboxEvent, SessionEvent, SessionInfo } from '../../src/index.js';
 import { RawClient, tagged } from '../helpers/raw-client.js';
-import { request, startRest, type Rest } from './helpers.js';
+import { request, startRest, watchText, type Rest } from './helpers.js';
 
 const WAIT = 3000;
 const EVENT_TYPES = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset'] as const;
@@ -102,46 +102,6 @@ const withBearer =
   (token: string): FetchLike =>
   (url, init) =>
     fetch(url, { ...init, headers: { ...init.headers, Authorization: `Bearer ${token}` } });
-
-interface SessionInfo {
-  session: number;
-  user: string | null;
-  state: string;
-  mailbox: string | null;
-  readOnly: boolean;
-  enabled: string[];
-  secure: boolean;
-  compressed: boolean;
-  remoteAddress: string | null;
-}
-interface SessionEvent {
-  type: string;
-  session: SessionInfo;
-  command?: string;
-}
-interface CommandEvent {
-  session: number;
-  tag: string;
-  command: string;
-  status: string;
-  user: string | null;
-}
-interface MailboxEvent {
-  type: string;
-  path: string;
-  oldPath: string | null;
-  origin: number | null;
-}
-interface ExpungeEvent {
-  path: string;
-  uids: number[];
-  origin: number | null;
-}
-interface FlagsEvent {
-  path: string;
-  messages: { uid: number; flags: string[] }[];
-  origin: number | null;
-}
 
 function assertSession(s: SessionInfo): void {
   assert.deepEqual(Object.keys(s).sort(), ['compressed', 'enabled', 'mailbox', 'readOnly', 'remoteAddress', 'secure', 'session', 'state', 'user']);
@@ -318,40 +278,11 @@ describe('REST event stream with the eventsource client', () => {
   });
 });
 
-/** Shortens the ping interval whichever way this version of the server supports. */
-function shortPings(s: Server): void {
-  if ('restPingInterval' in s) (s as unknown as { restPingInterval: number }).restPingInterval = 50;
-}
-
 test('raw socket: `: connected` first, then `: ping` comments', { timeout: 20_000 }, async () => {
-  const r = await startRest({ rest: { port: 0, pingInterval: 50 } as RestOptions }, shortPings);
+  const r = await startRest({ rest: { port: 0, pingInterval: 50 } });
   const socket = net.connect(r.restPort, '127.0.0.1');
   socket.on('error', () => undefined);
-  let text = '';
-  const waiters: (() => void)[] = [];
-  socket.setEncoding('latin1');
-  socket.on('data', (chunk: string) => {
-    text += chunk;
-    for (const w of waiters.splice(0)) w();
-  });
-  socket.on('close', () => {
-    for (const w of waiters.splice(0)) w();
-  });
-  const waitFor = async (re: RegExp): Promise<void> => {
-    const deadline = Date.now() + WAIT;
-    while (!re.test(text)) {
-      if (socket.destroyed) throw new Error(`connection closed; got ${JSON.stringify(text)}`);
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${re}; got ${JSON.stringify(text)}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-  };
+  const { waitFor, text } = watchText(socket, () => socket.destroyed);
   try {
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
@@ -360,7 +291,7 @@ test('raw socket: `: connected` first, then `: ping` comments', { timeout: 20_00
     socket.write('GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n');
     await waitFor(/^HTTP\/1\.1 200 /);
     await waitFor(/\r\n\r\n[\s\S]*: connected\n\n/);
-    assert.match(text, /\r\ncontent-type: text\/event-stream/i);
+    assert.match(text(), /\r\ncontent-type: text\/event-stream/i);
     await waitFor(/: connected\n\n[\s\S]*: ping\n\n/);
     await waitFor(/: ping\n\n[\s\S]*: ping\n\n/);
   } finally {

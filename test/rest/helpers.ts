@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Readable } from 'node:stream';
 import { createServer, type Server } from '../../src/index.js';
 import type { ServerOptions } from '../../src/options/types.js';
 
@@ -63,44 +64,55 @@ export function request(
   });
 }
 
-/** An open SSE stream over a raw request; `next()` waits for text matching a pattern. */
+/** Text arriving on a stream, and a bounded wait for a pattern in it. */
+export interface TextWatch {
+  text(): string;
+  /** Resolves with the first match of `re` in all text so far; fails when the stream ends first or after `ms`. */
+  waitFor(re: RegExp, ms?: number): Promise<string>;
+}
+
+export function watchText(source: Readable, ended: () => boolean): TextWatch {
+  let buffer = '';
+  const waiters: (() => void)[] = [];
+  const wake = (): void => {
+    for (const w of waiters.splice(0)) w();
+  };
+  source.setEncoding('utf8');
+  source.on('data', (c: string) => {
+    buffer += c;
+    wake();
+  });
+  source.on('end', wake);
+  source.on('close', wake);
+  return {
+    text: () => buffer,
+    async waitFor(re: RegExp, ms = 3000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const m = re.exec(buffer);
+        if (m) return m[0];
+        if (ended()) throw new Error(`stream ended; got ${JSON.stringify(buffer)}`);
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`timed out waiting for ${re}; got ${JSON.stringify(buffer)}`);
+        await new Promise<void>((r) => {
+          const t = setTimeout(r, left);
+          waiters.push(() => {
+            clearTimeout(t);
+            r();
+          });
+        });
+      }
+    },
+  };
+}
+
+/** An open SSE stream over a raw request; `waitFor()` waits for text matching a pattern. */
 export async function openEvents(port: number, path = '/v1/events', headers: Record<string, string> = {}) {
   return new Promise<{ status: number; res: http.IncomingMessage; waitFor(re: RegExp, ms?: number): Promise<string>; text(): string; close(): void }>(
     (resolve, reject) => {
       const req = http.request({ host: '127.0.0.1', port, method: 'GET', path, headers, agent: false }, (res) => {
-        let buffer = '';
-        const waiters: (() => void)[] = [];
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          buffer += c;
-          for (const w of waiters.splice(0)) w();
-        });
-        res.on('end', () => {
-          for (const w of waiters.splice(0)) w();
-        });
-        resolve({
-          status: res.statusCode!,
-          res,
-          text: () => buffer,
-          close: () => req.destroy(),
-          async waitFor(re: RegExp, ms = 3000) {
-            const deadline = Date.now() + ms;
-            for (;;) {
-              const m = re.exec(buffer);
-              if (m) return m[0];
-              if (res.readableEnded) throw new Error(`stream ended; got ${JSON.stringify(buffer)}`);
-              const left = deadline - Date.now();
-              if (left <= 0) throw new Error(`timed out waiting for ${re}; got ${JSON.stringify(buffer)}`);
-              await new Promise<void>((r) => {
-                const t = setTimeout(r, left);
-                waiters.push(() => {
-                  clearTimeout(t);
-                  r();
-                });
-              });
-            }
-          },
-        });
+        const watch = watchText(res, () => res.readableEnded);
+        resolve({ status: res.statusCode!, res, text: watch.text, waitFor: watch.waitFor, close: () => req.destroy() });
       });
       req.on('error', reject);
       req.end();
