@@ -17,7 +17,12 @@ const intAtLeast =
   (v) =>
     typeof v === 'number' && Number.isSafeInteger(v) && v >= min ? null : `an integer >= ${min}`;
 
-const FIELDS: Record<string, Check> = {
+/**
+ * The known fields. Read only through `checkFor`: a rule's keys are user
+ * input, and `hasOwnProperty`, `toString`, `__proto__` ... must be unknown
+ * fields, not members of Object.prototype.
+ */
+const FIELDS: Readonly<Record<string, Check>> = {
   on: (v) => (typeof v === 'string' && (SCRIPT_EVENTS as readonly string[]).includes(v) ? null : `one of ${SCRIPT_EVENTS.join(', ')}`),
   command: str,
   tag: strOrRegExp,
@@ -52,6 +57,8 @@ const FIELDS: Record<string, Check> = {
   when: fn,
 };
 
+const KNOWN = new Map<string, Check>(Object.entries(FIELDS));
+
 function invalid(where: string, field: string, message: string): ServiceError {
   return new ServiceError('INVALID', `${where}${field}: ${message}`);
 }
@@ -63,15 +70,15 @@ export function validateRule(value: unknown, where = ''): ScriptRule {
   }
   const rule = value as Record<string, unknown>;
   for (const [key, v] of Object.entries(rule)) {
-    const check = FIELDS[key];
-    if (!check) throw invalid(where, key, 'unknown field');
+    const check = KNOWN.get(key);
+    if (!check) throw invalid(where, key, `unknown field; known fields: ${[...KNOWN.keys()].join(', ')}`);
     if (v === undefined) continue;
     const expected = check(v);
     if (expected) throw invalid(where, key, `expected ${expected}`);
   }
-  if (rule.on === undefined) throw invalid(where, 'on', 'required');
+  if (!Object.hasOwn(rule, 'on') || rule.on === undefined) throw invalid(where, 'on', 'required');
   const on = rule.on as ScriptOn;
-  const has = (k: string): boolean => rule[k] !== undefined;
+  const has = (k: string): boolean => Object.hasOwn(rule, k) && rule[k] !== undefined;
   if (rule.drop === true) {
     for (const k of ['send', 'run', 'before', 'after', 'truncate']) {
       if (has(k)) throw invalid(where, k, 'cannot be combined with drop');

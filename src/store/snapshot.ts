@@ -1,3 +1,5 @@
+import { deepCopy } from '../options/copy.js';
+import { setOwn } from '../options/problems.js';
 import type { Storage, StorageMailbox, StorageNamespace } from '../options/types.js';
 import { formatInternalDate } from './internal-date.js';
 import type { Mailbox } from './mailbox.js';
@@ -23,7 +25,7 @@ function hasHighBytes(raw: Buffer): boolean {
 
 function snapshotMessage(m: Message): SnapshotMessage {
   const out: SnapshotMessage = {
-    ...(m.extra ? structuredClone(m.extra) : {}),
+    ...(m.extra ? deepCopy(m.extra) : {}),
     raw: m.raw.toString('latin1'),
     flags: [...m.flags],
     internaldate: formatInternalDate(m.internaldate),
@@ -36,7 +38,7 @@ function snapshotMessage(m: Message): SnapshotMessage {
 
 function snapshotMailbox(store: Store, m: Mailbox): StorageMailbox {
   const out: StorageMailbox = {
-    ...structuredClone(m.extra),
+    ...deepCopy(m.extra),
     messages: m.messages.map(snapshotMessage),
     subscribed: store.isSubscribed(m.path),
     uidvalidity: m.uidvalidity,
@@ -59,10 +61,10 @@ export function snapshotStore(store: Store): Storage {
   const byPath = new Map<string, StorageMailbox>();
   const roots = new Map<string, StorageNamespace>();
   for (const ns of store.namespaces) {
-    const entry: StorageNamespace = { ...structuredClone(ns.extra), separator: ns.separator, folders: {} };
+    const entry: StorageNamespace = { ...deepCopy(ns.extra), separator: ns.separator, folders: {} };
     if (ns.prefix !== '') entry.type = ns.type;
     roots.set(ns.prefix, entry);
-    storage[ns.prefix] = entry;
+    setOwn(storage, ns.prefix, entry);
   }
   // Parents sort before their children, so each parent exists when a child is placed.
   for (const m of store.list()) {
@@ -78,7 +80,8 @@ export function snapshotStore(store: Store): Storage {
     const parent = parentPath === null ? roots.get(ns.prefix) : byPath.get(parentPath);
     if (!parent) continue;
     const folders = (parent.folders ??= {}) as Record<string, StorageMailbox>;
-    folders[name] = node;
+    // Mailbox names are user input: `__proto__` must become an own key, not the object's prototype.
+    setOwn(folders, name, node);
   }
   return storage;
 }
