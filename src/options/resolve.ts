@@ -43,7 +43,7 @@ export const TOP_LEVEL_KEYS = [
   'pingInterval',
 ] as const;
 
-export const REST_KEYS = ['port', 'host', 'token', 'pingInterval'] as const;
+export const REST_KEYS = ['port', 'host', 'token', 'pingInterval', 'maxEventStreams', 'maxStreamBuffer'] as const;
 export const USER_KEYS = ['password', 'xoauth2'] as const;
 export const XOAUTH2_KEYS = ['accessToken', 'sessionTimeout'] as const;
 
@@ -61,6 +61,8 @@ export const DEFAULTS = {
   maxLiteral: 64 * 1024 * 1024,
   scriptSeed: 1,
   restPingInterval: 15_000,
+  restMaxEventStreams: 100,
+  restMaxStreamBuffer: 1024 * 1024,
 } as const;
 
 /** Extension-owned keys to accept (and typo-check against) beyond the built-in ones. */
@@ -295,5 +297,7 @@ function resolveRest(problems: Problems, value: unknown): ResolvedOptions['rest'
         ? value.token
         : (problems.expected('rest.token', 'a string', value.token) ?? null);
   const pingInterval = optional(value.pingInterval, DEFAULTS.restPingInterval, (v) => integerAtLeast(problems, v, 'rest.pingInterval', 1));
-  return port === undefined ? null : { port, host, token, pingInterval };
+  const maxEventStreams = optional(value.maxEventStreams, DEFAULTS.restMaxEventStreams, (v) => integerAtLeast(problems, v, 'rest.maxEventStreams', 1));
+  const maxStreamBuffer = optional(value.maxStreamBuffer, DEFAULTS.restMaxStreamBuffer, (v) => integerAtLeast(problems, v, 'rest.maxStreamBuffer', 1));
+  return port === undefined ? null : { port, host, token, pingInterval, maxEventStreams, maxStreamBuffer };
 }

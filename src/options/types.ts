@@ -64,6 +64,10 @@ export interface RestOptions {
   token?: string;
   /** Milliseconds between `: ping` comments on event streams. Default 15000. */
   pingInterval?: number;
+  /** Event streams (`GET /v1/events`) open at once; one more gets 503 LIMIT. Default 100. */
+  maxEventStreams?: number;
+  /** Bytes an event stream may have queued for a client that does not read; past it the stream is closed. Default 1 MiB. */
+  maxStreamBuffer?: number;
 }
 
 /** The clock: a fixed instant or a function returning the current one. */
@@ -182,7 +186,7 @@ export interface ResolvedOptions {
   script: ScriptRule[];
   /** The clock in epoch milliseconds. */
   now: () => number;
-  rest: { port: number; host: string; token: string | null; pingInterval: number } | null;
+  rest: { port: number; host: string; token: string | null; pingInterval: number; maxEventStreams: number; maxStreamBuffer: number } | null;
   port: number;
   host: string;
   secure: boolean;

@@ -4,10 +4,12 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { isServiceError, ServiceError, type ErrorCode } from '../errors.js';
 import { EVENT_TYPES, type ServerEventType } from '../events.js';
 import type { ListenAddress, Server } from '../server.js';
+import { hostVerdict, isLoopbackHost, parseHost, type HostVerdict } from './host.js';
 import { openApiDocument } from './openapi.js';
 import type { Method, Route, RouteContext } from './route.js';
 import { BUILTIN_ROUTES } from './routes.js';
@@ -15,6 +17,10 @@ import { validate } from './schema.js';
 
 export const MAX_BODY = 64 * 1024 * 1024;
 export const DEFAULT_PING_INTERVAL = 15_000;
+export const DEFAULT_MAX_EVENT_STREAMS = 100;
+export const DEFAULT_MAX_STREAM_BUFFER = 1024 * 1024;
+/** Node's limit on the request line and headers together. */
+const MAX_HEADER_SIZE = 16 * 1024;
 
 export interface RestConfig {
   port: number;
@@ -22,7 +28,19 @@ export interface RestConfig {
   token: string | null;
   /** Milliseconds between `: ping` comments on event streams. Default 15000. */
   pingInterval?: number;
+  /** Event streams open at once; one more gets 503 LIMIT. Default 100. */
+  maxEventStreams?: number;
+  /**
+   * Bytes an event stream may have queued (written but not yet taken by
+   * the client); a stream over it is closed, and the client may reconnect.
+   * Default 1 MiB.
+   */
+  maxStreamBuffer?: number;
+  /** Milliseconds a client has to send the request headers (Node's `headersTimeout`). Default 60000. */
+  headersTimeout?: number;
 }
+
+export { isLoopbackHost };
 
 const STATUS: Partial<Record<ErrorCode, number>> = {
   INVALID: 400, UNAUTHORIZED: 401, NONEXISTENT: 404, NOTFOUND: 404, METHOD: 405, TOOBIG: 413, UNSUPPORTED: 415, SERVERERROR: 500,
@@ -30,25 +48,6 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
 
 export function statusOf(code: ErrorCode): number {
   return STATUS[code] ?? 409;
-}
-
-/** True for `localhost`, 127.0.0.0/8 and ::1. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  if (net.isIPv4(h)) return h.startsWith('127.');
-  if (net.isIPv6(h)) return h === '::1' || h === '0:0:0:0:0:0:0:1' || /^::ffff:127\./.test(h);
-  return false;
-}
-
-/** The host name of a Host header without its port. */
-function hostName(header: string): string {
-  if (header.startsWith('[')) {
-    const end = header.indexOf(']');
-    return end < 0 ? header : header.slice(0, end + 1);
-  }
-  const colon = header.lastIndexOf(':');
-  return colon < 0 ? header : header.slice(0, colon);
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
@@ -99,16 +98,45 @@ function matchIn(table: RouteTable, method: string, segments: readonly string[])
   return params < 0 ? null : { allow };
 }
 
+/** An open event stream: its response and the event types it wants. */
+interface EventStream {
+  res: ServerResponse;
+  types: readonly ServerEventType[];
+  ping: NodeJS.Timeout;
+}
+
+/** What an error answer carries, for a ServerResponse or a raw socket alike. */
+interface ErrorReply {
+  status: number;
+  text: string;
+  headers: Record<string, string>;
+}
+
+/** Messages for llhttp's parse errors (clientError `code`s), beyond its own `reason`. */
+const PARSE_ERRORS: Readonly<Record<string, string>> = {
+  HPE_HEADER_OVERFLOW: `request line and headers larger than ${MAX_HEADER_SIZE} bytes`,
+  HPE_INVALID_METHOD: 'invalid method (methods are case-sensitive: GET, POST, PUT, DELETE)',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'more than one Content-Length, or Content-Length with Transfer-Encoding',
+  HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding with Content-Length, or not ending in chunked',
+  HPE_PAUSED_H2_UPGRADE: 'HTTP/2 is not supported; use HTTP/1.1',
+  ERR_HTTP_REQUEST_TIMEOUT: 'the request was not received in time',
+};
+
 export class RestServer {
   private readonly http: http.Server;
   private readonly routes: readonly Route[];
   private readonly builtinTable: RouteTable;
   private readonly pluginTable: RouteTable;
-  /** Host header → loopback or not, so the check costs a lookup per request (bounded). */
-  private readonly loopbackHosts = new Map<string, boolean>();
-  private readonly streams = new Set<ServerResponse>();
+  /** Host header → verdict, so the check costs a lookup per request (bounded). */
+  private readonly hostVerdicts = new Map<string, HostVerdict>();
+  private readonly streams = new Set<EventStream>();
+  /** Streams by event type, and the one server listener per type that feeds them. */
+  private readonly subscribers = new Map<ServerEventType, Set<EventStream>>();
+  private readonly relays = new Map<ServerEventType, (data: unknown) => void>();
   private readonly tokenDigest: Buffer | null;
   private readonly pingInterval: number;
+  private readonly maxEventStreams: number;
+  private readonly maxStreamBuffer: number;
   private closing = false;
 
   constructor(
@@ -119,12 +147,28 @@ export class RestServer {
   ) {
     this.tokenDigest = config.token === null ? null : digest(config.token);
     this.pingInterval = config.pingInterval ?? DEFAULT_PING_INTERVAL;
+    this.maxEventStreams = config.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS;
+    this.maxStreamBuffer = config.maxStreamBuffer ?? DEFAULT_MAX_STREAM_BUFFER;
     this.routes = [...BUILTIN_ROUTES, ...pluginRoutes];
     this.builtinTable = buildTable(BUILTIN_ROUTES);
     this.pluginTable = buildTable(pluginRoutes);
-    this.http = http.createServer((req, res) => {
-      this.dispatch(req, res).catch((err: unknown) => this.fail(res, err));
-    });
+    const headersTimeout = config.headersTimeout ?? 60_000;
+    this.http = http.createServer(
+      {
+        // A missing Host is answered by `hostProblem` with the spec's error object, not Node's empty 400.
+        requireHostHeader: false,
+        maxHeaderSize: MAX_HEADER_SIZE,
+        headersTimeout,
+        connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 4))),
+      },
+      (req, res) => {
+        this.dispatch(req, res).catch((err: unknown) => this.fail(res, err));
+      },
+    );
+    // Every malformed request gets the spec's error object, never Node's plain-text answer.
+    this.http.on('clientError', (err: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => this.clientError(err, socket));
+    // Without a listener Node closes CONNECT requests silently; they get an answer like any other method.
+    this.http.on('connect', (req: IncomingMessage, socket: Duplex) => this.connectRequest(req, socket));
   }
 
   /** Every route this server serves (for the OpenAPI document). */
@@ -158,8 +202,10 @@ export class RestServer {
   /** Ends open event streams and closes the listener; not graceful also drops open connections. */
   close(graceful = true): Promise<void> {
     this.closing = true;
-    for (const res of this.streams) res.end();
-    this.streams.clear();
+    for (const stream of [...this.streams]) {
+      this.unsubscribe(stream);
+      stream.res.end();
+    }
     return new Promise((resolve) => {
       if (!this.http.listening) return resolve();
       this.http.close(() => resolve());
@@ -167,6 +213,11 @@ export class RestServer {
       if (!graceful) this.http.closeAllConnections();
       else setTimeout(() => this.http.closeAllConnections(), 1000).unref();
     });
+  }
+
+  /** Open event streams and the bytes each has queued (for tests and benchmarks). */
+  streamStats(): { streams: number; queued: number[] } {
+    return { streams: this.streams.size, queued: [...this.streams].map((s) => s.res.writableLength) };
   }
 
   // ------------------------------------------------------------ responses
@@ -186,14 +237,127 @@ export class RestServer {
     res.end(text);
   }
 
-  private fail(res: ServerResponse, err: unknown, headers: Record<string, string> = {}): void {
+  /** The error answer for `err`: its status by the spec's table (or `status`), the error object, and headers. */
+  private errorReply(err: unknown, headers: Record<string, string> = {}, status?: number): ErrorReply {
     const e = isServiceError(err) ? err : new ServiceError('SERVERERROR', `Unexpected error: ${err instanceof Error ? err.message : String(err)}`);
-    this.send(res, statusOf(e.code), { error: { code: e.code, message: e.message } }, headers);
+    const extra = { ...headers };
+    const allow = (e as ServiceError & { allow?: string }).allow;
+    if (allow) extra.Allow = allow;
+    if (e.code === 'UNAUTHORIZED') extra['WWW-Authenticate'] = 'Bearer';
+    return { status: status ?? statusOf(e.code), text: JSON.stringify({ error: { code: e.code, message: e.message } }), headers: extra };
+  }
+
+  private fail(res: ServerResponse, err: unknown, headers: Record<string, string> = {}, status?: number): void {
+    const reply = this.errorReply(err, headers, status);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.writeHead(reply.status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(reply.text),
+      'Cache-Control': 'no-store',
+      ...reply.headers,
+    });
+    res.end(reply.text);
+  }
+
+  /**
+   * Writes an error answer straight to a socket (malformed requests and
+   * CONNECT have no ServerResponse) and closes the connection.
+   */
+  private failRaw(socket: Duplex, err: unknown): void {
+    if (socket.destroyed || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const reply = this.errorReply(err);
+    const lines = [
+      `HTTP/1.1 ${reply.status} ${http.STATUS_CODES[reply.status] ?? 'Error'}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(reply.text)}`,
+      'Cache-Control: no-store',
+      ...Object.entries(reply.headers).map(([k, v]) => `${k}: ${v}`),
+      'Connection: close',
+    ];
+    socket.end(`${lines.join('\r\n')}\r\n\r\n${reply.text}`);
+    // A client that never reads must not keep the socket: it goes after a moment either way.
+    setTimeout(() => socket.destroy(), 2000).unref();
+  }
+
+  /** A request Node's parser refused (or one that timed out): answered with the error object, then closed. */
+  private clientError(err: NodeJS.ErrnoException & { reason?: string }, socket: Duplex): void {
+    if (err.code === 'ECONNRESET' || err.code === 'EPIPE' || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
+    const known = err.code !== undefined && Object.hasOwn(PARSE_ERRORS, err.code) ? PARSE_ERRORS[err.code] : undefined;
+    const what = known ?? (err.reason || err.message || 'malformed request').replace(/^Parse Error: /, '');
+    const error = new ServiceError('INVALID', `Malformed HTTP request: ${what}`);
+    // An answer still being written on this connection (pipelining) goes out first.
+    const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (pending && !pending.writableFinished) {
+      if (!pending.headersSent) {
+        // The request it answers is the broken one (a bad chunk in its body): answer it now.
+        this.fail(pending, error, { Connection: 'close' });
+        pending.once('finish', () => setTimeout(() => socket.destroy(), 2000).unref());
+      } else if ([...this.streams].some((s) => s.res === pending)) {
+        socket.destroy();
+      } else {
+        pending.once('finish', () => this.failRaw(socket, error));
+        pending.once('close', () => socket.destroy());
+      }
+      return;
+    }
+    this.failRaw(socket, error);
+  }
+
+  /** CONNECT gets what any other unsupported method gets: 400/401, 404 NOTFOUND or 405 METHOD. */
+  private connectRequest(req: IncomingMessage, socket: Duplex): void {
+    socket.on('error', () => socket.destroy());
+    const found = this.route(req);
+    this.failRaw(socket, found instanceof ServiceError ? found : new ServiceError('METHOD', 'CONNECT is not supported'));
   }
 
   // ------------------------------------------------------------ request handling
 
-  private authorize(req: IncomingMessage): ServiceError | null {
+  /**
+   * The Host rule of RFC 7230 §5.4: exactly one Host header on HTTP/1.1 (at
+   * most one on HTTP/1.0), with a valid `uri-host [":" port]` value. Returns
+   * the host value that the loopback rule looks at (the authority of an
+   * absolute-form target wins over Host), or an error.
+   */
+  private hostOf(req: IncomingMessage, authority: string | null): { value: string | undefined } | ServiceError {
+    const raw = req.rawHeaders;
+    let count = 0;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!;
+      if (name.length === 4 && name.toLowerCase() === 'host') count++;
+    }
+    if (count > 1) return new ServiceError('INVALID', 'More than one Host header');
+    const host = req.headers.host;
+    if (host === undefined && req.httpVersion !== '1.0' && req.httpVersion !== '0.9') return new ServiceError('INVALID', 'Missing Host header');
+    if (host !== undefined && this.verdict(host) === 'invalid') {
+      return new ServiceError('INVALID', `Invalid Host header ${JSON.stringify(host)}: expected host[:port] (port digits only, IPv6 in brackets)`);
+    }
+    if (authority !== null) {
+      if (authority.includes('@') || parseHost(authority) === null) return new ServiceError('INVALID', `Invalid authority in the request target: ${JSON.stringify(authority)}`);
+      return { value: authority };
+    }
+    return { value: host };
+  }
+
+  private verdict(host: string): HostVerdict {
+    let verdict = this.hostVerdicts.get(host);
+    if (verdict === undefined) {
+      verdict = hostVerdict(host);
+      if (this.hostVerdicts.size >= 64) this.hostVerdicts.clear();
+      this.hostVerdicts.set(host, verdict);
+    }
+    return verdict;
+  }
+
+  private authorize(host: string | undefined, req: IncomingMessage): ServiceError | null {
     if (this.tokenDigest) {
       const header = req.headers.authorization ?? '';
       const m = /^Bearer\s+(.+)$/i.exec(header.trim());
@@ -201,14 +365,7 @@ export class RestServer {
       if (!m || !timingSafeEqual(given, this.tokenDigest)) return new ServiceError('UNAUTHORIZED', 'Missing or wrong bearer token');
       return null;
     }
-    const host = req.headers.host;
-    let loopback = host === undefined ? false : this.loopbackHosts.get(host);
-    if (loopback === undefined) {
-      loopback = isLoopbackHost(hostName(host!));
-      if (this.loopbackHosts.size >= 64) this.loopbackHosts.clear();
-      this.loopbackHosts.set(host!, loopback);
-    }
-    if (!loopback) {
+    if (host === undefined || this.verdict(host) !== 'loopback') {
       return new ServiceError('UNAUTHORIZED', 'Without a REST token, requests must use a loopback host name (localhost, 127.0.0.1 or [::1])');
     }
     return null;
@@ -235,21 +392,35 @@ export class RestServer {
     return e;
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const denied = this.authorize(req);
-    if (denied) return this.fail(res, denied, { 'WWW-Authenticate': 'Bearer' });
+  /** Host, authorization and routing of a request: its route, path segments and query, or the error to answer. */
+  private route(req: IncomingMessage): { route: Route; raw: string[]; search: string } | ServiceError {
     // The path is split by hand, not by the URL parser: it would drop `%2E%2E` and
     // `%2E` segments as `..` and `.`, and those are mailbox names like any other.
-    const target = req.url ?? '/';
+    let target = req.url ?? '/';
+    let authority: string | null = null;
+    // Absolute form (`GET http://localhost:8025/v1/users`): its authority is the host (RFC 7230 §5.4).
+    const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(target);
+    if (absolute) {
+      authority = absolute[1]!;
+      target = target.slice(absolute[0].length);
+      if (!target.startsWith('/')) target = `/${target}`;
+    }
+    const host = this.hostOf(req, authority);
+    if (host instanceof ServiceError) return host;
+    const denied = this.authorize(host.value, req);
+    if (denied) return denied;
     const at = target.search(/[?#]/);
     const pathname = at < 0 ? target : target.slice(0, at);
     const search = at >= 0 && target[at] === '?' ? target.slice(at + 1).split('#')[0]! : '';
     const found = this.match(req.method ?? 'GET', pathname);
-    if (found instanceof ServiceError) {
-      const allow = (found as ServiceError & { allow?: string }).allow;
-      return this.fail(res, found, allow ? { Allow: allow } : {});
-    }
-    const { route, raw } = found;
+    if (found instanceof ServiceError) return found;
+    return { ...found, search };
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const found = this.route(req);
+    if (found instanceof ServiceError) return this.refuse(req, res, found);
+    const { route, raw, search } = found;
     const params: Record<string, string | number> = {};
     const patternSegments = route.path.split('/').slice(1);
     for (let i = 0; i < patternSegments.length; i++) {
@@ -280,6 +451,10 @@ export class RestServer {
     if (route.after) res.once('finish', () => route.after!(ctx));
   }
 
+  /** Answers a request refused before its route ran; a malformed one (bad Host) also ends the connection. */
+  private refuse(_req: IncomingMessage, res: ServerResponse, err: ServiceError): void {
+    this.fail(res, err, err.code === 'INVALID' ? { Connection: 'close' } : {});
+  }
   /**
    * Reads and parses the JSON body; answers the error itself and returns
    * NO_BODY on failure. Without a body to read it answers at once, else with
@@ -329,22 +504,29 @@ export class RestServer {
     if (!hasBody && !route.stream) return parse('');
     const chunks: Buffer[] = [];
     let size = 0;
-    return new Promise<boolean>((resolve, reject) => {
+    // A request that breaks off (parse error in its body, connection gone) ends the wait too;
+    // the clientError handler or the closed socket takes care of the answer.
+    return new Promise<'end' | 'toobig' | 'aborted'>((resolve) => {
       const onData = (chunk: Buffer): void => {
         size += chunk.length;
         if (size > MAX_BODY) {
           req.off('data', onData);
           chunks.length = 0;
-          resolve(true);
+          resolve('toobig');
           return;
         }
         chunks.push(chunk);
       };
       req.on('data', onData);
-      req.once('end', () => resolve(false));
-      req.once('error', reject);
-    }).then((tooBig) => {
-      if (tooBig) {
+      req.once('end', () => resolve('end'));
+      req.once('error', () => resolve('aborted'));
+      req.once('close', () => resolve('aborted'));
+    }).then((outcome) => {
+      if (outcome === 'aborted') {
+        chunks.length = 0;
+        return NO_BODY;
+      }
+      if (outcome === 'toobig') {
         this.reject(req, res, new ServiceError('TOOBIG', `Request body larger than ${MAX_BODY} bytes`));
         return NO_BODY;
       }
@@ -391,25 +573,76 @@ export class RestServer {
       types = [...new Set(names)] as ServerEventType[];
     }
     if (this.closing) return this.fail(res, new ServiceError('CANNOT', 'The server is stopping'));
+    if (this.streams.size >= this.maxEventStreams) {
+      const error = new ServiceError(
+        'LIMIT',
+        `Too many event streams: ${this.streams.size} are open, the limit is ${this.maxEventStreams} (rest.maxEventStreams); close one and retry`,
+      );
+      return this.fail(res, error, { 'Retry-After': '1' }, 503);
+    }
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
     res.write(': connected\n\n');
-    this.streams.add(res);
-    const listeners = types.map((type) => {
-      const fn = (data: unknown): void => {
-        res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
-      };
-      (this.server as unknown as NodeJS.EventEmitter).on(type, fn);
-      return [type, fn] as const;
-    });
-    const ping = setInterval(() => res.write(': ping\n\n'), this.pingInterval);
-    ping.unref();
-    const cleanup = (): void => {
-      clearInterval(ping);
-      this.streams.delete(res);
-      for (const [type, fn] of listeners) (this.server as unknown as NodeJS.EventEmitter).off(type, fn);
-    };
+    res.on('error', () => undefined);
+    const stream: EventStream = { res, types, ping: setInterval(() => this.deliver(stream, ': ping\n\n'), this.pingInterval) };
+    stream.ping.unref();
+    this.streams.add(stream);
+    for (const type of types) {
+      let set = this.subscribers.get(type);
+      if (!set) {
+        set = new Set();
+        this.subscribers.set(type, set);
+        const subscribers = set;
+        // One listener per type for all streams: the event is serialized once, however many streams want it.
+        const relay = (data: unknown): void => {
+          let text: string;
+          try {
+            text = `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+          } catch {
+            return; // never let a stream break the operation that emitted the event
+          }
+          for (const s of subscribers) this.deliver(s, text);
+        };
+        this.relays.set(type, relay);
+        (this.server as unknown as NodeJS.EventEmitter).on(type, relay);
+      }
+      set.add(stream);
+    }
+    const cleanup = (): void => this.unsubscribe(stream);
     res.once('close', cleanup);
     req.once('close', cleanup);
+  }
+
+  /**
+   * Writes to a stream unless the client has fallen behind: a stream whose
+   * queued bytes passed `maxStreamBuffer` is closed instead, so a client
+   * that does not read costs at most the limit plus one event. The client
+   * may reconnect (EventSource does).
+   */
+  private deliver(stream: EventStream, text: string): void {
+    const { res } = stream;
+    if (res.destroyed || res.writableEnded) return this.unsubscribe(stream);
+    if (res.writableLength > this.maxStreamBuffer) {
+      this.unsubscribe(stream);
+      res.destroy();
+      return;
+    }
+    res.write(text);
+  }
+
+  private unsubscribe(stream: EventStream): void {
+    if (!this.streams.delete(stream)) return;
+    clearInterval(stream.ping);
+    for (const type of stream.types) {
+      const set = this.subscribers.get(type);
+      if (!set) continue;
+      set.delete(stream);
+      if (set.size === 0) {
+        this.subscribers.delete(type);
+        const relay = this.relays.get(type);
+        this.relays.delete(type);
+        if (relay) (this.server as unknown as NodeJS.EventEmitter).off(type, relay);
+      }
+    }
   }
 }
 

@@ -212,7 +212,10 @@ describe('rest', () => {
   });
 
   it('resolves with a port', () => {
-    assert.deepEqual(resolveOptions({ rest: { port: 0 } }).rest, { port: 0, host: '127.0.0.1', token: null, pingInterval: 15000 });
+    assert.deepEqual(resolveOptions({ rest: { port: 0 } }).rest, {
+      port: 0, host: '127.0.0.1', token: null, pingInterval: 15000, maxEventStreams: 100, maxStreamBuffer: 1048576,
+    });
+    assert.equal(resolveOptions({ rest: { port: 0, maxEventStreams: 3, maxStreamBuffer: 4096 } }).rest!.maxEventStreams, 3);
     // An empty token is kept so that start() can refuse it with the reason.
     assert.equal(resolveOptions({ rest: { port: 0, token: '', pingInterval: 20 } }).rest!.token, '');
     assert.equal(resolveOptions({ rest: { port: 0, pingInterval: 20 } }).rest!.pingInterval, 20);
@@ -221,6 +224,8 @@ describe('rest', () => {
       host: '0.0.0.0',
       token: 'secret',
       pingInterval: 15000,
+      maxEventStreams: 100,
+      maxStreamBuffer: 1048576,
     });
   });
 
@@ -229,6 +234,9 @@ describe('rest', () => {
     assert.equal(invalid(() => resolveOptions({ rest: { prot: 1 } as never })), 'rest.prot: unknown key; did you mean "port"?');
     assert.equal(invalid(() => resolveOptions({ rest: { port: 1, token: 5 as never } })), 'rest.token: expected a string, got 5');
     assert.equal(invalid(() => resolveOptions({ rest: { port: 1, pingInterval: 0 } })), 'rest.pingInterval: expected a positive integer, got 0');
+    assert.equal(invalid(() => resolveOptions({ rest: { port: 1, maxEventStreams: 0 } })), 'rest.maxEventStreams: expected a positive integer, got 0');
+    assert.equal(invalid(() => resolveOptions({ rest: { port: 1, maxStreamBuffer: '1M' as never } })), 'rest.maxStreamBuffer: expected a positive integer, got "1M"');
+    assert.equal(invalid(() => resolveOptions({ rest: { port: 1, maxStreamBufer: 5 } as never })), 'rest.maxStreamBufer: unknown key; did you mean "maxStreamBuffer"?');
     assert.equal(invalid(() => resolveOptions({ rest: 8080 as never })), 'rest: expected an object ({port, host, token, pingInterval}), got 8080');
   });
 });
