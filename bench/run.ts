@@ -1,9 +1,10 @@
-/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap ...]`; no name runs all. */
+/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz ...]`; no name runs all. */
 const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<void> }>> = {
   lifecycle: () => import('./lifecycle.js'),
   mailbox: () => import('./mailbox.js'),
   imap: () => import('./imap.js'),
   rest: () => import('./rest.js'),
+  fuzz: () => import('./fuzz.js'),
 };
 
 const args = process.argv.slice(2);

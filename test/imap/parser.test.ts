@@ -76,6 +76,33 @@ describe('ArgParser basics', () => {
     bad(() => p.sp(), 'Missing argument');
   });
 
+  it('refuses NUL in a literal but not in a literal8 (fuzz finding: APPEND stored NUL, FETCH then sent it in {n})', () => {
+    // RFC 3501 §9: literal = "{" number "}" CRLF *CHAR8, CHAR8 = %x01-ff.
+    const p = parse(Buffer.from('A1 APPEND INBOX {3}\r\na\0b', 'latin1'));
+    p.tag();
+    p.sp();
+    p.commandName();
+    p.sp();
+    p.mailbox();
+    p.sp();
+    bad(() => p.literal(), /NUL in a literal/);
+    const login = parse(Buffer.from('A1 LOGIN {3}\r\nu\0x pw', 'latin1'));
+    login.tag();
+    login.sp();
+    login.commandName();
+    login.sp();
+    bad(() => login.astring(), /NUL in a literal/);
+    const binary = parse(Buffer.from('A1 APPEND INBOX ~{3}\r\na\0b', 'latin1'));
+    binary.tag();
+    binary.sp();
+    binary.commandName();
+    binary.sp();
+    binary.mailbox();
+    binary.sp();
+    assert.deepEqual([...binary.anyLiteral().data], [0x61, 0, 0x62]);
+    binary.end();
+  });
+
   it('expects one space', () => {
     const p = parse('A1  NOOP');
     p.tag();

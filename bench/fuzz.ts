@@ -1,0 +1,50 @@
+/**
+ * Fuzz bench: the IMAP fuzzer of test/fuzz/ for a long run (10^6 inputs by
+ * default; `--inputs N` or FUZZ_INPUTS, `--seed N` or FUZZ_SEED,
+ * `--connections N`). Prints inputs/s and every finding with the input
+ * that led to it.
+ */
+import { runFuzz } from '../test/fuzz/driver.js';
+import { fmt, table } from './client.js';
+
+function option(args: string[], name: string, env: string, fallback: number): number {
+  const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  const raw = i < 0 ? process.env[env] : args[i]!.includes('=') ? args[i]!.split('=')[1] : args[i + 1];
+  const n = Number(raw ?? fallback);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name}: not a number: ${raw}`);
+  return n;
+}
+
+export async function run(args: string[] = []): Promise<void> {
+  const inputs = option(args, 'inputs', 'FUZZ_INPUTS', 1_000_000);
+  const seed = option(args, 'seed', 'FUZZ_SEED', Date.now() % 1_000_000);
+  const connections = option(args, 'connections', 'FUZZ_CONNECTIONS', 6);
+  // RENAME INBOX stays in: the long run is for finding things.
+  console.log(`\nfuzz: ${inputs.toLocaleString('en-US')} inputs, seed ${seed}, ${connections} connections`);
+  let last = Date.now();
+  const report = await runFuzz({
+    seed,
+    inputs,
+    connections,
+    onProgress: (done) => {
+      if (Date.now() - last < 5000) return;
+      last = Date.now();
+      process.stdout.write(`  ${done.toLocaleString('en-US')} inputs...\n`);
+    },
+  });
+  const seconds = report.durationMs / 1000;
+  table('fuzz', [
+    ['inputs', report.inputs.toLocaleString('en-US')],
+    ['inputs/s', fmt(report.inputs / seconds, 0)],
+    ['time', `${fmt(seconds, 1)} s`],
+    ['bytes sent', `${(report.bytesSent / 2 ** 20).toFixed(0)} MiB`],
+    ['responses checked', report.responses.toLocaleString('en-US')],
+    ['tagged OK / NO / BAD', ['OK', 'NO', 'BAD'].map((s) => report.statuses[s] ?? 0).join(' / ')],
+    ['batches / reconnects', `${report.batches} / ${report.reconnects} (closed by server ${report.closedByServer}, literal too large to fill ${report.refills})`],
+    ['findings', String(report.findings.length)],
+  ]);
+  for (const f of report.findings) {
+    console.log(`\n[${f.kind}] x${f.count}: ${f.message}`);
+    if (f.input) console.log(`  input: ${JSON.stringify(f.input)}`);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The fuzzer's own model of command framing (RFC 3501 §4.3, RFC 7888):
+ * it follows the bytes the fuzzer sends and knows, at the end of a batch,
+ * whether the server is inside a line or a literal, so the fuzzer can send
+ * exactly what completes the pending command before its probe.
+ *
+ * It never under-counts: a synchronizing literal that the server may
+ * accept is assumed accepted (over-filling a literal the server refused
+ * only adds a garbage line), one it must refuse (above every configured
+ * literal limit) is assumed refused.
+ */
+
+export interface FramerLimits {
+  /** Sizes above this are refused in every state (the server's largest literal limit). */
+  maxLiteral: number;
+}
+
+export class ShadowFramer {
+  /** Bytes still owed to the literal being sent; -1 when in a line. */
+  literalLeft = -1;
+  /** The current line so far (only its last 40 bytes matter). */
+  private tail = '';
+  /** True when a literal announced a size nobody can send (the server closes the connection). */
+  unusable = false;
+  /** A literal ended and its command line goes on. */
+  private afterLiteral = false;
+
+  constructor(private readonly limits: FramerLimits) {}
+
+  /** True at the start of a line, outside any literal. */
+  get atLineStart(): boolean {
+    return this.literalLeft < 0 && this.tail === '' && !this.afterLiteral;
+  }
+
+  feed(data: Buffer): void {
+    let pos = 0;
+    while (pos < data.length) {
+      if (this.literalLeft >= 0) {
+        const take = Math.min(this.literalLeft, data.length - pos);
+        this.literalLeft -= take;
+        pos += take;
+        if (this.literalLeft === 0) {
+          this.literalLeft = -1;
+          this.afterLiteral = true;
+        }
+        continue;
+      }
+      const lf = data.indexOf(0x0a, pos);
+      if (lf < 0) {
+        this.tail = (this.tail + data.toString('latin1', Math.max(pos, data.length - 40), data.length)).slice(-40);
+        return;
+      }
+      let line = (this.tail + data.toString('latin1', Math.max(pos, lf - 40), lf)).slice(-40);
+      pos = lf + 1;
+      this.tail = '';
+      this.afterLiteral = false;
+      if (line.endsWith('\r')) line = line.slice(0, -1);
+      const m = /\{(\d+)(\+?)\}$/.exec(line);
+      if (!m) continue;
+      const digits = m[1]!;
+      const size = digits.length > 19 ? Infinity : Number(digits);
+      const sync = m[2] === '';
+      if (!Number.isSafeInteger(size)) {
+        // Unusable size: a synchronizing one is just refused; a non-synchronizing one cannot be skipped.
+        if (!sync) this.unusable = true;
+        continue;
+      }
+      if (sync && size > this.limits.maxLiteral) continue; // refused: no literal follows
+      this.literalLeft = size;
+      if (size === 0) {
+        this.literalLeft = -1;
+        this.afterLiteral = true;
+      }
+    }
+  }
+
+  /**
+   * Bytes that bring the server back to the start of a command line: end
+   * the current line, fill any literal it announces, repeat. Null when
+   * that would take more than `maxFill` bytes (reconnect instead).
+   */
+  completion(maxFill: number): Buffer | null {
+    const parts: Buffer[] = [];
+    let total = 0;
+    for (let i = 0; i < 100; i++) {
+      if (this.unusable) return null;
+      if (this.literalLeft > 0) {
+        if (total + this.literalLeft > maxFill) return null;
+        const fill = Buffer.alloc(this.literalLeft, 0x78);
+        parts.push(fill);
+        total += fill.length;
+        this.feed(fill);
+        continue;
+      }
+      if (this.atLineStart) return Buffer.concat(parts);
+      const crlf = Buffer.from('\r\n');
+      parts.push(crlf);
+      total += 2;
+      this.feed(crlf);
+    }
+    return null;
+  }
+
+  reset(): void {
+    this.literalLeft = -1;
+    this.tail = '';
+    this.unusable = false;
+    this.afterLiteral = false;
+  }
+}

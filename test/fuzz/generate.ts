@@ -1,0 +1,425 @@
+/**
+ * Input generator of the IMAP fuzzer: valid commands of every state built
+ * from the RFC 3501 grammar (plus the extensions `plugins: 'all'` loads),
+ * then mutated at the token level (literals of wrong size, `{n+}`, 8-bit
+ * bytes, NULs, deep parentheses, huge numbers and sequence sets, overlong
+ * lines, unbalanced quotes) and at the byte level; and plain random bytes.
+ * Everything is drawn from one seeded PRNG, so a seed replays exactly.
+ */
+import { Prng } from '../../src/util/prng.js';
+
+export type FuzzState = 'notAuthenticated' | 'authenticated' | 'selected';
+
+/** A literal in a command: announced size may differ from the data on purpose. */
+export interface LiteralPart {
+  lit: Buffer;
+  sync: boolean;
+  binary?: boolean;
+  /** Size written in the marker (defaults to the data length). */
+  announce?: string;
+}
+
+export type Part = string | Buffer | LiteralPart;
+
+export interface GeneratorLimits {
+  /** The server's maxLineLength: overlong lines go just past it. */
+  maxLineLength: number;
+  /**
+   * Leave out RENAME of INBOX (a known store bug: the moved messages keep
+   * changing under sessions that have INBOX selected; see the fuzz test).
+   */
+  noRenameInbox?: boolean;
+}
+
+export class Rand {
+  readonly prng: Prng;
+  constructor(seed: number) {
+    this.prng = new Prng(seed);
+  }
+  int(lo: number, hi: number): number {
+    return lo + this.prng.below(hi - lo + 1);
+  }
+  chance(p: number): boolean {
+    return this.prng.next() < p;
+  }
+  pick<T>(items: readonly T[]): T {
+    return items[this.prng.below(items.length)]!;
+  }
+  bytes(n: number, alphabet?: string): Buffer {
+    const b = Buffer.allocUnsafe(n);
+    for (let i = 0; i < n; i++) b[i] = alphabet ? alphabet.charCodeAt(this.prng.below(alphabet.length)) : this.prng.below(256);
+    return b;
+  }
+}
+
+const IMAPISH = '()[]{}<>"\\ *%+~-.:,$0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz\r\n';
+
+const MAILBOXES = ['INBOX', 'inbox', 'Archive', 'Archive/Sub', 'Trash', 'Fuzz', 'Fuzz/Deep/er', 'Nope', '"a b"', '"&AOk-t&AOk-"', '&', '"&Jjo"', '""', 'INBOX/child', '"*"', '%', '"x\\"y"'];
+const LIST_PATTERNS = ['*', '%', '""', 'INBOX', 'Arch*', '%/%', '"*"', '"&AOk-*"', 'Fuzz/*'];
+const FLAGS = ['\\Seen', '\\Answered', '\\Flagged', '\\Deleted', '\\Draft', '\\seen', '$Forwarded', '$Junk', 'kw1', 'kw2', 'Fz'];
+const FETCH_ITEMS = [
+  'FLAGS', 'UID', 'INTERNALDATE', 'RFC822.SIZE', 'ENVELOPE', 'BODYSTRUCTURE', 'BODY', 'BODY[]', 'BODY.PEEK[]', 'BODY.PEEK[HEADER]',
+  'BODY[TEXT]', 'BODY[1]', 'BODY[1.MIME]', 'BODY[2.1]', 'BODY.PEEK[HEADER.FIELDS (Subject From)]', 'BODY[HEADER.FIELDS.NOT (To)]',
+  'BODY[]<0.10>', 'BODY.PEEK[TEXT]<2.3>', 'RFC822', 'RFC822.HEADER', 'RFC822.TEXT', 'BINARY[1]', 'BINARY.PEEK[]', 'BINARY.SIZE[1]', 'MODSEQ',
+];
+const FETCH_MACROS = ['ALL', 'FAST', 'FULL'];
+const STATUS_ITEMS = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ', 'SIZE'];
+const HUGE_NUMBERS = ['0', '4294967295', '4294967296', '99999999999999999999', '18446744073709551616', '9007199254740993', '-1', '00000000000000000000001', '1e9'];
+
+/** Commands by name with their argument generators; `states` is where they are valid. */
+interface CommandDef {
+  name: string;
+  states: readonly FuzzState[];
+  args: (g: Generator) => Part[];
+}
+
+const ANY: readonly FuzzState[] = ['notAuthenticated', 'authenticated', 'selected'];
+const AUTH: readonly FuzzState[] = ['authenticated', 'selected'];
+const SEL: readonly FuzzState[] = ['selected'];
+const NA: readonly FuzzState[] = ['notAuthenticated'];
+
+export class Generator {
+  readonly r: Rand;
+  private tagN = 0;
+  constructor(
+    seed: number,
+    readonly limits: GeneratorLimits,
+  ) {
+    this.r = new Rand(seed);
+  }
+
+  tag(): string {
+    return `F${(++this.tagN).toString(36)}`;
+  }
+
+  // ------------------------------------------------------------ argument pieces
+
+  mailbox(): Part {
+    const r = this.r;
+    if (r.chance(0.1)) return this.literalOf(r.pick(['INBOX', 'Archive', 'Fuzz', 'caf\xe9', 'x\x00y']));
+    return r.pick(MAILBOXES);
+  }
+  astring(words: readonly string[]): Part {
+    const r = this.r;
+    const w = r.pick(words);
+    const k = r.int(0, 9);
+    if (k < 5) return w;
+    if (k < 8) return `"${w}"`;
+    return this.literalOf(w);
+  }
+  literalOf(text: string | Buffer, sync = this.r.chance(0.5)): LiteralPart {
+    return { lit: typeof text === 'string' ? Buffer.from(text, 'latin1') : text, sync };
+  }
+  seqSet(): string {
+    const r = this.r;
+    const n = (): string => (r.chance(0.15) ? '*' : String(r.int(1, 12)));
+    switch (r.int(0, 7)) {
+      case 0:
+        return '1:*';
+      case 1:
+        return n();
+      case 2:
+        return `${n()}:${n()}`;
+      case 3:
+        return `${n()},${n()}:${n()},${n()}`;
+      case 4:
+        return '*';
+      case 5:
+        return r.chance(0.5) ? '$' : `${r.int(1, 4)}:${r.int(100, 5000)}`;
+      default:
+        return `${r.int(1, 3)}`;
+    }
+  }
+  flag(): string {
+    return this.r.chance(0.2) ? `kw${this.r.int(0, 30)}` : this.r.pick(FLAGS);
+  }
+  flagList(): string {
+    const n = this.r.int(0, 3);
+    return `(${Array.from({ length: n }, () => this.flag()).join(' ')})`;
+  }
+  fetchAtts(): string {
+    const r = this.r;
+    if (r.chance(0.15)) return r.pick(FETCH_MACROS);
+    if (r.chance(0.25)) return r.pick(FETCH_ITEMS);
+    const n = r.int(1, 4);
+    return `(${Array.from({ length: n }, () => r.pick(FETCH_ITEMS)).join(' ')})`;
+  }
+  searchKey(depth = 0): string {
+    const r = this.r;
+    const k = r.int(0, depth > 3 ? 6 : 11);
+    switch (k) {
+      case 0:
+        return r.pick(['ALL', 'ANSWERED', 'DELETED', 'FLAGGED', 'NEW', 'OLD', 'RECENT', 'SEEN', 'UNSEEN', 'UNDELETED', 'DRAFT', 'UNDRAFT']);
+      case 1:
+        return `${r.pick(['FROM', 'TO', 'CC', 'BCC', 'SUBJECT', 'BODY', 'TEXT'])} ${r.pick(['alice', '"hello world"', '""', 'x'])}`;
+      case 2:
+        return `${r.pick(['BEFORE', 'ON', 'SINCE', 'SENTBEFORE', 'SENTON', 'SENTSINCE'])} ${r.pick(['1-Jan-2020', '31-Dec-2099', '"2-Nov-2026"', '29-Feb-2023', '1-Foo-2020'])}`;
+      case 3:
+        return `${r.pick(['LARGER', 'SMALLER'])} ${r.int(0, 1000)}`;
+      case 4:
+        return `${r.pick(['KEYWORD', 'UNKEYWORD'])} ${this.flag().replace('\\', '')}`;
+      case 5:
+        return `UID ${this.seqSet()}`;
+      case 6:
+        return this.seqSet();
+      case 7:
+        return `HEADER ${r.pick(['Subject', 'Message-ID', 'X'])} ${r.pick(['m', '""', '"a b"'])}`;
+      case 8:
+        return `NOT ${this.searchKey(depth + 1)}`;
+      case 9:
+        return `OR ${this.searchKey(depth + 1)} ${this.searchKey(depth + 1)}`;
+      case 10:
+        return `(${this.searchKey(depth + 1)} ${this.searchKey(depth + 1)})`;
+      default:
+        return r.pick(['MODSEQ 1', 'OLDER 10', 'YOUNGER 100000']);
+    }
+  }
+  message(): Buffer {
+    const r = this.r;
+    const n = r.int(0, 4);
+    if (n === 0) return Buffer.from(`Subject: f${r.int(0, 99)}\r\n\r\nbody\r\n`);
+    if (n === 1)
+      return Buffer.from(
+        'Content-Type: multipart/mixed; boundary=b\r\nSubject: mp\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\none\r\n--b\r\nContent-Type: message/rfc822\r\n\r\nSubject: in\r\n\r\ntwo\r\n--b--\r\n',
+      );
+    if (n === 2) return r.bytes(r.int(0, 120)); // any bytes, 8-bit and NUL included
+    if (n === 3) return Buffer.from(`Subject: =?utf-8?B?${Buffer.from('h\xe9llo').toString('base64')}?=\r\nContent-Type: text/plain; charset=x-unknown\r\n\r\n\xff\xfe\r\n`, 'latin1');
+    return r.bytes(r.int(0, 200), IMAPISH);
+  }
+
+  // ------------------------------------------------------------ commands
+
+  private readonly defs: CommandDef[] = [
+    { name: 'CAPABILITY', states: ANY, args: () => [] },
+    { name: 'NOOP', states: ANY, args: () => [] },
+    { name: 'ID', states: ANY, args: (g) => [g.r.pick(['NIL', '("name" "fuzz")', '("a" NIL)', '()'])] },
+    { name: 'LOGIN', states: NA, args: (g) => [g.astring(['testuser', 'nobody', '']), ' ', g.astring(['testpass', 'wrong', ''])] },
+    { name: 'AUTHENTICATE', states: NA, args: (g) => [g.r.pick(['PLAIN', 'XOAUTH2', 'OAUTHBEARER', 'CRAM-MD5', 'plain'])] },
+    { name: 'SELECT', states: AUTH, args: (g) => [g.mailbox()] },
+    { name: 'EXAMINE', states: AUTH, args: (g) => [g.mailbox()] },
+    { name: 'CREATE', states: AUTH, args: (g) => [g.mailbox()] },
+    { name: 'DELETE', states: AUTH, args: (g) => [g.mailbox()] },
+    { name: 'RENAME', states: AUTH, args: (g) => [g.limits.noRenameInbox ? g.r.pick(MAILBOXES.filter((m) => !/^inbox$/i.test(m))) : g.mailbox(), ' ', g.mailbox()] },
+    { name: 'SUBSCRIBE', states: AUTH, args: (g) => [g.mailbox()] },
+    { name: 'UNSUBSCRIBE', states: AUTH, args: (g) => [g.mailbox()] },
+    { name: 'LIST', states: AUTH, args: (g) => [g.r.pick(['""', 'INBOX', '"Fuzz/"']), ' ', g.r.pick(LIST_PATTERNS)] },
+    { name: 'LSUB', states: AUTH, args: (g) => [g.r.pick(['""', 'INBOX']), ' ', g.r.pick(LIST_PATTERNS)] },
+    {
+      name: 'STATUS',
+      states: AUTH,
+      args: (g) => [g.mailbox(), ' ', `(${Array.from({ length: g.r.int(1, 4) }, () => g.r.pick(STATUS_ITEMS)).join(' ')})`],
+    },
+    {
+      name: 'APPEND',
+      states: AUTH,
+      args: (g) => {
+        const out: Part[] = [g.mailbox(), ' '];
+        if (g.r.chance(0.5)) out.push(g.flagList(), ' ');
+        if (g.r.chance(0.3)) out.push(g.r.pick(['"17-Jul-1996 02:44:25 -0700"', '" 1-Jan-2000 00:00:00 +0000"', '"31-Feb-2020 25:00:00 +9999"']), ' ');
+        out.push({ lit: g.message(), sync: g.r.chance(0.3), binary: g.r.chance(0.05) });
+        return out;
+      },
+    },
+    { name: 'IDLE', states: AUTH, args: () => [] },
+    { name: 'NAMESPACE', states: AUTH, args: () => [] },
+    { name: 'ENABLE', states: AUTH, args: (g) => [g.r.pick(['CONDSTORE', 'QRESYNC', 'UTF8=ACCEPT', 'X-FOO', 'CONDSTORE X'])] },
+    { name: 'CHECK', states: SEL, args: () => [] },
+    { name: 'CLOSE', states: SEL, args: () => [] },
+    { name: 'UNSELECT', states: SEL, args: () => [] },
+    { name: 'EXPUNGE', states: SEL, args: () => [] },
+    { name: 'UID EXPUNGE', states: SEL, args: (g) => [g.seqSet()] },
+    { name: 'SEARCH', states: SEL, args: (g) => (g.r.chance(0.1) ? ['CHARSET ', g.r.pick(['UTF-8', 'US-ASCII', 'X-BOGUS']), ' ', g.searchKey()] : [g.searchKey()]) },
+    { name: 'UID SEARCH', states: SEL, args: (g) => [g.searchKey()] },
+    { name: 'FETCH', states: SEL, args: (g) => [g.seqSet(), ' ', g.fetchAtts()] },
+    { name: 'UID FETCH', states: SEL, args: (g) => [g.seqSet(), ' ', g.fetchAtts()] },
+    {
+      name: 'STORE',
+      states: SEL,
+      args: (g) => [g.seqSet(), ' ', g.r.pick(['FLAGS', '+FLAGS', '-FLAGS', 'FLAGS.SILENT', '+FLAGS.SILENT', '-FLAGS.SILENT']), ' ', g.r.chance(0.8) ? g.flagList() : g.flag()],
+    },
+    { name: 'UID STORE', states: SEL, args: (g) => [g.seqSet(), ' ', g.r.pick(['+FLAGS', '-FLAGS.SILENT', 'FLAGS']), ' ', g.flagList()] },
+    { name: 'COPY', states: SEL, args: (g) => [g.seqSet(), ' ', g.mailbox()] },
+    { name: 'UID COPY', states: SEL, args: (g) => [g.seqSet(), ' ', g.mailbox()] },
+    { name: 'MOVE', states: SEL, args: (g) => [g.seqSet(), ' ', g.mailbox()] },
+    { name: 'UID MOVE', states: SEL, args: (g) => [g.seqSet(), ' ', g.mailbox()] },
+    { name: 'LOGOUT', states: ANY, args: () => [] },
+    { name: 'STARTTLS', states: NA, args: () => [] },
+    { name: 'XFUZZ', states: ANY, args: (g) => [g.r.pick(['', 'a', '(b)'])] },
+  ];
+
+  /** A valid command for `state` (most of the time) with what follows on the wire for IDLE/AUTHENTICATE. */
+  validCommand(state: FuzzState): Part[] {
+    const r = this.r;
+    let def: CommandDef;
+    if (r.chance(0.85)) {
+      const fit = this.defs.filter((d) => d.states.includes(state));
+      def = r.pick(fit);
+      // LOGOUT ends the connection: keep it rare.
+      if (def.name === 'LOGOUT' && r.chance(0.9)) def = this.defs[1]!;
+    } else def = r.pick(this.defs);
+    const name = r.chance(0.1) ? def.name.toLowerCase() : def.name;
+    const args = def.args(this);
+    const parts: Part[] = [this.tag(), ' ', name];
+    if (args.length) parts.push(' ', ...args);
+    parts.push('\r\n');
+    if (def.name === 'IDLE') parts.push(r.pick(['DONE\r\n', 'done\r\n', 'DONE \r\n', 'NOPE\r\n', '\r\n', 'DONE\n']));
+    if (def.name === 'AUTHENTICATE') {
+      const mech = String(args[0]).toUpperCase();
+      const plain = Buffer.from(r.pick(['\0testuser\0testpass', 'testuser\0testuser\0testpass', '\0testuser\0bad', 'junk', '\0\0'])).toString('base64');
+      const xo = Buffer.from(`user=testuser\x01auth=Bearer ${r.pick(['testtoken', 'bad'])}\x01\x01`).toString('base64');
+      const bearer = Buffer.from(`n,a=testuser,\x01host=x\x01auth=Bearer ${r.pick(['testtoken', 'bad'])}\x01\x01`).toString('base64');
+      const data = mech === 'XOAUTH2' ? xo : mech === 'OAUTHBEARER' ? bearer : plain;
+      if (r.chance(0.3)) {
+        // SASL-IR: the initial response on the command line.
+        parts.splice(parts.length - 1, 0, ' ', r.chance(0.9) ? data : r.pick(['=', '!!!', '*']));
+      } else {
+        parts.push(r.pick([data + '\r\n', data + '\r\n', '*\r\n', '@@@\r\n', '\r\n', data.slice(1) + '\r\n']));
+      }
+      // A refused token gets a JSON challenge and one more line.
+      if (mech !== 'PLAIN' && r.chance(0.5)) parts.push('\r\n');
+    }
+    return parts;
+  }
+
+  // ------------------------------------------------------------ mutations
+
+  /** One input for a session in `state`: a valid command, a mutated one, or random bytes. */
+  input(state: FuzzState): Buffer {
+    const r = this.r;
+    const k = r.int(0, 99);
+    if (k < 8) return this.randomBytes();
+    const parts = this.validCommand(state);
+    if (k < 35) return serialize(parts);
+    const mutated = this.mutateParts(parts);
+    const bytes = serialize(mutated);
+    return r.chance(0.25) ? this.mutateBytes(bytes) : bytes;
+  }
+
+  randomBytes(): Buffer {
+    const r = this.r;
+    const n = r.int(1, 300);
+    const data = r.chance(0.5) ? r.bytes(n) : r.bytes(n, IMAPISH);
+    return r.chance(0.7) ? Buffer.concat([data, Buffer.from('\r\n')]) : data;
+  }
+
+  mutateParts(input: Part[]): Part[] {
+    const r = this.r;
+    const parts = [...input];
+    const times = r.int(1, 3);
+    for (let t = 0; t < times; t++) {
+      // Never touch the tag (index 0) and the line ends, so the tag stays traceable most of the time.
+      const at = r.int(1, Math.max(1, parts.length - 2));
+      const part = parts[at]!;
+      switch (r.int(0, 15)) {
+        case 0: // a string becomes a literal
+          if (typeof part === 'string' && part.length) parts[at] = { lit: Buffer.from(part.replace(/^"|"$/g, ''), 'latin1'), sync: r.chance(0.5) };
+          break;
+        case 1: // a literal of the wrong size
+          if (typeof part === 'object' && 'lit' in part) {
+            const n = part.lit.length;
+            const wrong = r.pick([n + 1, Math.max(0, n - 1), n + r.int(2, 50), 0, Math.floor(n / 2)]);
+            parts[at] = { ...part, announce: String(wrong) };
+          } else parts.splice(at, 0, ' ', { lit: r.bytes(r.int(0, 20)), sync: r.chance(0.5), announce: String(r.int(0, 30)) });
+          break;
+        case 2: // a huge or unusable literal size (rare: everything after it in the batch is literal data)
+          if (r.chance(0.85)) break;
+          parts.splice(at, 0, ' ', { lit: Buffer.alloc(0), sync: r.chance(0.6), announce: r.pick(['4294967296', '99999999999999999999', '9007199254740993', '2000000', '18446744073709551615']) });
+          break;
+        case 3: // {n} <-> {n+}, or literal8
+          if (typeof part === 'object' && 'lit' in part) parts[at] = r.chance(0.7) ? { ...part, sync: !part.sync } : { ...part, binary: !part.binary };
+          else parts.splice(at, 0, ' ', { lit: Buffer.from('x'), sync: false, binary: r.chance(0.5) });
+          break;
+        case 4: // 8-bit bytes
+          parts.splice(at, 0, Buffer.from(r.bytes(r.int(1, 6)).map((b) => b | 0x80)));
+          break;
+        case 5: // NUL
+          parts.splice(at, 0, r.pick(['\0', 'a\0b', '"\0"', '\0\0\0']));
+          break;
+        case 6: {
+          // deep parentheses
+          const depth = r.pick([10, 99, 100, 101, 1000, 20000]);
+          const open = '('.repeat(depth);
+          const close = r.chance(0.7) ? ')'.repeat(depth) : ')'.repeat(r.int(0, depth));
+          parts.splice(at, 0, ' ', open + r.pick(['', 'ALL', 'FLAGS', 'a']) + close);
+          break;
+        }
+        case 7: // huge numbers
+          if (typeof part === 'string' && /\d/.test(part)) parts[at] = part.replace(/\d+/, r.pick(HUGE_NUMBERS));
+          else parts.splice(at, 0, ' ', r.pick(HUGE_NUMBERS));
+          break;
+        case 8: {
+          // huge sequence sets
+          const kind = r.int(0, 4);
+          const set =
+            kind === 0
+              ? '1:4294967295'
+              : kind === 1
+                ? Array.from({ length: r.int(100, 5000) }, (_, i) => String(i + 1)).join(',')
+                : kind === 2
+                  ? '4294967295:*'
+                  : kind === 3
+                    ? Array.from({ length: 2000 }, () => `${r.int(1, 9)}:${r.int(1, 9)}`).join(',')
+                    : `${r.pick(HUGE_NUMBERS)}:${r.pick(HUGE_NUMBERS)}`;
+          if (typeof part === 'string' && /^[\d*$:,]+$/.test(part)) parts[at] = set;
+          else parts.splice(at, 0, ' ', set);
+          break;
+        }
+        case 9: // overlong line
+          parts.splice(at, 0, 'A'.repeat(this.limits.maxLineLength + r.int(-2, 40)));
+          break;
+        case 10: // unbalanced quotes
+          if (typeof part === 'string' && part.includes('"')) parts[at] = part.replace('"', '');
+          else parts.splice(at, 0, r.pick(['"', '"abc', '"\\', 'a"b', '"\\x"', '"\\"']));
+          break;
+        case 11: // drop a part
+          if (parts.length > 3) parts.splice(at, 1);
+          break;
+        case 12: // duplicate a part
+          parts.splice(at, 0, part);
+          break;
+        case 13: // CR / LF in the middle
+          parts.splice(at, 0, r.pick(['\r', '\n', '\r\n', '\r\r\n']));
+          break;
+        case 14: // command from another state or another command's arguments
+          parts.splice(at, 0, ' ', ...this.validCommand(r.pick(['notAuthenticated', 'authenticated', 'selected'] as const)).slice(2, -1));
+          break;
+        default: // random IMAP-ish text
+          parts.splice(at, 0, r.bytes(r.int(1, 12), IMAPISH).toString('latin1'));
+      }
+    }
+    return parts;
+  }
+
+  mutateBytes(data: Buffer): Buffer {
+    const r = this.r;
+    const out = Buffer.from(data);
+    const op = r.int(0, 3);
+    if (out.length === 0) return out;
+    if (op === 0) {
+      for (let i = r.int(1, 4); i > 0; i--) out[r.int(0, out.length - 1)] = r.prng.below(256);
+      return out;
+    }
+    if (op === 1) return out.subarray(0, r.int(0, out.length));
+    if (op === 2) {
+      const at = r.int(0, out.length);
+      return Buffer.concat([out.subarray(0, at), r.bytes(r.int(1, 8)), out.subarray(at)]);
+    }
+    const at = r.int(0, out.length - 1);
+    const len = r.int(1, Math.min(20, out.length - at));
+    return Buffer.concat([out, out.subarray(at, at + len)]);
+  }
+}
+
+/** Parts to bytes; literals as `{n}` / `{n+}` / `~{n}` + CRLF + data. */
+export function serialize(parts: readonly Part[]): Buffer {
+  const out: Buffer[] = [];
+  for (const p of parts) {
+    if (typeof p === 'string') out.push(Buffer.from(p, 'latin1'));
+    else if (Buffer.isBuffer(p)) out.push(p);
+    else {
+      const n = p.announce ?? String(p.lit.length);
+      out.push(Buffer.from(`${p.binary ? '~' : ''}{${n}${p.sync ? '' : '+'}}\r\n`, 'latin1'), p.lit);
+    }
+  }
+  return Buffer.concat(out);
+}

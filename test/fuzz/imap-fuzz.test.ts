@@ -1,0 +1,146 @@
+/**
+ * The IMAP fuzzer (test/fuzz/): a seeded run of 20,000 generated inputs
+ * against a real listening server, plus checks that its oracles (the
+ * response checker and the shadow framer) catch what they must.
+ * `npm run bench -- fuzz` runs a long one.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { runFuzz } from './driver.js';
+import { ShadowFramer } from './framing.js';
+import { Generator, serialize } from './generate.js';
+import { ResponseError, ResponseSplitter, parseResponse, type ParsedResponse } from './response-check.js';
+import { rawSession, startServer } from '../helpers/server.js';
+
+/** Splits and parses server output given as latin1 text. */
+function responses(text: string): ParsedResponse[] {
+  const out: ParsedResponse[] = [];
+  new ResponseSplitter().push(Buffer.from(text, 'latin1'), (r) => out.push(parseResponse(r)));
+  return out;
+}
+
+describe('fuzz oracle: response checker', () => {
+  test('accepts the responses of RFC 3501 §8 and extension responses', () => {
+    const ok = [
+      '* OK [CAPABILITY IMAP4rev1 IDLE] Rookery ready\r\n',
+      '+ OK\r\n',
+      '+ \r\n',
+      '* 172 EXISTS\r\n',
+      '* 22 EXPUNGE\r\n',
+      '* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft kw)\r\n',
+      '* OK [PERMANENTFLAGS (\\Deleted \\Seen \\*)] Limited\r\n',
+      '* OK [UIDVALIDITY 3857529045] UIDs valid\r\n',
+      '* 12 FETCH (FLAGS (\\Seen) INTERNALDATE "17-Jul-1996 02:44:25 -0700" RFC822.SIZE 4286 UID 7 BODY[HEADER.FIELDS (SUBJECT)] {12}\r\nSubject: x\r\n)\r\n',
+      '* 1 FETCH (BODYSTRUCTURE (("text" "plain" NIL NIL NIL "7bit" 3 1)("text" "html" NIL NIL NIL "7bit" 3 1) "alternative"))\r\n',
+      '* LIST (\\Noselect) "/" ~/Mail/foo\r\n',
+      '* SEARCH 2 84 882\r\n',
+      '* SEARCH\r\n',
+      '* STATUS blurdybloop (MESSAGES 231 UIDNEXT 44292)\r\n',
+      '* NAMESPACE (("" "/")) NIL NIL\r\n',
+      '* ID ("name" "x")\r\n',
+      'A142 OK [READ-WRITE] SELECT completed\r\n',
+      'a.1 NO [TRYCREATE] No such mailbox\r\n',
+      'A2 OK [COPYUID 38505 304,319:320 3956:3958] Done\r\n',
+    ];
+    for (const line of ok) assert.doesNotThrow(() => responses(line), line);
+    const [fetch] = responses(ok[8]!);
+    assert.equal(fetch!.fetch!.get('UID')!.t, 'num');
+    assert.deepEqual(responses('* SEARCH 2 84 882\r\n')[0]!.search, [2, 84, 882]);
+  });
+
+  test('rejects malformed responses', () => {
+    const bad = [
+      ['* 3 FETCH (UID 4 FLAGS (\\Seen)\r\n', /expected \)/],
+      ['A1 OK\r\n', /expected SP/],
+      ['A1 MAYBE done\r\n', /tagged status/],
+      ['* 0 EXPUNGE\r\n', /EXPUNGE 0/],
+      ['* 1 FETCH (BODY[] {5}\r\nab\0de)\r\n', /NUL in a literal/],
+      ['* OK caf\xe9\r\n', /response text/],
+      ['* FLAGS (\\Seen\r\n', /expected \)/],
+      ['* SEARCH 1 0\r\n', /non-zero/],
+      ['* WHAT 1\r\n', /unknown untagged/],
+      ['* 1 FETCH (FLAGS (\\*))\r\n', /outside PERMANENTFLAGS/],
+      ['* LIST () "//" INBOX\r\n', /delimiter/],
+      ['* OK [UIDNEXT 0] x\r\n', /non-zero/],
+      ['* 1 FETCH (INTERNALDATE "yesterday")\r\n', /INTERNALDATE/],
+      ['* BYE bye\n', /bare LF/],
+      ['A1 OK [READ-WRITE]\r\n', /missing text/],
+      ['* CAPABILITY IDLE\r\n', /IMAP4rev1/],
+      ['+OK\r\n', /expected SP/],
+    ] as const;
+    for (const [text, why] of bad) {
+      assert.throws(() => responses(text), (err: unknown) => err instanceof ResponseError && why.test(err.message), JSON.stringify(text));
+    }
+  });
+
+  test('counts literal bytes exactly, across chunk boundaries', () => {
+    const text = Buffer.from('* 1 FETCH (BODY[] {7}\r\nab\r\n)cd UID 5)\r\nT1 OK done\r\n', 'latin1');
+    const got: string[] = [];
+    const splitter = new ResponseSplitter();
+    for (let i = 0; i < text.length; i++) splitter.push(text.subarray(i, i + 1), (r) => got.push(parseResponse(r).type));
+    assert.deepEqual(got, ['FETCH', 'OK']);
+    assert.ok(splitter.atBoundary);
+  });
+});
+
+describe('fuzz oracle: shadow framer', () => {
+  test('follows lines and literals and completes a pending command', () => {
+    const f = new ShadowFramer({ maxLiteral: 1000 });
+    f.feed(Buffer.from('A1 NOOP\r\nA2 LOGIN {3}\r\nab'));
+    assert.equal(f.literalLeft, 1);
+    assert.equal(f.completion(100)!.toString('latin1'), 'x\r\n');
+    assert.ok(f.atLineStart);
+    f.feed(Buffer.from('A3 APPEND x {5+}\r\n12'));
+    assert.equal(f.completion(100)!.toString('latin1'), 'xxx\r\n');
+    f.feed(Buffer.from('A4 X {2000}\r\n'));
+    assert.ok(f.atLineStart, 'a synchronizing literal above every limit is refused: no data follows');
+    f.feed(Buffer.from('A5 X {2000+}\r\n'));
+    assert.equal(f.completion(100), null, 'too much to fill: reconnect');
+    f.reset();
+    f.feed(Buffer.from('A6 X {99999999999999999999+}\r\n'));
+    assert.equal(f.completion(100), null, 'an unusable non-synchronizing size ends the connection');
+  });
+
+  test('generated inputs replay from the seed', () => {
+    const a = new Generator(42, { maxLineLength: 100 });
+    const b = new Generator(42, { maxLineLength: 100 });
+    for (let i = 0; i < 200; i++) assert.deepEqual(a.input('selected'), b.input('selected'));
+    assert.equal(serialize(['A ', { lit: Buffer.from('xy'), sync: false }, ' ', { lit: Buffer.from('z'), sync: true, announce: '9', binary: true }]).toString(), 'A {2+}\r\nxy ~{9}\r\nz');
+  });
+});
+
+describe('fuzz run', () => {
+  test('20,000 seeded inputs: no finding (errors, SERVERBUG, malformed responses, stalls, store problems)', async () => {
+    const report = await runFuzz({ seed: 20261124, inputs: 20_000, noRenameInbox: true });
+    const findings = report.findings.map((f) => `${f.kind} (x${f.count}): ${f.message}\n  input: ${JSON.stringify(f.input ?? '').slice(0, 2000)}`);
+    assert.deepEqual(findings, []);
+    assert.equal(report.inputs, 20_000);
+    // The inputs reach the commands: every kind of answer shows up.
+    for (const status of ['OK', 'NO', 'BAD']) assert.ok((report.statuses[status] ?? 0) > 100, `${status}: ${report.statuses[status]}`);
+    assert.ok(report.responses > report.inputs / 2);
+  });
+
+  // Left out of the run above (noRenameInbox) until the store is fixed: RENAME INBOX hands the very
+  // Message objects that sessions with INBOX selected still show to the new mailbox and renumbers
+  // their UIDs in place.
+  test('RENAME INBOX while another session has INBOX selected', { todo: 'store bug: renameInbox mutates the selected sessions\' messages' }, async () => {
+    const { server, port } = await startServer({
+      storage: { INBOX: { messages: [{ raw: 'Subject: a\r\n\r\nx\r\n', uid: 5 }, { raw: 'Subject: b\r\n\r\ny\r\n', uid: 6 }] }, '': {} },
+    });
+    try {
+      const a = await rawSession(port);
+      const b = await rawSession(port);
+      await a.command('SELECT INBOX');
+      await b.command('RENAME INBOX Moved');
+      const noop = await a.command('NOOP');
+      assert.deepEqual(noop.filter((l) => l.endsWith('EXPUNGE')), ['* 2 EXPUNGE', '* 1 EXPUNGE'], 'INBOX is empty now');
+      await a.command('UID STORE 5 +FLAGS (\\Seen)');
+      const boxes = Object.fromEntries(server.control.listMailboxes().map((m) => [m.path, m.unseen]));
+      assert.deepEqual(boxes, { INBOX: 0, Moved: 2 });
+      a.close();
+      b.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});

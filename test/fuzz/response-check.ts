@@ -1,0 +1,598 @@
+/**
+ * A strict reader of server output for the fuzzer and the strict client:
+ * splits the byte stream into responses (a line plus the literals it
+ * announces) and checks each against the response grammar of RFC 3501 §7
+ * and §9 (plus the extension responses Rookery sends: ENABLED, NAMESPACE,
+ * ID). Written from the RFC, independent of the server's serializer.
+ */
+
+/** One complete response: its text with literals replaced by `{n}` markers, and the literals. */
+export interface Response {
+  /** The response line(s) in latin1, literal data left out (the `{n}` markers stay). */
+  text: string;
+  literals: Buffer[];
+  /** Total bytes on the wire. */
+  bytes: number;
+}
+
+export type ResponseKind = 'tagged' | 'untagged' | 'continuation';
+
+export interface ParsedResponse {
+  kind: ResponseKind;
+  /** Tag of a tagged response. */
+  tag?: string;
+  /** OK / NO / BAD / BYE / PREAUTH, or the untagged keyword (CAPABILITY, FETCH, EXISTS, ...), upper-case. */
+  type: string;
+  /** Message number of EXISTS / RECENT / EXPUNGE / FETCH. */
+  number?: number;
+  /** Response code of a status response, without brackets. */
+  code?: string;
+  /** FETCH: item name (upper-case, as sent with section) → value. */
+  fetch?: Map<string, Value>;
+  /** FLAGS: the flag list. */
+  flags?: string[];
+  /** SEARCH: the numbers. */
+  search?: number[];
+  response: Response;
+}
+
+/** A value of the response grammar. */
+export type Value = { t: 'atom'; v: string } | { t: 'num'; v: number } | { t: 'str'; v: Buffer } | { t: 'nil' } | { t: 'list'; v: Value[] };
+
+export class ResponseError extends Error {
+  constructor(
+    message: string,
+    readonly responseText: string,
+  ) {
+    super(`${message}: ${JSON.stringify(responseText.length > 300 ? responseText.slice(0, 300) + '...' : responseText)}`);
+  }
+}
+
+/** Splits a byte stream into responses; literal bytes are counted exactly. */
+export class ResponseSplitter {
+  private buf: Buffer = Buffer.alloc(0);
+  private pos = 0;
+  /** Partial response being assembled. */
+  private text = '';
+  private literals: Buffer[] = [];
+  private bytes = 0;
+  private literalLeft = -1;
+  /** Longest line accepted before it counts as a runaway response. */
+  constructor(private readonly maxLine = 16 * 1024 * 1024) {}
+
+  /** Bytes received but not yet part of a complete response. */
+  get partial(): number {
+    return this.buf.length - this.pos + this.text.length;
+  }
+
+  push(chunk: Buffer, out: (r: Response) => void): void {
+    this.buf = this.pos < this.buf.length ? Buffer.concat([this.buf.subarray(this.pos), chunk]) : chunk;
+    this.pos = 0;
+    for (;;) {
+      if (this.literalLeft >= 0) {
+        if (this.buf.length - this.pos < this.literalLeft) break;
+        this.literals.push(this.buf.subarray(this.pos, this.pos + this.literalLeft));
+        this.bytes += this.literalLeft;
+        this.pos += this.literalLeft;
+        this.literalLeft = -1;
+      }
+      const lf = this.buf.indexOf(0x0a, this.pos);
+      if (lf < 0) {
+        if (this.buf.length - this.pos > this.maxLine) throw new ResponseError('response line without end', this.buf.toString('latin1', this.pos, this.pos + 200));
+        break;
+      }
+      const line = this.buf.toString('latin1', this.pos, lf + 1);
+      this.bytes += lf + 1 - this.pos;
+      this.pos = lf + 1;
+      if (line.length < 2 || line[line.length - 2] !== '\r') throw new ResponseError('line not ended by CRLF (bare LF)', this.text + line);
+      const body = line.slice(0, -2);
+      if (body.includes('\r')) throw new ResponseError('bare CR in a response line', this.text + body);
+      this.text += body;
+      const m = /\{(\d+)\}$/.exec(body);
+      if (m) {
+        const n = Number(m[1]);
+        if (!Number.isSafeInteger(n) || m[1]!.length > 10) throw new ResponseError('literal size out of range', this.text);
+        this.text += '\r\n';
+        this.literalLeft = n;
+        continue;
+      }
+      const r: Response = { text: this.text, literals: this.literals, bytes: this.bytes };
+      this.text = '';
+      this.literals = [];
+      this.bytes = 0;
+      out(r);
+    }
+  }
+
+  /** True when nothing is left half-read (at a response boundary). */
+  get atBoundary(): boolean {
+    return this.pos >= this.buf.length && this.text === '' && this.literalLeft < 0;
+  }
+}
+
+// ---------------------------------------------------------------- character classes (RFC 3501 §9)
+
+const isChar = (c: number): boolean => c >= 0x01 && c <= 0x7f;
+const isCtl = (c: number): boolean => c < 0x20 || c === 0x7f;
+/** ATOM-CHAR: CHAR except atom-specials ( ) { SP CTL % * " \ ] */
+function isAtomChar(c: number): boolean {
+  return isChar(c) && !isCtl(c) && c !== 0x28 && c !== 0x29 && c !== 0x7b && c !== 0x20 && c !== 0x25 && c !== 0x2a && c !== 0x22 && c !== 0x5c && c !== 0x5d;
+}
+const isAstringChar = (c: number): boolean => isAtomChar(c) || c === 0x5d;
+const isTagChar = (c: number): boolean => isAstringChar(c) && c !== 0x2b;
+const isTextChar = (c: number): boolean => isChar(c) && c !== 0x0d && c !== 0x0a;
+
+const STATUS_WORDS = new Set(['OK', 'NO', 'BAD', 'BYE', 'PREAUTH']);
+
+/** Cursor over one response's text, literals taken from `literals` in order. */
+class Cursor {
+  pos = 0;
+  private lit = 0;
+  constructor(
+    readonly s: string,
+    private readonly literals: Buffer[],
+  ) {}
+
+  fail(what: string): never {
+    throw new ResponseError(`${what} at offset ${this.pos}`, this.s);
+  }
+  get end(): boolean {
+    return this.pos >= this.s.length;
+  }
+  peek(): number {
+    return this.pos < this.s.length ? this.s.charCodeAt(this.pos) : -1;
+  }
+  sp(): void {
+    if (this.peek() !== 0x20) this.fail('expected SP');
+    this.pos++;
+  }
+  trySp(): boolean {
+    if (this.peek() !== 0x20) return false;
+    this.pos++;
+    return true;
+  }
+  char(ch: string): void {
+    if (this.s[this.pos] !== ch) this.fail(`expected ${ch}`);
+    this.pos++;
+  }
+  expectEnd(): void {
+    if (!this.end) this.fail('unexpected data at end of response');
+  }
+  scan(pred: (c: number) => boolean): string {
+    const start = this.pos;
+    while (this.pos < this.s.length && pred(this.s.charCodeAt(this.pos))) this.pos++;
+    return this.s.slice(start, this.pos);
+  }
+  atom(): string {
+    const a = this.scan(isAtomChar);
+    if (!a) this.fail('expected atom');
+    return a;
+  }
+  number(): number {
+    const d = this.scan((c) => c >= 0x30 && c <= 0x39);
+    if (!d) this.fail('expected number');
+    const n = Number(d);
+    if (d.length > 10 || n > 4294967295) this.fail('number above 2^32-1');
+    return n;
+  }
+  nzNumber(): number {
+    const n = this.number();
+    if (n === 0) this.fail('expected non-zero number');
+    return n;
+  }
+  /** quoted / literal / (NIL when allowed) */
+  string(allowNil: boolean): Value {
+    const c = this.peek();
+    if (c === 0x22) return { t: 'str', v: this.quoted() };
+    if (c === 0x7b) return { t: 'str', v: this.literal() };
+    if (allowNil && this.s.startsWith('NIL', this.pos) && !isAtomChar(this.s.charCodeAt(this.pos + 3))) {
+      this.pos += 3;
+      return { t: 'nil' };
+    }
+    return this.fail(allowNil ? 'expected nstring' : 'expected string');
+  }
+  quoted(): Buffer {
+    this.char('"');
+    let out = '';
+    for (;;) {
+      if (this.end) this.fail('unterminated quoted string');
+      const c = this.s.charCodeAt(this.pos);
+      if (c === 0x22) break;
+      if (c === 0x5c) {
+        const n = this.s.charCodeAt(this.pos + 1);
+        if (n !== 0x22 && n !== 0x5c) this.fail('invalid escape in quoted string');
+        out += this.s[this.pos + 1];
+        this.pos += 2;
+        continue;
+      }
+      if (!isTextChar(c)) this.fail(`invalid byte 0x${c.toString(16)} in quoted string`);
+      out += this.s[this.pos];
+      this.pos++;
+    }
+    this.pos++;
+    return Buffer.from(out, 'latin1');
+  }
+  literal(): Buffer {
+    const m = /^\{(\d+)\}\r\n/.exec(this.s.slice(this.pos, this.pos + 16));
+    if (!m) this.fail('malformed literal');
+    this.pos += m[0].length;
+    const data = this.literals[this.lit++];
+    if (data === undefined || data.length !== Number(m[1])) this.fail('literal size mismatch');
+    // RFC 3501 literal: *CHAR8, CHAR8 = %x01-ff (NUL needs literal8).
+    if (data.includes(0)) this.fail('NUL in a literal');
+    return data;
+  }
+  astring(): Buffer {
+    const c = this.peek();
+    if (c === 0x22) return this.quoted();
+    if (c === 0x7b) return this.literal();
+    const a = this.scan(isAstringChar);
+    if (!a) this.fail('expected astring');
+    return Buffer.from(a, 'latin1');
+  }
+  /** flag = "\" atom / atom, plus \* in PERMANENTFLAGS. */
+  flag(allowWildcard: boolean): string {
+    if (this.peek() === 0x5c) {
+      this.pos++;
+      if (this.peek() === 0x2a) {
+        if (!allowWildcard) this.fail('\\* outside PERMANENTFLAGS');
+        this.pos++;
+        return '\\*';
+      }
+      return '\\' + this.atom();
+    }
+    return this.atom();
+  }
+  flagList(allowWildcard = false): string[] {
+    this.char('(');
+    const out: string[] = [];
+    if (this.peek() !== 0x29) {
+      for (;;) {
+        out.push(this.flag(allowWildcard));
+        if (!this.trySp()) break;
+      }
+    }
+    this.char(')');
+    return out;
+  }
+  /** A generic value: number, atom (incl. \flag), nstring, or a parenthesized list. */
+  value(depth = 0): Value {
+    if (depth > 200) this.fail('nesting too deep');
+    const c = this.peek();
+    if (c === 0x28) {
+      this.pos++;
+      const items: Value[] = [];
+      if (this.peek() !== 0x29) {
+        for (;;) {
+          const item = this.value(depth + 1);
+          items.push(item);
+          // body-type-mpart = 1*body SP media-subtype: the bodies of a multipart follow each other without SP.
+          if (item.t === 'list' && this.peek() === 0x28) continue;
+          if (!this.trySp()) break;
+        }
+      }
+      this.char(')');
+      return { t: 'list', v: items };
+    }
+    if (c === 0x22 || c === 0x7b) return this.string(false);
+    if (c >= 0x30 && c <= 0x39) {
+      const start = this.pos;
+      const d = this.scan((x) => x >= 0x30 && x <= 0x39);
+      if (isAtomChar(this.peek())) {
+        this.pos = start;
+        return { t: 'atom', v: this.atom() };
+      }
+      return { t: 'num', v: Number(d) };
+    }
+    if (c === 0x5c) return { t: 'atom', v: this.flag(false) };
+    const a = this.atom();
+    return a === 'NIL' ? { t: 'nil' } : { t: 'atom', v: a };
+  }
+  /** resp-text = ["[" resp-text-code "]" SP] text (text: 1*TEXT-CHAR, RFC 3501). Returns the code. */
+  respText(): string | undefined {
+    let code: string | undefined;
+    if (this.peek() === 0x5b) {
+      this.pos++;
+      const start = this.pos;
+      code = this.respTextCode();
+      code = this.s.slice(start, this.pos);
+      this.char(']');
+      if (this.end) this.fail('missing text after response code');
+      this.sp();
+    }
+    const text = this.scan(isTextChar);
+    if (!text) this.fail('empty or invalid response text');
+    if (!this.end) this.fail(`invalid byte 0x${this.peek().toString(16)} in response text`);
+    return code;
+  }
+  private respTextCode(): string {
+    const name = this.atom().toUpperCase();
+    switch (name) {
+      case 'ALERT':
+      case 'PARSE':
+      case 'READ-ONLY':
+      case 'READ-WRITE':
+      case 'TRYCREATE':
+        return name;
+      case 'UIDNEXT':
+      case 'UIDVALIDITY':
+      case 'UNSEEN':
+        this.sp();
+        this.nzNumber();
+        return name;
+      case 'PERMANENTFLAGS':
+        this.sp();
+        this.flagList(true);
+        return name;
+      case 'BADCHARSET':
+        if (this.trySp()) {
+          this.char('(');
+          for (;;) {
+            this.astring();
+            if (!this.trySp()) break;
+          }
+          this.char(')');
+        }
+        return name;
+      case 'CAPABILITY': {
+        const caps: string[] = [];
+        while (this.trySp()) caps.push(this.atom());
+        if (!caps.some((c) => c.toUpperCase() === 'IMAP4REV1')) this.fail('CAPABILITY without IMAP4rev1');
+        return name;
+      }
+      case 'APPENDUID':
+        this.sp();
+        this.nzNumber();
+        this.sp();
+        this.uidSet();
+        return name;
+      case 'COPYUID':
+        this.sp();
+        this.nzNumber();
+        this.sp();
+        this.uidSet();
+        this.sp();
+        this.uidSet();
+        return name;
+      default:
+        // atom [SP 1*<any TEXT-CHAR except "]">]
+        if (this.trySp()) {
+          if (!this.scan((c) => isTextChar(c) && c !== 0x5d)) this.fail('empty response code argument');
+        }
+        return name;
+    }
+  }
+  uidSet(): void {
+    for (;;) {
+      this.nzNumber();
+      if (this.peek() === 0x3a) {
+        this.pos++;
+        this.nzNumber();
+      }
+      if (this.peek() !== 0x2c) return;
+      this.pos++;
+    }
+  }
+  mailbox(): Buffer {
+    return this.astring();
+  }
+}
+
+const DATE_TIME = /^"[ 0-9]\d-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{4} \d\d:\d\d:\d\d [+-]\d{4}"/;
+
+/** FETCH msg-att: "(" item SP value *(SP item SP value) ")". */
+function parseFetch(c: Cursor): Map<string, Value> {
+  const items = new Map<string, Value>();
+  c.char('(');
+  for (;;) {
+    const start = c.pos;
+    const base = c.scan((x) => isAtomChar(x) && x !== 0x5b && x !== 0x3c).toUpperCase();
+    if (!base) c.fail('expected FETCH item');
+    let name = base;
+    if (c.peek() === 0x5b) {
+      if (!/^(BODY|BINARY|BINARY\.SIZE)$/.test(base)) c.fail(`section after ${base}`);
+      // section: up to the matching "]", may hold a parenthesized header list with quoted strings.
+      c.pos++;
+      let depth = 0;
+      for (;;) {
+        const ch = c.peek();
+        if (ch < 0) c.fail('unterminated section');
+        if (ch === 0x22) {
+          c.quoted();
+          continue;
+        }
+        if (ch === 0x28) depth++;
+        else if (ch === 0x29) depth--;
+        else if (ch === 0x5d && depth === 0) break;
+        else if (!isTextChar(ch)) c.fail('invalid byte in section');
+        c.pos++;
+      }
+      c.pos++;
+      if (c.peek() === 0x3c) {
+        c.pos++;
+        c.number();
+        c.char('>');
+      }
+      name = c.s.slice(start, c.pos).toUpperCase();
+    }
+    c.sp();
+    let value: Value;
+    switch (base) {
+      case 'FLAGS':
+        value = { t: 'list', v: c.flagList(false).map((f) => ({ t: 'atom', v: f })) };
+        break;
+      case 'UID':
+        value = { t: 'num', v: c.nzNumber() };
+        break;
+      case 'RFC822.SIZE':
+        value = { t: 'num', v: c.number() };
+        break;
+      case 'INTERNALDATE':
+        if (!DATE_TIME.test(c.s.slice(c.pos, c.pos + 40))) c.fail('malformed INTERNALDATE');
+        value = { t: 'str', v: c.quoted() };
+        break;
+      case 'ENVELOPE':
+      case 'BODYSTRUCTURE':
+        value = c.value();
+        if (value.t !== 'list') c.fail(`${base} is not a list`);
+        if (base === 'ENVELOPE' && value.v.length !== 10) c.fail('ENVELOPE needs 10 fields');
+        break;
+      case 'BODY':
+        value = name === 'BODY' ? c.value() : c.string(true);
+        if (name === 'BODY' && value.t !== 'list') c.fail('BODY structure is not a list');
+        break;
+      case 'RFC822':
+      case 'RFC822.HEADER':
+      case 'RFC822.TEXT':
+        value = c.string(true);
+        break;
+      case 'MODSEQ':
+        value = c.value();
+        break;
+      default:
+        value = c.value();
+    }
+    // The grammar allows an item twice (a client that asked twice); the last one wins here.
+    items.set(name, value);
+    if (!c.trySp()) break;
+  }
+  c.char(')');
+  return items;
+}
+
+/**
+ * Parses and checks one response. `inLiteralFree` is false for continuation
+ * requests whose text is base64 (any text is accepted there).
+ */
+export function parseResponse(r: Response): ParsedResponse {
+  const c = new Cursor(r.text, r.literals);
+  const first = c.peek();
+  if (first === 0x2b) {
+    // continue-req = "+" SP (resp-text / base64). Rookery also sends "+ " (empty base64).
+    c.pos++;
+    c.sp();
+    const rest = c.scan(isTextChar);
+    c.expectEnd();
+    void rest;
+    return { kind: 'continuation', type: '+', response: r };
+  }
+  if (first === 0x2a) {
+    c.pos++;
+    c.sp();
+    return untagged(c, r);
+  }
+  const tag = c.scan(isTagChar);
+  if (!tag) c.fail('response is neither "* ", "+ " nor tagged');
+  c.sp();
+  const status = c.atom();
+  if (status !== 'OK' && status !== 'NO' && status !== 'BAD') c.fail(`tagged status ${status}`);
+  c.sp();
+  const code = c.respText();
+  const parsed: ParsedResponse = { kind: 'tagged', tag, type: status, response: r };
+  if (code !== undefined) parsed.code = code;
+  return parsed;
+}
+
+function untagged(c: Cursor, r: Response): ParsedResponse {
+  const p = c.peek();
+  if (p >= 0x30 && p <= 0x39) {
+    const n = c.number();
+    c.sp();
+    const word = c.atom().toUpperCase();
+    const out: ParsedResponse = { kind: 'untagged', type: word, number: n, response: r };
+    switch (word) {
+      case 'EXISTS':
+      case 'RECENT':
+        break;
+      case 'EXPUNGE':
+        if (n === 0) c.fail('EXPUNGE 0');
+        break;
+      case 'FETCH':
+        if (n === 0) c.fail('FETCH 0');
+        c.sp();
+        out.fetch = parseFetch(c);
+        break;
+      default:
+        c.fail(`unknown message data ${word}`);
+    }
+    c.expectEnd();
+    return out;
+  }
+  const word = c.atom().toUpperCase();
+  const out: ParsedResponse = { kind: 'untagged', type: word, response: r };
+  if (STATUS_WORDS.has(word)) {
+    c.sp();
+    const code = c.respText();
+    if (code !== undefined) out.code = code;
+    return out;
+  }
+  switch (word) {
+    case 'CAPABILITY': {
+      const caps: string[] = [];
+      while (c.trySp()) caps.push(c.atom());
+      if (!caps.some((x) => x.toUpperCase() === 'IMAP4REV1')) c.fail('CAPABILITY without IMAP4rev1');
+      break;
+    }
+    case 'FLAGS':
+      c.sp();
+      out.flags = c.flagList(false);
+      break;
+    case 'LIST':
+    case 'LSUB': {
+      c.sp();
+      c.flagList(false);
+      c.sp();
+      if (c.peek() === 0x22) {
+        const d = c.quoted();
+        if (d.length !== 1) c.fail('hierarchy delimiter is not one character');
+      } else if (!c.s.startsWith('NIL', c.pos)) c.fail('expected delimiter');
+      else c.pos += 3;
+      c.sp();
+      c.mailbox();
+      break;
+    }
+    case 'SEARCH': {
+      const nums: number[] = [];
+      while (c.trySp()) nums.push(c.nzNumber());
+      out.search = nums;
+      break;
+    }
+    case 'STATUS': {
+      c.sp();
+      c.mailbox();
+      c.sp();
+      c.char('(');
+      if (c.peek() !== 0x29) {
+        for (;;) {
+          const att = c.atom().toUpperCase();
+          if (!/^(MESSAGES|RECENT|UIDNEXT|UIDVALIDITY|UNSEEN|HIGHESTMODSEQ|SIZE|DELETED|APPENDLIMIT)$/.test(att)) c.fail(`unknown STATUS item ${att}`);
+          c.sp();
+          c.number();
+          if (!c.trySp()) break;
+        }
+      }
+      c.char(')');
+      break;
+    }
+    case 'ENABLED':
+      while (c.trySp()) c.atom();
+      break;
+    case 'NAMESPACE':
+      for (let i = 0; i < 3; i++) {
+        c.sp();
+        const v = c.value();
+        if (v.t !== 'nil' && v.t !== 'list') c.fail('namespace is neither NIL nor a list');
+      }
+      break;
+    case 'ID': {
+      c.sp();
+      const v = c.value();
+      if (v.t !== 'nil' && (v.t !== 'list' || v.v.length % 2 !== 0)) c.fail('ID is neither NIL nor a list of pairs');
+      break;
+    }
+    default:
+      c.fail(`unknown untagged response ${word}`);
+  }
+  c.expectEnd();
+  return out;
+}
