@@ -1,3 +1,4 @@
+import { DEFAULT_PERMANENT_FLAGS } from '../store/flags.js';
 import type { Mailbox } from '../store/mailbox.js';
 import type { Message } from '../store/message.js';
 import type { ImapValue } from './wire/values.js';
@@ -5,6 +6,9 @@ import { atom } from './wire/values.js';
 
 /** An untagged response waiting to go out, as its values. */
 export type Untagged = ImapValue[];
+
+/** The system flags every mailbox defines, in the order FLAGS lists them. */
+const SYSTEM_FLAGS = ['\\Answered', '\\Flagged', '\\Deleted', '\\Seen', '\\Draft'];
 
 /**
  * One session's view of its selected mailbox. Sequence numbers are this
@@ -19,12 +23,19 @@ export class SelectedMailbox {
   private pendingNew: Message[] = [];
   private readonly pendingExpunge = new Set<number>();
   private readonly pendingFlags = new Map<number, Message>();
+  /**
+   * Keywords this session has been told of in FLAGS, in the order it heard
+   * of them. A keyword never leaves during a selection: a client may keep
+   * offering it (as Dovecot does).
+   */
+  readonly keywords = new Set<string>();
 
   constructor(
     readonly mailbox: Mailbox,
     readonly readOnly: boolean,
   ) {
     this.view = [...mailbox.messages];
+    for (const m of this.view) for (const f of m.flags) if (!f.startsWith('\\')) this.keywords.add(f);
     const floor = mailbox.recentFloor;
     for (let i = this.lowerBound(floor); i < this.view.length; i++) this.recent.add(this.view[i]!.uid);
     // SELECT claims \Recent; EXAMINE only looks (RFC 3501 §6.3.2).
@@ -89,6 +100,11 @@ export class SelectedMailbox {
    */
   drain(allowExpunge: boolean, withUid: boolean): (Untagged | string)[] {
     const out: (Untagged | string)[] = [];
+    // Keywords that arrive with new messages or flag changes are announced
+    // before the EXISTS or FETCH that carries them (RFC 3501 §7.2.6).
+    let fresh = this.learnKeywords(this.pendingNew);
+    fresh = this.learnKeywords(this.pendingFlags.values()) || fresh;
+    if (fresh) out.push(...this.flagsResponses());
     if (allowExpunge && this.pendingExpunge.size) {
       const kept: Message[] = [];
       const gone: number[] = [];
@@ -132,6 +148,36 @@ export class SelectedMailbox {
       this.pendingFlags.clear();
     }
     return out;
+  }
+
+  /**
+   * Adds the keywords of `messages` this session has not been told of;
+   * true when there was any, and FLAGS must be sent again.
+   */
+  learnKeywords(messages: Iterable<Message>): boolean {
+    let fresh = false;
+    for (const m of messages) {
+      for (const f of m.flags) {
+        if (f.startsWith('\\') || this.keywords.has(f)) continue;
+        this.keywords.add(f);
+        fresh = true;
+      }
+    }
+    return fresh;
+  }
+
+  /** `* FLAGS (...)` and `* OK [PERMANENTFLAGS (...)]` as this session knows them (SELECT, and on a new keyword). */
+  flagsResponses(): Untagged[] {
+    const flags = [...SYSTEM_FLAGS, ...this.keywords].map((f) => atom(f));
+    let permanent = '';
+    if (!this.readOnly) {
+      const list = new Set([...(this.mailbox.permanentFlags ?? DEFAULT_PERMANENT_FLAGS), ...this.keywords, '\\*']);
+      permanent = [...list].join(' ');
+    }
+    return [
+      [atom('FLAGS'), flags],
+      [atom('OK'), atom(`[PERMANENTFLAGS (${permanent})]`), atom(this.readOnly ? 'Read-only mailbox.' : 'Flags permitted.')],
+    ];
   }
 
   /** `FLAGS (...)` (with `UID n` when asked) of a message as this session sees it. */

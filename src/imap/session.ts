@@ -13,7 +13,7 @@ import { imapProtocol } from './protocol.js';
 import { ArgParser, ParseError } from './parser.js';
 import { SelectedMailbox } from './selected.js';
 import { CommandReader, type Segment } from './wire/reader.js';
-import { continuation, tagged, untagged, untaggedStatus } from './wire/serializer.js';
+import { continuation, encodeResponseOf, tagged, untaggedStatus } from './wire/serializer.js';
 import type { ImapValue } from './wire/values.js';
 
 /** Unread input above which the socket is paused until commands catch up. */
@@ -189,11 +189,10 @@ export class ImapSession implements SessionHandle {
   }
 
   disconnect(options: { text?: string; reset?: boolean }): void {
-    if (options.reset) {
-      this.resetConnection();
-      return;
-    }
-    this.bye(options.text ?? 'Disconnected by the server');
+    if (options.reset) this.resetConnection();
+    else this.bye(options.text ?? 'Disconnected by the server');
+    // Gone from the listing once the control API has answered, not when the peer's FIN arrives.
+    this.server.sessions.remove(this.id);
   }
 
   inject(data: Buffer): void {
@@ -258,8 +257,27 @@ export class ImapSession implements SessionHandle {
 
   /** Ends the connection once queued output is out. */
   private endSocket(): void {
-    if (this.outBusy > 0) this.outTail = this.outTail.then(() => void this.socket.end());
-    else this.socket.end();
+    if (this.outBusy > 0) this.outTail = this.outTail.then(() => this.closeSocket());
+    else this.closeSocket();
+  }
+
+  /**
+   * Sends FIN after the last queued byte and then closes for good: the
+   * server never waits for the client to close its side (a client that
+   * keeps its socket open must not hold the session, or `stop()`).
+   * Input that still arrives is read and dropped, so the close is a FIN and
+   * not a reset that could destroy the BYE in flight.
+   */
+  private closeSocket(): void {
+    const socket = this.socket;
+    if (socket.destroyed) return;
+    socket.off('data', this.onData);
+    socket.on('data', () => undefined);
+    socket.resume();
+    socket.end(() => {
+      socket.destroy();
+      if (this.tcp !== socket) this.tcp.destroy();
+    });
   }
 
   /** Sends what a rule says instead of / around `normal` (null: no normal output). */
@@ -304,7 +322,7 @@ export class ImapSession implements SessionHandle {
           await wait(20);
           if (!this.socket.destroyed) this.resetConnection();
         } else {
-          this.socket.end();
+          this.closeSocket();
         }
       }
     };
@@ -414,7 +432,12 @@ export class ImapSession implements SessionHandle {
 
   /** Sends `* <values>`. */
   untagged(...values: ImapValue[]): void {
-    this.write(untagged(...values));
+    this.write(encodeResponseOf('*', values));
+  }
+
+  /** Sends `* <values>` for a list of any length (SEARCH results, long FETCH item lists). */
+  untaggedList(values: readonly ImapValue[]): void {
+    this.write(encodeResponseOf('*', values));
   }
 
   /** Sends `* BYE <text>` and closes the connection. */
@@ -575,7 +598,8 @@ export class ImapSession implements SessionHandle {
       this.capture = null;
       return;
     }
-    this.flushUpdates(!spec?.holdsExpunges);
+    // After `* BYE` only the tagged OK may follow (RFC 3501 §6.1.3, §7.1.5).
+    if (this.state !== 'logout') this.flushUpdates(!spec?.holdsExpunges);
     this.finish(tag, name, result);
     this.endCapture();
     if (this.state === 'logout') {
@@ -627,7 +651,7 @@ export class ImapSession implements SessionHandle {
     this.batch(() => {
       for (const item of selected.drain(allowExpunge, withUid)) {
         if (typeof item === 'string') this.writeText(item);
-        else this.untagged(...item);
+        else this.untaggedList(item);
       }
     });
   }

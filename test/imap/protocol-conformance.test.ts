@@ -129,7 +129,12 @@ describe('STORE', () => {
     const c = await selected();
     assert.deepEqual(await c.command('STORE 1 -FLAGS (\\Seen)'), ['* 1 FETCH (FLAGS ())', 'T3 OK Store completed']);
     assert.deepEqual(await c.command('STORE 1 FLAGS.SILENT (\\Flagged)'), ['T4 OK Store completed']);
-    assert.deepEqual(await c.command('STORE 1 +FLAGS.SILENT (foo)'), ['T5 OK Store completed']);
+    // foo is new to the mailbox: FLAGS announces it even to a silent store (RFC 3501 §7.2.6).
+    assert.deepEqual(await c.command('STORE 1 +FLAGS.SILENT (foo)'), [
+      '* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft $Work foo)',
+      '* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Draft \\Deleted \\Seen $Work foo \\*)] Flags permitted.',
+      'T5 OK Store completed',
+    ]);
     assert.deepEqual(await c.command('STORE 1 FLAGS (\\Answered)'), ['* 1 FETCH (FLAGS (\\Answered))', 'T6 OK Store completed']);
     assert.deepEqual(await c.command('UID STORE 2 +FLAGS (\\Answered)'), ['* 2 FETCH (UID 2 FLAGS ($Work \\Answered))', 'T7 OK Store completed']);
     assert.deepEqual(await c.command('UID STORE 99 +FLAGS (\\Answered)'), ['T8 OK Store completed']);

@@ -54,11 +54,13 @@ describe('updates at command boundaries', () => {
     c.close();
   });
 
-  test('setFlags: unsolicited FETCH FLAGS at the next command', async () => {
+  test('setFlags: unsolicited FETCH FLAGS at the next command, after FLAGS announcing a new keyword', async () => {
     const c = await rawSession(port);
     await c.command('SELECT INBOX');
     server.control.setFlags('INBOX', { uids: [1, 3], flags: ['\\Seen', '$Label'] });
     assert.deepEqual(await c.command('NOOP'), [
+      '* FLAGS (\\Answered \\Flagged \\Deleted \\Seen \\Draft $Label)',
+      '* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Draft \\Deleted \\Seen $Label \\*)] Flags permitted.',
       '* 1 FETCH (FLAGS (\\Seen $Label))',
       '* 3 FETCH (FLAGS (\\Seen $Label))',
       'T3 OK NOOP completed',

@@ -19,8 +19,9 @@ function run(ctx: CommandContext): CommandResult {
   }
   const selected = session.selected!;
   const found = new SearchEvaluator(selected, charset, session.server.now()).run(program.keys);
-  const numbers = found.map((f) => (ctx.uid ? f.message.uid : f.seq));
-  session.untagged(atom('SEARCH'), ...numbers);
+  const response: (number | ReturnType<typeof atom>)[] = [atom('SEARCH')];
+  for (const f of found) response.push(ctx.uid ? f.message.uid : f.seq);
+  session.untaggedList(response);
   return ok('Search completed');
 }
 

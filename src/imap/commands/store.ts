@@ -29,6 +29,10 @@ function run(ctx: CommandContext): CommandResult {
     session.id,
     { silent },
   );
+  // A keyword new to the mailbox is announced even to a .SILENT store (RFC 3501 §7.2.6).
+  if (selected.learnKeywords(targets.map((n) => n.message))) {
+    for (const response of selected.flagsResponses()) session.untaggedList(response);
+  }
   if (!silent) {
     session.batch(() => {
       for (const { seq, message } of targets) {

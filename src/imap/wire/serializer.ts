@@ -140,6 +140,14 @@ export function encodeValue(value: ImapValue): Buffer {
 
 /** `<prefix> v1 v2 ...\r\n`; `prefix` is written as it is (`*`, a tag, `+`). */
 export function encodeResponse(prefix: string, ...values: ImapValue[]): Buffer {
+  return encodeResponseOf(prefix, values);
+}
+
+/**
+ * `encodeResponse` for a list of any length: a SEARCH answer over 100,000
+ * messages must not pass its numbers as call arguments (the stack limit).
+ */
+export function encodeResponseOf(prefix: string, values: readonly ImapValue[]): Buffer {
   const w = new Writer();
   w.text = prefix;
   if (values.length > 0) {
@@ -152,7 +160,7 @@ export function encodeResponse(prefix: string, ...values: ImapValue[]): Buffer {
 
 /** `* v1 v2 ...\r\n`, e.g. `untagged(3, atom('FETCH'), [atom('UID'), 7])`. */
 export function untagged(...values: ImapValue[]): Buffer {
-  return encodeResponse('*', ...values);
+  return encodeResponseOf('*', values);
 }
 
 function status(prefix: string, state: string, code: ResponseCode | null | undefined, text: string): Buffer {
