@@ -130,6 +130,8 @@ export class RestServer {
   /** Host header → verdict, so the check costs a lookup per request (bounded). */
   private readonly hostVerdicts = new Map<string, HostVerdict>();
   private readonly streams = new Set<EventStream>();
+  /** Sockets answered by `failRaw`, until they close. */
+  private readonly rawSockets = new Set<Duplex>();
   /** Streams by event type, and the one server listener per type that feeds them. */
   private readonly subscribers = new Map<ServerEventType, Set<EventStream>>();
   private readonly relays = new Map<ServerEventType, (data: unknown) => void>();
@@ -206,12 +208,20 @@ export class RestServer {
       this.unsubscribe(stream);
       stream.res.end();
     }
+    const dropAll = (): void => {
+      this.http.closeAllConnections();
+      for (const socket of this.rawSockets) socket.destroy();
+    };
     return new Promise((resolve) => {
       if (!this.http.listening) return resolve();
-      this.http.close(() => resolve());
+      // Not unref'd: with nothing else alive, an unref'd timer would never fire and close() never end.
+      const timer = setTimeout(dropAll, graceful ? 1000 : 0);
+      this.http.close(() => {
+        clearTimeout(timer);
+        resolve();
+      });
       this.http.closeIdleConnections();
-      if (!graceful) this.http.closeAllConnections();
-      else setTimeout(() => this.http.closeAllConnections(), 1000).unref();
+      if (!graceful) dropAll();
     });
   }
 
@@ -271,6 +281,12 @@ export class RestServer {
       socket.destroy();
       return;
     }
+    // Sockets Node no longer tracks as HTTP connections (CONNECT) are closed by close() from here.
+    this.rawSockets.add(socket);
+    socket.once('close', () => this.rawSockets.delete(socket));
+    // Read and discard what the client still sends, so its end arrives and the socket closes.
+    socket.on('data', () => undefined);
+    socket.resume();
     const reply = this.errorReply(err);
     const lines = [
       `HTTP/1.1 ${reply.status} ${http.STATUS_CODES[reply.status] ?? 'Error'}`,

@@ -70,7 +70,8 @@ function problem(value: unknown, schema: Schema, name: string): string | null {
     case 'object': {
       if (typeOf(value) !== 'object') return expect('an object');
       const o = value as Record<string, unknown>;
-      for (const key of schema.required ?? []) if (o[key] === undefined) return `${name === 'body' ? '' : name + '.'}${key}: required`;
+      // Own properties only: a required field named like an Object.prototype member is not there by inheritance.
+      for (const key of schema.required ?? []) if (!Object.hasOwn(o, key) || o[key] === undefined) return `${name === 'body' ? '' : name + '.'}${key}: required`;
       for (const [key, v] of Object.entries(o)) {
         const declared = schema.properties !== undefined && Object.hasOwn(schema.properties, key);
         if (!declared && schema.additionalProperties === false) return `${name === 'body' ? '' : name + '.'}${key}: unknown field`;

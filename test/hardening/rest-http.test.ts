@@ -170,6 +170,22 @@ describe('malformed HTTP gets the spec error object', () => {
   });
 });
 
+describe('stop() always ends', () => {
+  test('with a CONNECT socket whose client neither reads nor closes, and nothing else keeping the process alive', async () => {
+    const r = await startRest();
+    const socket = net.connect(r.restPort, '127.0.0.1');
+    socket.on('error', () => undefined);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`CONNECT /v1/users HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\nabcde`);
+    await new Promise((resolve) => socket.once('data', resolve));
+    socket.pause();
+    // The client socket must not be what keeps the event loop running while the server stops.
+    socket.unref();
+    await r.server.stop();
+    socket.destroy();
+  });
+});
+
 describe('slow headers', () => {
   test('a client that never finishes its headers gets 400 INVALID and is closed', async () => {
     const server = createServer({});
