@@ -3,7 +3,7 @@
  * Text keys match case-insensitively over decoded text (RFC 2047 headers,
  * transfer- and charset-decoded bodies), as Dovecot does.
  */
-import { bodyText, decodeHeaderValue, getMime, headerBlock, headerValues } from '../mime/index.js';
+import { bodyText, decodeHeaderValue, getMime, headerBlock, headerValues, parseAddressList } from '../mime/index.js';
 import type { Message } from '../store/message.js';
 import { failBad } from './command.js';
 import type { SelectedMailbox } from './selected.js';
@@ -117,8 +117,14 @@ export class SearchEvaluator {
             return this.bodyOf(m).includes(needle);
           case 'TEXT':
             return this.bodyOf(m).includes(needle) || headerText(m).includes(needle);
+          case 'SUBJECT':
+            return this.header(m, 'subject').some((v) => v.includes(needle));
           default:
-            return this.header(m, key.field.toLowerCase()).some((v) => v.includes(needle));
+            // FROM, TO, CC, BCC: the header text, or any parsed address.
+            return (
+              this.header(m, key.field.toLowerCase()).some((v) => v.includes(needle)) ||
+              addressTexts(m, key.field.toLowerCase()).some((v) => v.includes(needle))
+            );
         }
       }
       case 'header': {
@@ -152,6 +158,38 @@ export class SearchEvaluator {
         return false;
     }
   }
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Address bytes as text: UTF-8 (Latin-1 when not valid UTF-8), line breaks removed. */
+function addressPart(value: Buffer): string {
+  let text: string;
+  try {
+    text = strictUtf8.decode(value);
+  } catch {
+    text = value.toString('latin1');
+  }
+  return text.replace(/[\r\n]/g, '');
+}
+
+/**
+ * What FROM/TO/CC/BCC match besides the header text, as Dovecot does:
+ * every address of every such field parsed (RFC 5322, comments and
+ * routes dropped) as `mailbox@host`, and its display name decoded, so
+ * `<user (comment)@ (comment) example.org>` matches `user@example.org`.
+ */
+function addressTexts(m: Message, name: string): string[] {
+  const out: string[] = [];
+  for (const field of getMime(m.raw).fields) {
+    if (field.key !== name) continue;
+    for (const a of parseAddressList(field.value) ?? []) {
+      // Group markers and the parser's MISSING_* stand-ins (strings) are no address.
+      if (Buffer.isBuffer(a.mailbox) && Buffer.isBuffer(a.domain)) out.push(fold(`${addressPart(a.mailbox)}@${addressPart(a.domain)}`));
+      if (a.name !== null) out.push(fold(decodeHeaderValue(a.name)));
+    }
+  }
+  return out;
 }
 
 /** The whole header, RFC 2047 words decoded, for the TEXT key. */

@@ -3,12 +3,13 @@ import { isServiceError } from '../../errors.js';
 import { internalDateFromMs } from '../../store/internal-date.js';
 import { AUTHENTICATED, no, ok, type CommandSpec } from '../command.js';
 import { imapProtocol } from '../protocol.js';
+import { InvalidName, mailboxArg } from './mailboxes.js';
 
 export const append: CommandSpec = {
   name: 'APPEND',
   states: AUTHENTICATED,
   run({ session, args }) {
-    const path = args.mailbox();
+    const path = mailboxArg(args);
     args.sp();
     let flags: string[] = [];
     if (args.peekChar() === '(') {
@@ -22,6 +23,8 @@ export const append: CommandSpec = {
     }
     const raw = args.literal();
     args.end();
+    // A name that cannot be created gets no TRYCREATE (RFC 3501 §6.3.11).
+    if (path instanceof InvalidName) return path.no('NONEXISTENT');
     const server = session.server;
     const mailbox = server.store.get(path);
     if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'TRYCREATE');

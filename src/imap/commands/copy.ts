@@ -4,13 +4,16 @@ import { SELECTED, no, ok, type CommandContext, type CommandResult, type Command
 import { imapProtocol } from '../protocol.js';
 import { resolveSet } from '../sequence.js';
 import { atom } from '../wire/values.js';
+import { InvalidName, mailboxArg } from './mailboxes.js';
 
 function transfer(ctx: CommandContext, move: boolean): CommandResult {
   const { session, args } = ctx;
   const set = args.sequenceSet();
   args.sp();
-  const path = args.mailbox();
+  const path = mailboxArg(args);
   args.end();
+  // A name that cannot be created gets no TRYCREATE (RFC 3501 §6.4.7).
+  if (path instanceof InvalidName) return path.no('NONEXISTENT');
   const selected = session.selected!;
   const store = session.server.store;
   const target = store.get(path);
@@ -22,13 +25,14 @@ function transfer(ctx: CommandContext, move: boolean): CommandResult {
     .filter((m) => !selected.isExpungedPending(m.uid));
   const verb = move ? 'Move' : 'Copy';
   if (messages.length === 0) return ok(`No messages to ${verb.toLowerCase()}`);
-  const pairs = move && target === selected.mailbox ? null : store.copy(messages, target, session.id);
-  if (move && pairs) {
-    store.expunge(selected.mailbox, pairs.map((p) => p.uid), session.id);
-  }
+  // The selected mailbox is a target like any other: the copies get new
+  // UIDs and a MOVE expunges the originals, so the client sees EXPUNGE for
+  // the old numbers and EXISTS for the copies (RFC 6851 §3.3).
+  const pairs = store.copy(messages, target, session.id);
+  if (move) store.expunge(selected.mailbox, pairs.map((p) => p.uid), session.id);
   const uidplus = imapProtocol(session.server).has('UIDPLUS');
   const code =
-    uidplus && pairs
+    uidplus
       ? `COPYUID ${target.uidvalidity} ${compressNumbers(pairs.map((p) => p.uid))} ${compressNumbers(pairs.map((p) => p.targetUid))}`
       : undefined;
   if (move) {

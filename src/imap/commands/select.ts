@@ -2,13 +2,15 @@
 import { AUTHENTICATED, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import { imapProtocol } from '../protocol.js';
 import { atom } from '../wire/values.js';
+import { InvalidName, mailboxArg } from './mailboxes.js';
 
 function open(ctx: CommandContext, readOnly: boolean): CommandResult {
   const { session, args } = ctx;
-  const path = args.mailbox();
+  const path = mailboxArg(args);
   args.end();
   // A SELECT ends the previous selection first, even when it fails (RFC 3501 §6.3.1).
   session.unselect();
+  if (path instanceof InvalidName) return path.no('NONEXISTENT');
   const mailbox = session.server.store.get(path);
   if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
   if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');

@@ -1,15 +1,17 @@
 /** STATUS (RFC 3501 §6.3.10). */
 import { AUTHENTICATED, no, ok, type CommandSpec } from '../command.js';
 import { atom, type ImapValue } from '../wire/values.js';
+import { InvalidName, mailboxArg } from './mailboxes.js';
 
 export const status: CommandSpec = {
   name: 'STATUS',
   states: AUTHENTICATED,
   run({ session, args }) {
-    const path = args.mailbox();
+    const path = mailboxArg(args);
     args.sp();
     const items = args.statusAttributes();
     args.end();
+    if (path instanceof InvalidName) return path.no('NONEXISTENT');
     const mailbox = session.server.store.get(path);
     if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
     if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
