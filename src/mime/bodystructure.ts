@@ -8,13 +8,18 @@
  *   `"7bit"`; a text part without a charset parameter gets
  *   `"charset" "us-ascii"` appended to its parameters;
  * - message/rfc822 is always written `"message" "rfc822"`; message/global
- *   is written as a basic part (IMAP4rev1 grammar has no envelope for it);
+ *   is `"message" "global"` with the envelope, body and line count of the
+ *   message it holds (RFC 9051 §7.5.2 `media-message`; RFC 6532 §3.7),
+ *   like its BODY[n.HEADER] and BODY[n.TEXT] sections;
+ * - the parts of a multipart are written back to back, `(...)(...)`
+ *   (`body-type-mpart = 1*body SP media-subtype`);
  * - a part without parameters gets NIL (text parts always get a list);
  * - Content-Language is always a list; id, description, md5 and location
  *   have their line breaks removed;
  * - a multipart without parts gets one empty text/plain part;
  * - sizes and line counts are of the raw bytes.
  */
+import { adjoined } from '../imap/wire/serializer.js';
 import type { ImapValue } from '../imap/wire/values.js';
 import { envelope } from './envelope.js';
 import { noLineBreaks } from './header.js';
@@ -58,17 +63,18 @@ function emptyPart(extensible: boolean): ImapValue[] {
 export function bodyStructure(node: MimeNode, raw: Buffer, extensible: boolean): ImapValue {
   const ct = node.contentType;
   if (node.kind === 'multipart') {
-    const out: ImapValue[] =
-      node.children.length > 0 ? node.children.map((c) => bodyStructure(c, raw, extensible)) : [emptyPart(extensible)];
+    const out: ImapValue[] = adjoined(
+      node.children.length > 0 ? node.children.map((c) => bodyStructure(c, raw, extensible)) : [emptyPart(extensible)],
+    );
     out.push(ct.rawSubtype ?? ct.subtype);
     if (extensible) out.push(params(ct.params, false), ...common(node));
     return out;
   }
 
-  const rfc822 = node.kind === 'message' && node.message !== null && ct.subtype === 'rfc822';
+  const rfc822 = node.kind === 'message' && node.message !== null;
   const text = !rfc822 && ct.type === 'text';
   const out: ImapValue[] = [];
-  if (rfc822) out.push('message', 'rfc822');
+  if (rfc822) out.push('message', ct.subtype === 'global' ? 'global' : 'rfc822');
   else if (ct.rawType === null) out.push(ct.type, ct.subtype);
   else out.push(ct.rawType, ct.rawSubtype ?? Buffer.alloc(0));
   out.push(params(ct.params, text), nolf(node.id), nolf(node.description), node.encoding ?? '7bit', node.size);

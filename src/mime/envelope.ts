@@ -1,37 +1,62 @@
 /**
  * RFC 3501 ENVELOPE, built as Dovecot builds it:
- * - when a field occurs more than once, the last occurrence is used;
+ * - when date, subject, in-reply-to or message-id occurs more than once,
+ *   the last occurrence is used; the addresses of an address field that
+ *   occurs more than once (two From: lines, ...) are all listed, in order;
  * - date, in-reply-to and message-id are the raw values with line breaks
  *   removed; the subject is additionally whitespace-collapsed and trimmed;
  *   a present but empty field is "" (only a missing one is NIL);
- * - sender and reply-to fall back to from when absent or empty;
+ * - sender and reply-to fall back to from when they hold no address;
+ * - address lists are written with no SP between addresses
+ *   (`env-from = "(" 1*address ")"`).
  * - address names keep the header bytes: RFC 2047 words are not decoded.
  */
+import { adjoined } from '../imap/wire/serializer.js';
 import type { ImapValue } from '../imap/wire/values.js';
-import { parseAddressList } from './address.js';
+import { parseAddressList, type Address } from './address.js';
 import { forHumans, fullValue, noLineBreaks } from './header.js';
 import type { HeaderField, MimeNode } from './types.js';
 
-const ENVELOPE_KEYS = ['date', 'subject', 'from', 'sender', 'reply-to', 'to', 'cc', 'bcc', 'in-reply-to', 'message-id'] as const;
-type EnvelopeKey = (typeof ENVELOPE_KEYS)[number];
+const STRING_KEYS = new Set(['date', 'subject', 'in-reply-to', 'message-id']);
+const ADDRESS_KEYS = new Set(['from', 'sender', 'reply-to', 'to', 'cc', 'bcc']);
 
-function lastFields(node: MimeNode): Map<EnvelopeKey, HeaderField> {
-  const wanted = new Set<string>(ENVELOPE_KEYS);
-  const found = new Map<EnvelopeKey, HeaderField>();
-  for (const f of node.fields) if (wanted.has(f.key)) found.set(f.key as EnvelopeKey, f);
-  return found;
+interface Fields {
+  /** Last occurrence of each string field. */
+  last: Map<string, HeaderField>;
+  /** Every occurrence of each address field, in order. */
+  all: Map<string, HeaderField[]>;
 }
 
-function addresses(field: HeaderField | undefined): ImapValue[] | null {
-  if (field === undefined) return null;
-  const list = parseAddressList(fullValue(field));
-  if (list === null) return null;
-  return list.map((a): ImapValue[] => [
-    a.name === null ? null : forHumans(a.name),
-    typeof a.route === 'string' || a.route === null ? a.route : noLineBreaks(a.route),
-    typeof a.mailbox === 'string' || a.mailbox === null ? a.mailbox : noLineBreaks(a.mailbox),
-    typeof a.domain === 'string' || a.domain === null ? a.domain : noLineBreaks(a.domain),
-  ]);
+function envelopeFields(node: MimeNode): Fields {
+  const last = new Map<string, HeaderField>();
+  const all = new Map<string, HeaderField[]>();
+  for (const f of node.fields) {
+    if (STRING_KEYS.has(f.key)) last.set(f.key, f);
+    else if (ADDRESS_KEYS.has(f.key)) {
+      const list = all.get(f.key);
+      if (list === undefined) all.set(f.key, [f]);
+      else list.push(f);
+    }
+  }
+  return { last, all };
+}
+
+function addresses(fields: HeaderField[] | undefined): ImapValue[] | null {
+  if (fields === undefined) return null;
+  let list: Address[] = [];
+  for (const field of fields) {
+    const more = parseAddressList(fullValue(field));
+    if (more !== null) list = list.length === 0 ? more : list.concat(more);
+  }
+  if (list.length === 0) return null;
+  return adjoined(
+    list.map((a): ImapValue[] => [
+      a.name === null ? null : forHumans(a.name),
+      typeof a.route === 'string' || a.route === null ? a.route : noLineBreaks(a.route),
+      typeof a.mailbox === 'string' || a.mailbox === null ? a.mailbox : noLineBreaks(a.mailbox),
+      typeof a.domain === 'string' || a.domain === null ? a.domain : noLineBreaks(a.domain),
+    ]),
+  );
 }
 
 function nstring(field: HeaderField | undefined): Buffer | null {
@@ -44,19 +69,19 @@ function nstring(field: HeaderField | undefined): Buffer | null {
  * @returns `(date subject from sender reply-to to cc bcc in-reply-to message-id)`
  */
 export function envelope(node: MimeNode, _raw: Buffer): ImapValue {
-  const f = lastFields(node);
-  const subject = f.get('subject');
-  const from = addresses(f.get('from'));
+  const { last, all } = envelopeFields(node);
+  const subject = last.get('subject');
+  const from = addresses(all.get('from'));
   return [
-    nstring(f.get('date')),
+    nstring(last.get('date')),
     subject === undefined ? null : forHumans(fullValue(subject)),
     from,
-    addresses(f.get('sender')) ?? from,
-    addresses(f.get('reply-to')) ?? from,
-    addresses(f.get('to')),
-    addresses(f.get('cc')),
-    addresses(f.get('bcc')),
-    nstring(f.get('in-reply-to')),
-    nstring(f.get('message-id')),
+    addresses(all.get('sender')) ?? from,
+    addresses(all.get('reply-to')) ?? from,
+    addresses(all.get('to')),
+    addresses(all.get('cc')),
+    addresses(all.get('bcc')),
+    nstring(last.get('in-reply-to')),
+    nstring(last.get('message-id')),
   ];
 }

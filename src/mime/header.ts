@@ -80,7 +80,14 @@ function skipToSemicolon(r: Reader): void {
   while (r.more() && r.cur() !== 59) r.pos++;
 }
 
-/** `;`-separated parameters (RFC 2045 §5.1) from the reader's position. Broken ones are skipped. */
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * `;`-separated parameters (RFC 2045 §5.1) from the reader's position, read
+ * as Dovecot reads them: an empty name (`; =x`) or an empty value (`a=`,
+ * `a=;`) is kept; anything else that breaks the syntax is skipped up to the
+ * next `;`.
+ */
 function parseRawParams(r: Reader): RawParam[] {
   const out: RawParam[] = [];
   while (r.more()) {
@@ -91,13 +98,17 @@ function parseRawParams(r: Reader): RawParam[] {
     }
     r.pos++;
     if (r.skipCfws() <= 0) break;
-    const name = r.tokenView();
-    if (name === null || r.cur() !== 61 /* = */) {
+    const name = r.tokenView() ?? EMPTY;
+    if (r.cur() !== 61 /* = */) {
       skipToSemicolon(r);
       continue;
     }
     r.pos++;
-    if (r.skipCfws() <= 0) break;
+    const more = r.skipCfws();
+    if (more <= 0) {
+      if (more === 0) out.push({ name, value: EMPTY });
+      break;
+    }
     let value: Buffer | null;
     if (r.cur() === 34 /* " */) {
       const q = new Bytes();
@@ -110,7 +121,7 @@ function parseRawParams(r: Reader): RawParam[] {
       value = r.buf.subarray(start, r.pos);
       r.skipCfws();
     } else {
-      value = r.tokenView();
+      value = r.tokenView() ?? EMPTY;
     }
     if (value === null) {
       skipToSemicolon(r);
@@ -243,40 +254,45 @@ export function defaultContentType(inDigest: boolean): ContentType {
 }
 
 /**
- * Parses a Content-Type value. A broken value keeps what could be read
- * (type with an empty subtype, or both empty) and no parameters, as Dovecot does.
+ * Parses a Content-Type value as Dovecot does: `type/subtype` tokens
+ * (comments and blanks around them allowed) followed by the end or `;`.
+ * A type without `/` keeps the type with an empty subtype (`text` →
+ * `"text" ""`); anything else broken (`foo/bar/baz`, `text/`, `/plain`,
+ * `text/plain garbage`) gives an empty type and subtype. Broken values have
+ * no parameters.
  * @returns the content type (rawType / rawSubtype never null)
  */
 export function parseContentType(value: Buffer): ContentType {
   const r = new Reader(value);
   r.skipCfws();
-  const rawType = r.tokenView() ?? Buffer.alloc(0);
-  let rawSubtype: Buffer | null = null;
-  if (rawType.length > 0 && r.cur() === 47 /* / */) {
-    r.pos++;
-    r.skipCfws();
-    rawSubtype = r.tokenView();
-  }
-  const ok = rawSubtype !== null;
-  rawSubtype ??= Buffer.alloc(0);
+  const broken: ContentType = { type: '', subtype: '', rawType: EMPTY, rawSubtype: EMPTY, params: [] };
+  const rawType = r.tokenView();
+  if (rawType === null) return broken;
+  const type = rawType.toString('latin1').toLowerCase();
+  if (r.cur() !== 47 /* / */) return { type, subtype: '', rawType, rawSubtype: EMPTY, params: [] };
+  r.pos++;
+  if (r.skipCfws() <= 0) return broken;
+  const rawSubtype = r.tokenView();
+  if (rawSubtype === null || (r.more() && r.cur() !== 59)) return broken;
   return {
-    type: rawType.toString('latin1').toLowerCase(),
+    type,
     subtype: rawSubtype.toString('latin1').toLowerCase(),
     rawType,
     rawSubtype,
-    params: ok ? mergeParams(parseRawParams(r)) : [],
+    params: mergeParams(parseRawParams(r)),
   };
 }
 
 /**
- * Parses a Content-Disposition value.
- * @returns the disposition, or null when there is no disposition type token
+ * Parses a Content-Disposition value. The type is the token at the start,
+ * possibly empty (`;filename=d.txt` → `("" ("filename" "d.txt"))`, an empty
+ * header → `("" NIL)`), as Dovecot reads it.
+ * @returns the disposition
  */
-export function parseDisposition(value: Buffer): Disposition | null {
+export function parseDisposition(value: Buffer): Disposition {
   const r = new Reader(value);
   r.skipCfws();
-  const rawType = r.tokenView();
-  if (rawType === null) return null;
+  const rawType = r.tokenView() ?? EMPTY;
   return { type: rawType.toString('latin1').toLowerCase(), rawType, params: mergeParams(parseRawParams(r)) };
 }
 

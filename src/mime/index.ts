@@ -6,6 +6,7 @@
  */
 export type { ContentType, Disposition, HeaderField, MimeKind, MimeNode, MimeParam } from './types.js';
 export { MAX_DEPTH, getMime, parseMime } from './parse.js';
+export { servedSize, servedSource } from './crlf.js';
 export { envelope } from './envelope.js';
 export { bodyStructure } from './bodystructure.js';
 export { bodyBlock, findPart, headerBlock, headerFields, messageSize, section, type SectionSpec } from './section.js';

@@ -16,7 +16,14 @@
  *   Content-Type; parts inside a multipart always count;
  * - without a (usable) Content-Type, a part is text/plain, or message/rfc822
  *   inside multipart/digest;
- * - beyond depth MAX_DEPTH, multiparts and messages are parsed as leaves.
+ * - a multipart or message nested MAX_DEPTH deep (the message itself
+ *   being depth 0, so at depth MAX_DEPTH - 1) is not parsed further: it is
+ *   a leaf shown as application/octet-stream, its parameters kept;
+ * - a multipart without a boundary parameter has no parts; `boundary=""`
+ *   makes every line starting with "--" a delimiter;
+ * - a blank line right before a delimiter of an enclosing multipart
+ *   belongs to the delimiter, so such a header ends without a blank line
+ *   (unless the delimiter is the part's own first one).
  *
  * Sizes and line counts are of the raw bytes (bare LF line endings are
  * counted as they are: one byte, one line).
@@ -49,6 +56,7 @@ interface Stop {
 }
 
 const NL_DASHES = Buffer.from('\n--', 'latin1');
+const OCTET = [Buffer.from('application'), Buffer.from('octet-stream')] as const;
 
 /** Mutable twin of MimeNode used while building. */
 type Building = { -readonly [K in keyof MimeNode]: MimeNode[K] };
@@ -139,6 +147,14 @@ function mimeInfo(fields: readonly HeaderField[], isPart: boolean, inDigest: boo
 class Parser {
   /** Boundaries of the enclosing multiparts, outermost first. */
   private readonly stack: Buffer[] = [];
+  /**
+   * Set by parseEntity: whether the entity it returned ends with a header
+   * that a delimiter cut short (its own, or that of its last part or
+   * encapsulated message). Dovecot counts the line break before that
+   * delimiter into the enclosing message/rfc822 part and multipart (but not
+   * into the header sections), so their bodies then end at the delimiter line.
+   */
+  private headerCut = false;
 
   constructor(private readonly raw: Buffer) {}
 
@@ -262,6 +278,8 @@ class Parser {
       fStart = -1;
     };
 
+    /** Offset of the blank line that ended the header, or -1. */
+    let blankLine = -1;
     let p = start;
     for (;;) {
       if (p >= n) {
@@ -283,6 +301,7 @@ class Parser {
       const contentEnd = lf < 0 ? n : lf > p && raw[lf - 1] === 13 ? lf - 1 : lf;
       if (lf >= 0 && contentEnd === p) {
         finish(n);
+        blankLine = p;
         bodyStart = lineEnd;
         break;
       }
@@ -304,21 +323,38 @@ class Parser {
     }
 
     const info = mimeInfo(fields, isPart, inDigest);
-    const ct = info.contentType;
+    let ct = info.contentType;
     let boundary: Buffer | null = null;
     let kind: MimeKind = 'leaf';
-    if (depth < MAX_DEPTH) {
-      if (ct.type === 'multipart' && ct.rawSubtype !== null && ct.rawSubtype.length > 0) {
-        for (const param of ct.params) {
-          if (param.name.length === 8 && param.name.toString('latin1').toLowerCase() === 'boundary') {
-            boundary = param.value;
-            break;
-          }
+    const multipart = ct.type === 'multipart' && ct.rawSubtype !== null && ct.rawSubtype.length > 0;
+    const message = ct.type === 'message' && (ct.subtype === 'rfc822' || ct.subtype === 'global');
+    if ((multipart || message) && depth + 1 >= MAX_DEPTH) {
+      // Too deep: shown as an opaque part, parameters kept (Dovecot).
+      ct = { ...ct, type: 'application', subtype: 'octet-stream', rawType: OCTET[0], rawSubtype: OCTET[1] };
+    } else if (multipart) {
+      for (const param of ct.params) {
+        if (param.name.length === 8 && param.name.toString('latin1').toLowerCase() === 'boundary') {
+          boundary = param.value;
+          break;
         }
-        if (boundary !== null && boundary.length > 0) kind = 'multipart';
-        else boundary = null;
-      } else if (ct.type === 'message' && (ct.subtype === 'rfc822' || ct.subtype === 'global')) {
-        kind = 'message';
+      }
+      // Without a boundary parameter it is still a multipart, one with no
+      // parts; an empty boundary="" makes every line starting "--" a delimiter.
+      kind = 'multipart';
+    } else if (message) {
+      kind = 'message';
+    }
+
+    if (blankLine >= 0 && this.stack.length > 0) {
+      // When the line after the blank line is a delimiter of an enclosing
+      // multipart (the part's own boundary competing), the blank line's break
+      // belongs to that delimiter: the header has no blank line and no body.
+      const own = boundary !== null ? this.stack.push(boundary) - 1 : -1;
+      const s = this.matchAt(bodyStart);
+      if (own >= 0) this.stack.pop();
+      if (s !== null && s.index !== own) {
+        stop = s;
+        bodyStart = blankLine;
       }
     }
 
@@ -350,14 +386,22 @@ class Parser {
     if (stop !== null) {
       // The header was cut short by a delimiter: no body.
       if (kind === 'message') node.message = this.emptyNode(bodyStart, depth + 1);
+      this.headerCut = true;
       return [node, stop];
     }
 
-    if (kind === 'multipart') {
+    /** Whether this entity ends with a header that a delimiter cut short (see headerCut). */
+    let cut = false;
+    if (kind === 'multipart' && boundary === null) {
+      stop = this.findNext(bodyStart);
+      node.bodyEnd = stop === null ? n : this.contentEnd(stop.line, bodyStart);
+      node.lines = countLf(raw, bodyStart, node.bodyEnd);
+    } else if (kind === 'multipart') {
       const children: MimeNode[] = [];
       const mine = this.stack.push(boundary!) - 1;
       const digest = ct.subtype === 'digest';
       let s = this.findNext(bodyStart);
+      let lastCut = false;
       while (s !== null && s.index === mine && !s.close) {
         if (!s.terminated) {
           // "--boundary" as the very last bytes: no part follows
@@ -365,12 +409,26 @@ class Parser {
           break;
         }
         const [child, next] = this.parseEntity(s.next, depth + 1, digest, true);
+        lastCut = this.headerCut;
         children.push(child);
         s = next;
       }
       this.stack.pop();
-      if (s !== null && s.index === mine) s = this.findNext(s.next); // epilogue
-      node.bodyEnd = s === null ? n : this.contentEnd(s.line, bodyStart);
+      // The epilogue starts after the close-delimiter line, its line break
+      // included; an enclosing delimiter right after it takes no line break away.
+      let epilogue = bodyStart;
+      const closed = s !== null && s.index === mine;
+      if (closed) {
+        epilogue = s!.next;
+        s = this.findNext(s!.next);
+      }
+      if (s !== null && !closed && lastCut) {
+        // ended by an enclosing delimiter right after a cut header: keep the line break
+        node.bodyEnd = s.line;
+        cut = true;
+      } else {
+        node.bodyEnd = s === null ? n : this.contentEnd(s.line, epilogue);
+      }
       node.children = children;
       let lines = 0;
       let cursor = bodyStart;
@@ -383,8 +441,17 @@ class Parser {
     } else if (kind === 'message') {
       const [child, next] = this.parseEntity(bodyStart, depth + 1, false, false);
       node.message = child;
-      node.bodyEnd = child.bodyEnd;
-      node.lines = countLf(raw, child.headerStart, child.bodyStart) + child.lines;
+      if (this.headerCut && next !== null) {
+        cut = true;
+        // The message's header ran into a delimiter: as in Dovecot, the part
+        // then keeps the line break before the delimiter (its header sections
+        // do not).
+        node.bodyEnd = next.line;
+        node.lines = countLf(raw, bodyStart, node.bodyEnd);
+      } else {
+        node.bodyEnd = child.bodyEnd;
+        node.lines = countLf(raw, child.headerStart, child.bodyStart) + child.lines;
+      }
       stop = next;
     } else {
       stop = this.findNext(bodyStart);
@@ -392,6 +459,7 @@ class Parser {
       node.lines = countLf(raw, bodyStart, node.bodyEnd);
     }
     node.size = node.bodyEnd - node.bodyStart;
+    this.headerCut = cut;
     return [node, stop];
   }
 }

@@ -156,7 +156,7 @@ export class Reader {
     return this.skipCfws();
   }
 
-  /** dot-atom: atoms joined by dots, CFWS around the dots dropped. */
+  /** dot-atom: atoms joined by dots, CFWS around the dots dropped; a dot before anything but an atom is an error. */
   parseDotAtom(out: Bytes): Step {
     if (!this.isAtext(this.cur())) return -1;
     const t = atext();
@@ -172,6 +172,7 @@ export class Reader {
       out.push(C.DOT);
       r = this.skipCfws();
       if (r <= 0) return r;
+      if (!this.isAtext(this.cur())) return -1; // a dot must be followed by an atom (`b.,` is broken)
     }
   }
 

@@ -40,7 +40,7 @@ test('all fields present, values from the header bytes', () => {
   assert.equal(
     env(raw),
     '("Tue, 1 Mar 2022 10:00:00 +0000" "All" ((NIL NIL "a" "x.example")) ((NIL NIL "s" "x.example")) ' +
-      '((NIL NIL "r" "x.example")) ((NIL NIL "t" "x.example")) ((NIL NIL "c1" "x.example") (NIL NIL "c2" "x.example")) ' +
+      '((NIL NIL "r" "x.example")) ((NIL NIL "t" "x.example")) ((NIL NIL "c1" "x.example")(NIL NIL "c2" "x.example")) ' +
       '((NIL NIL "b" "x.example")) "<prev@x.example>" "<id@x.example>")',
   );
   const e = envelope(parseMime(raw), raw) as unknown[];
@@ -73,10 +73,10 @@ test('8-bit header bytes stay byte-exact; encoded words are not decoded', () => 
 test('groups', () => {
   assert.equal(
     to('Team: ann@example.com, "Bob B" <bob@example.com>;, carol@example.com'),
-    '((NIL NIL "Team" NIL) (NIL NIL "ann" "example.com") ("Bob B" NIL "bob" "example.com") (NIL NIL NIL NIL) (NIL NIL "carol" "example.com"))',
+    '((NIL NIL "Team" NIL)(NIL NIL "ann" "example.com")("Bob B" NIL "bob" "example.com")(NIL NIL NIL NIL)(NIL NIL "carol" "example.com"))',
   );
-  assert.equal(to('undisclosed-recipients:;'), '((NIL NIL "undisclosed-recipients" NIL) (NIL NIL NIL NIL))');
-  assert.equal(to('Empty Group: ;'), '((NIL NIL "Empty Group" NIL) (NIL NIL NIL NIL))');
+  assert.equal(to('undisclosed-recipients:;'), '((NIL NIL "undisclosed-recipients" NIL)(NIL NIL NIL NIL))');
+  assert.equal(to('Empty Group: ;'), '((NIL NIL "Empty Group" NIL)(NIL NIL NIL NIL))');
   const raw = MIXED;
   assert.match(imapText(envelope(parseMime(raw), raw)), /\(\("Doe, John" NIL "john" "example\.com"\)\)/);
 });
@@ -89,17 +89,49 @@ test('address forms', () => {
   assert.equal(to('"john doe"@example.com'), '((NIL NIL "john doe" "example.com"))');
   assert.equal(to('Relay <@a.example,@b.example:user@c.example>'), '(("Relay" "@a.example,@b.example" "user" "c.example"))');
   assert.equal(to('user@[192.0.2.1]'), '((NIL NIL "user" "[192.0.2.1]"))');
-  assert.equal(to('a@b.example,\r\n  (comment) c@d.example'), '((NIL NIL "a" "b.example") (NIL NIL "c" "d.example"))');
+  assert.equal(to('a@b.example,\r\n  (comment) c@d.example'), '((NIL NIL "a" "b.example")(NIL NIL "c" "d.example"))');
 });
 
 test('broken addresses, the Dovecot way', () => {
-  assert.equal(to('John Smith'), '((NIL NIL "John" "MISSING_DOMAIN"))');
+  // expected values are Dovecot 2.3.19's ENVELOPE for the same To: lines
+  assert.equal(to('John Smith'), '(("John Smith" NIL "MISSING_MAILBOX" "MISSING_DOMAIN"))');
   assert.equal(to('localonly'), '((NIL NIL "localonly" "MISSING_DOMAIN"))');
   assert.equal(to('<user>'), '((NIL NIL "user" "MISSING_DOMAIN"))');
-  assert.equal(to('Name <>'), '(("Name" NIL "MISSING_MAILBOX" "SYNTAX_ERROR"))');
+  assert.equal(to('Name <>'), '(("Name" NIL "MISSING_MAILBOX" "MISSING_DOMAIN"))');
   assert.equal(to('@example.com'), '((NIL NIL "MISSING_MAILBOX" "example.com"))');
   assert.equal(to('(just a comment)'), 'NIL');
   assert.equal(to(''), 'NIL');
+  assert.equal(to('"q l"'), '(("q l" NIL "MISSING_MAILBOX" "MISSING_DOMAIN"))');
+  assert.equal(to('a..b@x, .a@x, a.@x'), '((NIL NIL "a..b" "x")(NIL NIL ".a" "x")(NIL NIL "a." "x"))');
+  assert.equal(to('<@r1:u@h>, <@r1 u@h>'), '((NIL "@r1" "u" "h")(NIL "INVALID_ROUTE" "u" "h"))');
+  assert.equal(to('a@b (c) d'), '(("c" NIL "a" "b"))');
+  assert.equal(
+    to('G: x, y z, <w;'),
+    '((NIL NIL "G" NIL)(NIL NIL "x" "MISSING_DOMAIN")("y z" NIL "MISSING_MAILBOX" "MISSING_DOMAIN")(NIL NIL "w" "SYNTAX_ERROR")(NIL NIL NIL NIL))',
+  );
+  assert.equal(to('G: ;, a@b'), '((NIL NIL "G" NIL)(NIL NIL NIL NIL)(NIL NIL "a" "b"))');
+  assert.equal(to('u@h extra junk, v@h'), '((NIL NIL "u" "h"))');
+  assert.equal(to('"x" y <z@w>'), '(("x y" NIL "z" "w"))');
+  assert.equal(to('a@b.,c@d'), '((NIL NIL "a" "MISSING_DOMAIN")(NIL NIL "c" "d"))');
+});
+
+test('item 5: <>, @ and an unclosed <addr (Dovecot 2.3)', () => {
+  assert.equal(to('<>'), '((NIL NIL "MISSING_MAILBOX" "MISSING_DOMAIN"))');
+  assert.equal(to('@'), '((NIL NIL "MISSING_MAILBOX" "MISSING_DOMAIN"))');
+  assert.equal(to('<alice@example.com'), '((NIL NIL "alice" "SYNTAX_ERROR"))');
+  assert.equal(
+    to('<>, @, <alice@example.com'),
+    '((NIL NIL "MISSING_MAILBOX" "MISSING_DOMAIN")(NIL NIL "MISSING_MAILBOX" "MISSING_DOMAIN")(NIL NIL "alice" "SYNTAX_ERROR"))',
+  );
+});
+
+test('item 4: every address of every From line; the last Subject', () => {
+  const raw = Buffer.from('From: a@b\r\nTo: x@y\r\nFrom: c@d, e@f\r\nSubject: one\r\nSubject: two\r\nReply-To: r@x\r\nReply-To:\r\n\r\nbody');
+  assert.equal(
+    imapText(envelope(parseMime(raw), raw)),
+    '(NIL "two" ((NIL NIL "a" "b")(NIL NIL "c" "d")(NIL NIL "e" "f")) ((NIL NIL "a" "b")(NIL NIL "c" "d")(NIL NIL "e" "f")) ' +
+      '((NIL NIL "r" "x")) ((NIL NIL "x" "y")) NIL NIL NIL NIL)',
+  );
 });
 
 test('envelope of an encapsulated message', () => {

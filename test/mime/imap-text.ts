@@ -3,7 +3,9 @@
  * readable strings. Strings and Buffers of printable ASCII are quoted;
  * anything with 8-bit bytes or line breaks is shown as a literal
  * `{n}\r\n<bytes>` with the bytes decoded as UTF-8 (or latin1) for display.
+ * Lists are separated as the serializer separates them (`adjoined()`).
  */
+import { isAdjoined } from '../../src/imap/wire/serializer.js';
 import { Atom, Literal, type ImapValue } from '../../src/imap/wire/values.js';
 
 function str(bytes: Buffer): string {
@@ -21,5 +23,13 @@ export function imapText(v: ImapValue): string {
   if (Buffer.isBuffer(v)) return str(v);
   if (v instanceof Atom) return v.value;
   if (v instanceof Literal) return str(v.data);
-  return `(${v.map(imapText).join(' ')})`;
+  // as on the wire: the leading lists of an adjoined list go back to back
+  let run = isAdjoined(v);
+  let out = '(';
+  v.forEach((item, i) => {
+    if (run && !Array.isArray(item)) run = false;
+    if (i > 0 && !run) out += ' ';
+    out += imapText(item);
+  });
+  return `${out})`;
 }

@@ -180,7 +180,7 @@ test('same boundary nested: the innermost multipart takes it', () => {
   assert.equal(root.children[0]!.children.length, 1);
 });
 
-test('multipart/digest parts default to message/rfc822; multipart without boundary is a leaf', () => {
+test('multipart/digest parts default to message/rfc822; multipart without boundary has no parts', () => {
   const raw = Buffer.from('Content-Type: multipart/digest; boundary=d\r\n\r\n--d\r\n\r\nSubject: in digest\r\n\r\nhi\r\n--d--\r\n');
   const root = parseMime(raw);
   const part = root.children[0]!;
@@ -188,7 +188,9 @@ test('multipart/digest parts default to message/rfc822; multipart without bounda
   assert.equal(part.contentType.type, 'message');
   assert.equal(part.message!.fields[0]!.key, 'subject');
   const noBoundary = parseMime(Buffer.from('Content-Type: multipart/mixed\r\n\r\n--x\r\n'));
-  assert.equal(noBoundary.kind, 'leaf');
+  assert.equal(noBoundary.kind, 'multipart');
+  assert.equal(noBoundary.children.length, 0);
+  assert.equal(noBoundary.size, 5);
 });
 
 test('Content-* headers are ignored on a message without MIME-Version or Content-Type', () => {
@@ -200,12 +202,12 @@ test('Content-* headers are ignored on a message without MIME-Version or Content
   assert.equal(mime.encodingKey, 'base64');
 });
 
-test('deep nesting is capped', () => {
+test('deep nesting is capped: the multipart at depth MAX_DEPTH - 1 is an application/octet-stream leaf', () => {
   const depth = MAX_DEPTH + 20;
   let s = '';
-  for (let i = 0; i < depth; i++) s += `Content-Type: multipart/mixed; boundary=b${i}\r\n\r\n--b${i}\r\n`;
+  for (let i = 0; i < depth; i++) s += `Content-Type: multipart/mixed; boundary=b${i}x\r\n\r\n--b${i}x\r\n`;
   s += '\r\nleaf\r\n';
-  for (let i = depth - 1; i >= 0; i--) s += `--b${i}--\r\n`;
+  for (let i = depth - 1; i >= 0; i--) s += `--b${i}x--\r\n`;
   const raw = Buffer.from(s);
   let node = parseMime(raw);
   let levels = 0;
@@ -213,9 +215,12 @@ test('deep nesting is capped', () => {
     node = node.children[0]!;
     levels++;
   }
-  assert.equal(levels, MAX_DEPTH);
-  assert.equal(node.depth, MAX_DEPTH);
+  assert.equal(levels, MAX_DEPTH - 1);
+  assert.equal(node.depth, MAX_DEPTH - 1);
   assert.equal(node.kind, 'leaf');
+  assert.equal(node.contentType.type, 'application');
+  assert.equal(node.contentType.subtype, 'octet-stream');
+  assert.equal(node.contentType.params[0]!.value.toString(), `b${MAX_DEPTH - 1}x`);
 });
 
 test('getMime caches per Buffer', () => {

@@ -1,5 +1,12 @@
-/** FETCH and UID FETCH (RFC 3501 §6.4.5, §7.4.2). */
-import { bodyStructure, envelope, getMime, section as sectionOf } from '../../mime/index.js';
+/**
+ * FETCH and UID FETCH (RFC 3501 §6.4.5, §7.4.2).
+ *
+ * Message data is served from `servedSource(m.raw)`: the stored bytes with
+ * every bare LF turned into CRLF (as Dovecot serves them), and
+ * RFC822.SIZE is the size of those bytes. The store keeps the bytes as
+ * they were loaded.
+ */
+import { bodyStructure, envelope, getMime, servedSize, servedSource, section as sectionOf } from '../../mime/index.js';
 import { formatInternalDate } from '../../store/internal-date.js';
 import type { Message } from '../../store/message.js';
 import { SELECTED, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
@@ -21,6 +28,7 @@ function setsSeen(att: FetchAttribute): boolean {
 }
 
 function itemValue(att: FetchAttribute, m: Message, selected: SelectedMailbox): ImapValue {
+  const raw = (): Buffer => servedSource(m.raw);
   switch (att.type) {
     case 'UID':
       return m.uid;
@@ -29,23 +37,24 @@ function itemValue(att: FetchAttribute, m: Message, selected: SelectedMailbox): 
     case 'INTERNALDATE':
       return formatInternalDate(m.internaldate);
     case 'RFC822.SIZE':
-      return m.size;
+      return servedSize(m.raw);
     case 'MODSEQ':
       return [m.modseq];
     case 'ENVELOPE':
-      return envelope(getMime(m.raw), m.raw);
+      return envelope(getMime(raw()), raw());
     case 'BODYSTRUCTURE':
-      return bodyStructure(getMime(m.raw), m.raw, true);
+      return bodyStructure(getMime(raw()), raw(), true);
     case 'BODY':
-      return bodyStructure(getMime(m.raw), m.raw, false);
+      return bodyStructure(getMime(raw()), raw(), false);
     case 'RFC822':
-      return literal(m.raw);
+      return literal(raw());
     case 'RFC822.HEADER':
-      return literal(sectionOf(m.raw, getMime(m.raw), { part: [], text: 'HEADER' }) ?? Buffer.alloc(0));
+      return literal(sectionOf(raw(), getMime(raw()), { part: [], text: 'HEADER' }) ?? Buffer.alloc(0));
     case 'RFC822.TEXT':
-      return literal(sectionOf(m.raw, getMime(m.raw), { part: [], text: 'TEXT' }) ?? Buffer.alloc(0));
+      return literal(sectionOf(raw(), getMime(raw()), { part: [], text: 'TEXT' }) ?? Buffer.alloc(0));
     case 'BODY[]': {
-      const data = att.section.part.length === 0 && !att.section.text ? m.raw : sectionOf(m.raw, getMime(m.raw), att.section);
+      const src = raw();
+      const data = att.section.part.length === 0 && !att.section.text ? src : sectionOf(src, getMime(src), att.section);
       return data === null ? null : literal(applyPartial(data, att.partial));
     }
     default:
@@ -78,7 +87,7 @@ function fetchAsText(session: ImapSession, selected: SelectedMailbox, targets: N
           break;
         }
         case 'RFC822.SIZE':
-          line += `RFC822.SIZE ${m.size}`;
+          line += `RFC822.SIZE ${servedSize(m.raw)}`;
           break;
         case 'MODSEQ':
           line += `MODSEQ (${m.modseq})`;

@@ -5,7 +5,10 @@
  * RFC 3501 (7-bit, no NUL, CR or LF), with `"` and `\` escaped, and as a
  * literal `{n}\r\n<bytes>` otherwise. `Literal` is always a literal (`~{n}`
  * when binary), `Atom` is written as it is, `null` is NIL, arrays are
- * parenthesized lists.
+ * parenthesized lists with SP between elements — except, in a list marked
+ * with `adjoined()`, between the lists of its leading run, which the
+ * grammar writes back to back (RFC 3501 §9 `body-type-mpart = 1*body SP
+ * media-subtype`, `env-from = "(" 1*address ")"`: `...)(...`).
  *
  * Output is built as runs of ASCII text plus the Buffers that must go out
  * verbatim, and concatenated once per call.
@@ -26,6 +29,25 @@ export type ResponseCode = string | { name: string; args?: readonly ImapValue[] 
 const NEEDS_LITERAL = /[\x00\r\n\u0080-\uffff]/;
 const QUOTED_SPECIAL = /["\\]/g;
 const TEXT_UNSAFE = /[\r\n\x00]/g;
+
+const ADJOINED = new WeakSet<readonly ImapValue[]>();
+
+/**
+ * Marks `list` so that the lists at its start are written without SP
+ * between them: the `1*body` of a multipart BODYSTRUCTURE and the
+ * `1*address` of an ENVELOPE address list. Later elements are separated as
+ * usual (`(...)(...) "mixed" ("boundary" "b") NIL`).
+ * @returns `list` itself
+ */
+export function adjoined<T extends ImapValue[]>(list: T): T {
+  ADJOINED.add(list);
+  return list;
+}
+
+/** Whether `list` was marked by `adjoined()`. */
+export function isAdjoined(list: readonly ImapValue[]): boolean {
+  return ADJOINED.has(list);
+}
 
 function bufferIsQuotable(buf: Buffer): boolean {
   for (let i = 0; i < buf.length; i++) {
@@ -73,9 +95,13 @@ class Writer {
       }
     } else if (Array.isArray(value)) {
       this.text += '(';
+      // in an adjoined list, the leading run of lists goes out back to back
+      let run = ADJOINED.has(value);
       for (let i = 0; i < value.length; i++) {
-        if (i > 0) this.text += ' ';
-        this.value(value[i]!);
+        const item = value[i]!;
+        if (run && !Array.isArray(item)) run = false;
+        if (i > 0 && !run) this.text += ' ';
+        this.value(item);
       }
       this.text += ')';
     } else if (value instanceof Atom) {

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { ArgParser } from '../../../src/imap/parser.js';
 import { CommandReader, type Segment } from '../../../src/imap/wire/reader.js';
 import {
+  adjoined,
   continuation,
   encodeResponse,
   encodeValue,
@@ -11,6 +12,7 @@ import {
   untaggedStatus,
 } from '../../../src/imap/wire/serializer.js';
 import { atom, literal, type ImapValue } from '../../../src/imap/wire/values.js';
+import { grammarError } from '../../dovecot/imap-values.js';
 
 const text = (b: Buffer) => b.toString('latin1');
 const enc = (v: ImapValue) => text(encodeValue(v));
@@ -79,6 +81,37 @@ describe('encodeValue', () => {
   });
 });
 
+describe('adjoined lists (RFC 3501 §9: 1*body, 1*address)', () => {
+  it('writes the leading lists back to back, the rest with SP', () => {
+    // body-type-mpart = 1*body SP media-subtype [SP body-ext-mpart]
+    const plain = ['text', 'plain', null, null, null, '7bit', 1, 0];
+    assert.equal(
+      enc(adjoined([plain, [...plain], 'mixed', ['boundary', 'b'], ['inline', null], null])),
+      '(("text" "plain" NIL NIL NIL "7bit" 1 0)("text" "plain" NIL NIL NIL "7bit" 1 0) "mixed" ("boundary" "b") ("inline" NIL) NIL)',
+    );
+    // env-to = "(" 1*address ")" / nil
+    assert.equal(
+      enc(adjoined([[null, null, 'u0', 'example.org'], [null, null, 'u1', 'example.org']])),
+      '((NIL NIL "u0" "example.org")(NIL NIL "u1" "example.org"))',
+    );
+  });
+
+  it('leaves other lists alone', () => {
+    assert.equal(enc([[1], [2], 'x']), '((1) (2) "x")');
+    assert.equal(enc(adjoined(['x', [1], [2]])), '("x" (1) (2))');
+    assert.equal(enc(adjoined([[1]])), '((1))');
+  });
+
+  it('passes a strict body and envelope grammar check', () => {
+    const part = ['text', 'plain', ['charset', 'us-ascii'], null, null, '7bit', 3, 1];
+    assert.equal(grammarError('body', enc(adjoined([part, [...part], 'alternative']))), null);
+    // with SP between the parts, "(" + ")" ... " (" reads as a part followed by SP and a subtype: not a string
+    assert.match(grammarError('body', enc([part, [...part], 'alternative'])) ?? '', /^expected a string at 60/);
+    const addrs = adjoined([[null, null, 'a', 'b'], [null, null, 'c', 'd']]);
+    assert.equal(grammarError('envelope', enc([null, null, addrs, addrs, addrs, null, null, null, null, null])), null);
+  });
+});
+
 describe('responses', () => {
   it('writes untagged responses', () => {
     assert.equal(text(untagged(3, atom('EXISTS'))), '* 3 EXISTS\r\n');
@@ -121,7 +154,8 @@ describe('round trip through the reader and the parser', () => {
     const samples: Buffer[] = [Buffer.alloc(0), Buffer.from('"\\'), Buffer.from('NIL'), Buffer.from('{3}')];
     for (let i = 0; i < 300; i++) {
       const ascii = rnd() < 0.5;
-      samples.push(Buffer.from(Array.from({ length: Math.floor(rnd() * 20) }, () => Math.floor(rnd() * (ascii ? 128 : 256)))));
+      // no NUL: a {n} literal carries CHAR8 only (RFC 3501 §9), and the parser refuses NUL there
+      samples.push(Buffer.from(Array.from({ length: Math.floor(rnd() * 20) }, () => 1 + Math.floor(rnd() * (ascii ? 127 : 255)))));
     }
     for (const sample of samples) {
       const p = reparse(encodeValue(sample));
@@ -131,7 +165,7 @@ describe('round trip through the reader and the parser', () => {
   });
 
   it('gives back lists of nstrings', () => {
-    const value = [Buffer.from('a b'), null, Buffer.from('x\r\ny'), Buffer.from('\0')];
+    const value = [Buffer.from('a b'), null, Buffer.from('x\r\ny'), Buffer.from('\xff', 'latin1')];
     const p = reparse(encodeValue(value));
     assert.deepEqual(
       p.list((q) => q.nstring()),
