@@ -33,6 +33,8 @@ export { ControlApi } from './control/control.js';
 export type {
   AddMessageInput,
   AddUserInput,
+  CreateMailboxInput,
+  CreateMailboxOptions,
   UpdateUserInput,
   ResetUidValidityInput,
   UidMapping,

@@ -59,6 +59,17 @@ export interface AddMessageInput {
   checks?: boolean;
 }
 
+/** Options of `createMailbox(path, options)`. */
+export interface CreateMailboxOptions {
+  /** Subscribe the new mailbox. Default false. */
+  subscribed?: boolean;
+}
+
+/** The object form of `createMailbox` (the REST body). */
+export interface CreateMailboxInput extends CreateMailboxOptions {
+  path: string;
+}
+
 export interface ResetUidValidityInput {
   uidvalidity?: number;
   uids?: UidMode;
@@ -192,9 +203,22 @@ export class ControlApi {
     return this.store.list().map((m) => mailboxInfo(this.store, m));
   }
 
-  /** Creates a mailbox with any missing superior levels. */
-  createMailbox(input: { path: string; subscribed?: boolean }): MailboxInfo {
-    const o = checkObject(input, 'mailbox');
+  /**
+   * Creates a mailbox with any missing superior levels. Takes the path, as
+   * every other mailbox operation does (`createMailbox('A/B')`, options
+   * second), or the REST body `{ path, subscribed }`.
+   */
+  createMailbox(path: string, options?: CreateMailboxOptions): MailboxInfo;
+  createMailbox(input: CreateMailboxInput): MailboxInfo;
+  createMailbox(input: string | CreateMailboxInput, options: CreateMailboxOptions = {}): MailboxInfo {
+    let o: Record<string, unknown>;
+    if (typeof input === 'string') o = { ...checkObject(options, 'options'), path: input };
+    else {
+      if (typeof input !== 'object' || input === null) {
+        throw invalid(`mailbox: expected a path or an object { path, subscribed }, got ${input === null ? 'null' : typeof input}`);
+      }
+      o = checkObject(input, 'mailbox');
+    }
     const path = checkString(o.path, 'path', { nonEmpty: true });
     const subscribed = optionalBoolean(o.subscribed, 'subscribed') ?? false;
     const mailbox = this.store.createMailbox(path, null, { subscribed });
