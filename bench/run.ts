@@ -5,6 +5,7 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   imap: () => import('./imap.js'),
   rest: () => import('./rest.js'),
   fuzz: () => import('./fuzz.js'),
+  'fuzz-rest': () => import('./fuzz-rest.js'),
 };
 
 const args = process.argv.slice(2);

@@ -103,6 +103,13 @@ interface EventStream {
   res: ServerResponse;
   types: readonly ServerEventType[];
   ping: NodeJS.Timeout;
+  /**
+   * Event texts held while the socket is above its high-water mark, written
+   * at once on 'drain'. They are the same strings for every stream, so a
+   * stream that does not read costs a pointer per event, not a copy.
+   */
+  pending: string[];
+  pendingBytes: number;
 }
 
 /** What an error answer carries, for a ServerResponse or a raw socket alike. */
@@ -227,7 +234,7 @@ export class RestServer {
 
   /** Open event streams and the bytes each has queued (for tests and benchmarks). */
   streamStats(): { streams: number; queued: number[] } {
-    return { streams: this.streams.size, queued: [...this.streams].map((s) => s.res.writableLength) };
+    return { streams: this.streams.size, queued: [...this.streams].map((s) => s.res.writableLength + s.pendingBytes) };
   }
 
   // ------------------------------------------------------------ responses
@@ -599,7 +606,13 @@ export class RestServer {
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
     res.write(': connected\n\n');
     res.on('error', () => undefined);
-    const stream: EventStream = { res, types, ping: setInterval(() => this.deliver(stream, ': ping\n\n'), this.pingInterval) };
+    const stream: EventStream = {
+      res,
+      types,
+      ping: setInterval(() => this.deliver(stream, ': ping\n\n', 8), this.pingInterval),
+      pending: [],
+      pendingBytes: 0,
+    };
     stream.ping.unref();
     this.streams.add(stream);
     for (const type of types) {
@@ -616,7 +629,8 @@ export class RestServer {
           } catch {
             return; // never let a stream break the operation that emitted the event
           }
-          for (const s of subscribers) this.deliver(s, text);
+          const bytes = Buffer.byteLength(text);
+          for (const s of subscribers) this.deliver(s, text, bytes);
         };
         this.relays.set(type, relay);
         (this.server as unknown as NodeJS.EventEmitter).on(type, relay);
@@ -630,24 +644,40 @@ export class RestServer {
 
   /**
    * Writes to a stream unless the client has fallen behind: a stream whose
-   * queued bytes passed `maxStreamBuffer` is closed instead, so a client
-   * that does not read costs at most the limit plus one event. The client
-   * may reconnect (EventSource does).
+   * queued bytes (in the socket and held here) passed `maxStreamBuffer` is
+   * closed instead, so a client that does not read costs at most the limit
+   * plus one event. The client may reconnect (EventSource does).
    */
-  private deliver(stream: EventStream, text: string): void {
+  private deliver(stream: EventStream, text: string, bytes: number): void {
     const { res } = stream;
     if (res.destroyed || res.writableEnded) return this.unsubscribe(stream);
-    if (res.writableLength > this.maxStreamBuffer) {
+    if (res.writableLength + stream.pendingBytes > this.maxStreamBuffer) {
       this.unsubscribe(stream);
       res.destroy();
       return;
     }
-    res.write(text);
+    if (stream.pending.length === 0 && !res.writableNeedDrain) {
+      res.write(text);
+      return;
+    }
+    if (stream.pending.length === 0) res.once('drain', () => this.flush(stream));
+    stream.pending.push(text);
+    stream.pendingBytes += bytes;
+  }
+
+  /** Writes what a stream held while its socket was full, as one chunk. */
+  private flush(stream: EventStream): void {
+    const text = stream.pending.join('');
+    stream.pending = [];
+    stream.pendingBytes = 0;
+    if (!stream.res.destroyed && !stream.res.writableEnded) stream.res.write(text);
   }
 
   private unsubscribe(stream: EventStream): void {
     if (!this.streams.delete(stream)) return;
     clearInterval(stream.ping);
+    stream.pending = [];
+    stream.pendingBytes = 0;
     for (const type of stream.types) {
       const set = this.subscribers.get(type);
       if (!set) continue;
