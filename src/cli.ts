@@ -32,16 +32,40 @@ const FLAGS = {
   'rest-port': { type: 'string', help: 'port of the REST API (off without it)' },
   'rest-host': { type: 'string', help: 'address of the REST API (default 127.0.0.1)' },
   'rest-token': { type: 'string', help: 'bearer token every REST request must send' },
+  'max-connections': { type: 'string', help: 'most IMAP connections at once; more get * BYE (default 5000)' },
+  'max-unauthenticated': { type: 'string', help: 'most connections not logged in yet (default 1000)' },
+  'login-timeout': { type: 'string', help: 'ms a connection has to log in, 0 for no limit (default 60000)' },
+  'idle-timeout': { type: 'string', help: 'ms of silence before autologout, 0 for never (default 1800000)' },
+  'shutdown-timeout': { type: 'string', help: 'ms a graceful stop waits for running commands (default 10000)' },
+  'max-line-length': { type: 'string', help: 'longest command line in bytes (default 65536)' },
+  'max-literal': { type: 'string', help: 'largest literal after login in bytes (default 67108864)' },
+  'max-literal-before-login': { type: 'string', help: 'largest literal before login (default 65536)' },
+  'max-command-before-login': { type: 'string', help: 'largest command before login, literals included (default 131072)' },
+  'max-output-buffer': { type: 'string', help: 'unread output in bytes after which a client is cut off (default 134217728)' },
   demo: { type: 'boolean', help: 'start with demo users, mailboxes and messages' },
   help: { type: 'boolean', help: 'this text' },
   version: { type: 'boolean', help: 'print the version' },
 } as const;
 
 type FlagName = keyof typeof FLAGS;
+
+/** Numeric flags that set the option of the same name. */
+const LIMIT_FLAGS = [
+  ['max-connections', 'maxConnections'],
+  ['max-unauthenticated', 'maxUnauthenticated'],
+  ['login-timeout', 'loginTimeout'],
+  ['idle-timeout', 'idleTimeout'],
+  ['shutdown-timeout', 'shutdownTimeout'],
+  ['max-line-length', 'maxLineLength'],
+  ['max-literal', 'maxLiteral'],
+  ['max-literal-before-login', 'maxLiteralBeforeLogin'],
+  ['max-command-before-login', 'maxCommandBeforeLogin'],
+  ['max-output-buffer', 'maxOutputBuffer'],
+] as const satisfies readonly (readonly [FlagName, keyof ServerOptions])[];
 type FlagValues = Partial<Record<FlagName, string | boolean | string[]>>;
 
 function usage(): string {
-  const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(18)} ${f.help}`);
+  const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(26)} ${f.help}`);
   return `Usage: rookery [options]\n\n${lines.join('\n')}\n\nEvery option is also an environment variable ROOKERY_<NAME> (ROOKERY_REST_PORT, ...).\nPrecedence: flag > environment > config file.`;
 }
 
@@ -123,6 +147,13 @@ function buildOptions(flags: FlagValues): ServerOptions {
     if (!Number.isInteger(seed)) throw new CliError(`--script-seed: expected an integer, got ${JSON.stringify(flags['script-seed'])}`);
     options.scriptSeed = seed;
   }
+  for (const [flag, key] of LIMIT_FLAGS) {
+    const value = flags[flag];
+    if (typeof value !== 'string') continue;
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isSafeInteger(n) || n < 0) throw new CliError(`--${flag}: expected a whole number, got ${JSON.stringify(value)}`);
+    options[key] = n;
+  }
   const rest = { ...(options.rest ?? {}) };
   if (typeof flags['rest-port'] === 'string') rest.port = port(flags['rest-port'], 'rest-port');
   if (typeof flags['rest-host'] === 'string') rest.host = flags['rest-host'];
@@ -158,10 +189,14 @@ async function main(): Promise<number> {
   const onSignal = (): void => {
     signals++;
     if (signals > 1) {
+      // Forced: every client gets BYE and is closed; the process ends even if something still hangs.
+      console.log('rookery: forced stop');
       void server.shutdown(false);
+      setTimeout(() => process.exit(1), 1000).unref();
       return;
     }
-    console.log('rookery: stopping when the last client has gone (signal again to force)');
+    const seconds = server.options.shutdownTimeout / 1000;
+    console.log(`rookery: stopping; clients get BYE and have ${seconds} s to finish (signal again to force)`);
     void server.shutdown(true);
   };
   process.on('SIGINT', onSignal);

@@ -41,6 +41,8 @@ export class Server extends EventEmitter<ServerEventMap> {
   private imapListener: net.Server | null = null;
   private secureContext: tls.SecureContext | null = null;
   private readonly sockets = new Set<net.Socket>();
+  /** Connections that have not logged in yet. */
+  private unauthenticated = 0;
   private stopping: Promise<void> | null = null;
   private rest: RestServer | null = null;
   private markStopped!: () => void;
@@ -187,15 +189,27 @@ export class Server extends EventEmitter<ServerEventMap> {
       socket.destroy();
       return;
     }
+    socket.on('error', () => undefined);
+    // Wrapped by hand rather than by tls.Server so that the session keeps the TCP socket for resets.
+    const channel = this.options.secure ? new tls.TLSSocket(socket, { isServer: true, secureContext: this.tlsContext() }) : socket;
+    const { maxConnections, maxUnauthenticated } = this.options;
+    if (this.sockets.size >= maxConnections) {
+      refuse(channel, socket, `Too many connections (limit ${maxConnections})`);
+      return;
+    }
+    if (this.unauthenticated >= maxUnauthenticated) {
+      refuse(channel, socket, `Too many connections waiting to log in (limit ${maxUnauthenticated})`);
+      return;
+    }
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
-    if (this.options.secure) {
-      // Wrapped by hand rather than by tls.Server so that the session keeps the TCP socket for resets.
-      const secure = new tls.TLSSocket(socket, { isServer: true, secureContext: this.tlsContext() });
-      new ImapSession(this, secure, true, socket);
-    } else {
-      new ImapSession(this, socket, false);
-    }
+    this.unauthenticated++;
+    new ImapSession(this, channel, this.options.secure, socket);
+  }
+
+  /** A session logged in or closed before it did: it no longer counts against `maxUnauthenticated`. */
+  unauthenticatedLeft(): void {
+    this.unauthenticated--;
   }
 
   /**
@@ -203,15 +217,24 @@ export class Server extends EventEmitter<ServerEventMap> {
    * client has gone. Not graceful: closes every session right away.
    */
   shutdown(graceful: boolean): Promise<void> {
-    if (this.stopping) return this.stopping;
+    if (this.stopping) {
+      // A forced stop during a graceful one (a second signal) closes what is left now.
+      if (!graceful) this.forceClose();
+      return this.stopping;
+    }
     const listener = this.imapListener;
     const rest = this.rest;
     this.stopping = (async () => {
       const restClosed = rest ? rest.close(graceful) : Promise.resolve();
       const closed = listener ? new Promise<void>((r) => listener.close(() => r())) : Promise.resolve();
-      if (!graceful) {
-        for (const s of this.sessions.list()) s.disconnect({ text: 'Server shutting down' });
-        for (const socket of this.sockets) socket.destroy();
+      if (graceful) {
+        // Every client is told, idle ones too; those that stay past shutdownTimeout are closed.
+        for (const s of this.imapSessions()) s.byeWhenIdle('Server shutting down');
+        const timeout = this.options.shutdownTimeout;
+        const timer = setTimeout(() => this.forceClose(), timeout);
+        void closed.then(() => clearTimeout(timer));
+      } else {
+        this.forceClose();
       }
       await Promise.all([closed, restClosed]);
       this.imapListener = null;
@@ -221,10 +244,39 @@ export class Server extends EventEmitter<ServerEventMap> {
     return this.stopping;
   }
 
+  private imapSessions(): ImapSession[] {
+    return this.sessions.list().filter((s): s is ImapSession => s instanceof ImapSession);
+  }
+
+  /**
+   * Closes every connection now: `* BYE` to each session, also in the middle
+   * of a command, and the socket destroyed once that is written (or at once
+   * when the client reads nothing).
+   */
+  private forceClose(): void {
+    for (const s of this.sessions.list()) s.disconnect({ text: 'Server shutting down' });
+    const sockets = [...this.sockets];
+    if (sockets.length === 0) return;
+    const timer = setTimeout(() => {
+      for (const socket of sockets) socket.destroy();
+    }, FORCE_GRACE_MS);
+    timer.unref();
+  }
+
   /** Closes every listener and session. Safe to call more than once. */
   async stop(): Promise<void> {
     await this.shutdown(false);
   }
+}
+
+/** How long a forced stop lets a `* BYE` reach a client before it destroys the socket. */
+const FORCE_GRACE_MS = 200;
+
+/** Tells a connection over a limit why it is refused, and closes it. */
+function refuse(channel: net.Socket, tcp: net.Socket, text: string): void {
+  channel.on('error', () => undefined);
+  channel.end(`* BYE [UNAVAILABLE] ${text}\r\n`, () => tcp.destroy());
+  setTimeout(() => tcp.destroy(), FORCE_GRACE_MS).unref();
 }
 
 /** Builds a server from options; nothing listens until `start()` or `listen()`. */

@@ -47,24 +47,68 @@ test('listen() opens IMAP only and calls back', async () => {
   await server.stop();
 });
 
-test('graceful shutdown waits for the last client; forced closes sessions at once', async () => {
-  const server = createServer();
+test('graceful shutdown tells every client BYE, lets a running command finish, and ends within shutdownTimeout', async () => {
+  const server = createServer({ plugins: 'all', shutdownTimeout: 300 });
+  const { imap } = await server.start();
+  const idle = await RawClient.connect(imap.port);
+  await idle.line();
+  // A client in the middle of AUTHENTICATE that never answers the challenge.
+  const stuck = await RawClient.connect(imap.port);
+  await stuck.line();
+  stuck.write('A1 AUTHENTICATE PLAIN\r\n');
+  assert.equal(await stuck.line(), '+ ');
+  let done = false;
+  const stopping = server.control.shutdown({ graceful: true }).then(() => (done = true));
+  assert.equal(await idle.line(), '* BYE Server shutting down');
+  await idle.closedByServer();
+  assert.equal(done, false, 'waits while a command is still running');
+  await stopping;
+  assert.equal(done, true);
+  // The stuck command was not answered; the client was told BYE before the close.
+  assert.equal(await stuck.line(), '* BYE Server shutting down');
+  await stuck.closedByServer();
+});
+
+test('graceful shutdown: a command in flight gets its tagged answer before BYE', async () => {
+  const server = createServer({ plugins: 'all' });
   const { imap } = await server.start();
   const client = await RawClient.connect(imap.port);
   await client.line();
-  let done = false;
-  const stopping = server.control.shutdown({ graceful: true }).then(() => (done = true));
-  await new Promise((r) => setTimeout(r, 100));
-  assert.equal(done, false, 'graceful shutdown must wait for the client');
-  assert.deepEqual(await client.command('NOOP'), ['T1 OK NOOP completed']);
-  await client.command('LOGOUT');
+  client.write('A1 AUTHENTICATE PLAIN\r\n');
+  assert.equal(await client.line(), '+ ');
+  const stopping = server.control.shutdown({ graceful: true });
+  await new Promise((r) => setTimeout(r, 50));
+  client.write(Buffer.from('\0testuser\0testpass').toString('base64') + '\r\n');
+  assert.match(await client.line(), /^A1 OK /);
+  assert.equal(await client.line(), '* BYE Server shutting down');
+  await client.closedByServer();
   await stopping;
-  assert.equal(done, true);
+});
 
+test('forced shutdown: BYE also to a client in the middle of a command, then the connection closes', async () => {
   const forced = createServer();
   const second = await forced.start();
   const c2 = await RawClient.connect(second.imap.port);
   await c2.line();
+  c2.write('A1 LOGIN {8}\r\n');
+  assert.equal(await c2.line(), '+ OK');
+  c2.write('test');
+  await new Promise((r) => setTimeout(r, 20));
   await forced.control.shutdown({ graceful: false });
+  assert.equal(await c2.line(), '* BYE Server shutting down');
   await c2.closedByServer();
+});
+
+test('a forced shutdown during a graceful one closes what is left at once', async () => {
+  const server = createServer({ plugins: 'all', shutdownTimeout: 60_000 });
+  const { imap } = await server.start();
+  const stuck = await RawClient.connect(imap.port);
+  await stuck.line();
+  stuck.write('A1 AUTHENTICATE PLAIN\r\n');
+  assert.equal(await stuck.line(), '+ ');
+  const graceful = server.control.shutdown({ graceful: true });
+  await new Promise((r) => setTimeout(r, 30));
+  await server.control.shutdown({ graceful: false });
+  await graceful;
+  await stuck.closedByServer();
 });

@@ -22,6 +22,15 @@ const INPUT_HIGH_WATER = 1024 * 1024;
 /** Size at which batched output is written out. */
 const BATCH_BYTES = 256 * 1024;
 
+/**
+ * Unsent output above which the session reads no further command (and
+ * long commands wait between messages) until the client has read down to
+ * `OUTPUT_LOW_WATER`: a client that pipelines and never reads costs about
+ * this much, not the size of everything it asked for.
+ */
+export const OUTPUT_HIGH_WATER = 1024 * 1024;
+const OUTPUT_LOW_WATER = 256 * 1024;
+
 const STATE_NAMES: Record<ImapState | 'logout', SessionState> = {
   notAuthenticated: 'Not Authenticated',
   authenticated: 'Authenticated',
@@ -67,7 +76,7 @@ export class ImapSession implements SessionHandle {
   private readonly remoteAddress: string | null;
   private readonly reader: CommandReader;
   private readonly unsubscribe: () => void;
-  private lineWaiter: ((line: Buffer | null) => void) | null = null;
+  private lineWaiter: { resolve: (line: Buffer | null) => void; reject: (err: CommandFailure) => void } | null = null;
   /** The command being run, for IDLE-style waits and for flushing updates. */
   private current: { name: string; tag: string } | null = null;
   /** True while IDLE waits for DONE: updates go out at once. */
@@ -89,6 +98,14 @@ export class ImapSession implements SessionHandle {
   private tokenTimer: NodeJS.Timeout | null = null;
   /** The command whose tagged response is being written. */
   private finishing: { name: string; tag: string } | null = null;
+  /** Ends a connection that has not logged in within `loginTimeout`. */
+  private loginTimer: NodeJS.Timeout | null = null;
+  /** Counted in the server's unauthenticated connections until login or close. */
+  private countedUnauthenticated = true;
+  /** Set by a graceful shutdown: `* BYE` as soon as the running command has answered. */
+  private byeAfterCommand: string | null = null;
+  /** Waiters for the client to read its output down to the low-water mark. */
+  private drainWaiters: (() => void)[] = [];
 
   constructor(
     readonly server: Server,
@@ -107,14 +124,29 @@ export class ImapSession implements SessionHandle {
         onCommand: (segments) => void this.runCommand(segments),
         onLine: (line) => this.takeLine(line),
         checkLiteral: (info) => {
-          const limit = this.state === 'notAuthenticated' ? options.maxLiteralBeforeLogin : options.maxLiteral;
+          const before = this.state === 'notAuthenticated';
+          const limit = before ? options.maxLiteralBeforeLogin : options.maxLiteral;
           if (info.size > limit) {
             return { ok: false, response: 'NO', code: 'TOOBIG', text: `Literal too big (limit ${limit} octets)` };
+          }
+          // Before login the whole command counts, so many small literals cannot add up to much.
+          if (before && info.commandBytes + info.size > options.maxCommandBeforeLogin) {
+            const text = `Command too large before login (limit ${options.maxCommandBeforeLogin} octets)`;
+            return { ok: false, response: 'NO', code: 'TOOBIG', text };
           }
           return { ok: true };
         },
         sendContinuation: () => this.write(continuation('OK')),
         onReject: (r) => {
+          // A line the reader refused inside IDLE or AUTHENTICATE ends that command with its
+          // tagged BAD (RFC 3501 §6.2.2, §7.1.3); an untagged one would leave it pending.
+          const waiter = this.lineWaiter;
+          if (waiter && this.current && !r.fatal) {
+            this.lineWaiter = null;
+            this.reader.pause();
+            waiter.reject(new CommandFailure({ status: r.response, ...(r.code ? { code: r.code } : {}), text: r.text }));
+            return;
+          }
           this.reject(r.tag, r.command, r.response, r.code, r.text);
           // The bytes that follow cannot be framed (a {n+} literal of unusable size).
           if (r.fatal) {
@@ -126,6 +158,13 @@ export class ImapSession implements SessionHandle {
     });
     socket.setNoDelay(true);
     this.listen(socket);
+    if (options.loginTimeout > 0) {
+      this.loginTimer = setTimeout(() => {
+        this.loginTimer = null;
+        if (this.state === 'notAuthenticated') this.bye(`No login within ${options.loginTimeout / 1000} seconds`);
+      }, options.loginTimeout);
+      this.loginTimer.unref();
+    }
     this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
     server.sessions.add(this);
     this.emitSession('open');
@@ -140,6 +179,24 @@ export class ImapSession implements SessionHandle {
     socket.on('data', this.onData);
     socket.on('error', () => undefined);
     socket.on('close', () => this.onClose());
+    socket.on('drain', this.onDrain);
+  }
+
+  private readonly onDrain = (): void => {
+    if (this.socket.writableLength > OUTPUT_LOW_WATER) return;
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
+  };
+
+  /**
+   * Resolves when the client has read its output down to the low-water
+   * mark (at once when it has). Long commands await it between messages so
+   * that what a non-reading client costs stays bounded.
+   */
+  outputRoom(): Promise<void> | null {
+    if (this.closed || this.socket.destroyed || this.socket.writableLength <= OUTPUT_HIGH_WATER) return null;
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
   private readonly onData = (chunk: Buffer): void => {
@@ -204,6 +261,11 @@ export class ImapSession implements SessionHandle {
   /** Writes bytes to the client. Every byte the session sends goes through here. */
   write(data: Buffer): void {
     if (this.closed || this.socket.destroyed) return;
+    if (this.socket.writableLength > this.server.options.maxOutputBuffer) {
+      // The client reads nothing while updates pile up: it cannot even be told BYE.
+      this.resetConnection();
+      return;
+    }
     if (this.capture) {
       this.capture.parts.push(data);
       return;
@@ -442,10 +504,19 @@ export class ImapSession implements SessionHandle {
 
   /** Sends `* BYE <text>` and closes the connection. */
   bye(text: string): void {
-    if (this.closed) return;
+    if (this.closed || this.state === 'logout') return;
     this.write(untaggedStatus('BYE', null, text));
     this.setState('logout');
     this.endSocket();
+  }
+
+  /**
+   * Graceful shutdown: `* BYE` now when the session is between commands
+   * (or in IDLE), else right after the running command's tagged answer.
+   */
+  byeWhenIdle(text: string): void {
+    if (this.current && !this.idling) this.byeAfterCommand = text;
+    else this.bye(text);
   }
 
   capabilities(): string[] {
@@ -471,6 +542,14 @@ export class ImapSession implements SessionHandle {
   login(user: string, token: { sessionTimeout: number | null } = { sessionTimeout: null }): void {
     this.user = user;
     this.state = 'authenticated';
+    this.leaveUnauthenticated();
+    const idle = this.server.options.idleTimeout;
+    // RFC 3501 §5.4: an autologout timer of at least 30 minutes of inactivity (the option's default).
+    if (idle > 0) {
+      this.tcp.setTimeout(idle, () => {
+        if (!this.closed) this.bye(`Autologout: idle for ${Math.round(idle / 1000)} seconds`);
+      });
+    }
     this.emitSession('login');
     if (token.sessionTimeout !== null) {
       this.tokenExpiresAt = this.server.now() + token.sessionTimeout;
@@ -537,8 +616,8 @@ export class ImapSession implements SessionHandle {
   readLine(): Promise<Buffer | null> {
     // A scripted command's output so far must reach the client before it can answer.
     this.endCapture();
-    return new Promise((resolve) => {
-      this.lineWaiter = resolve;
+    return new Promise((resolve, reject) => {
+      this.lineWaiter = { resolve, reject };
       this.resumeInput();
       this.reader.next('line');
     });
@@ -548,7 +627,7 @@ export class ImapSession implements SessionHandle {
     if (this.server.script.has('input') && this.scriptInput(line)) return;
     const waiter = this.lineWaiter;
     this.lineWaiter = null;
-    waiter?.(line);
+    waiter?.resolve(line);
   }
 
   private reject(tag: string | null, command: string | null, response: 'BAD' | 'NO', code: string | undefined, text: string): void {
@@ -602,9 +681,16 @@ export class ImapSession implements SessionHandle {
     if (this.state !== 'logout') this.flushUpdates(!spec?.holdsExpunges);
     this.finish(tag, name, result);
     this.endCapture();
+    if (this.byeAfterCommand !== null) this.bye(this.byeAfterCommand);
     if (this.state === 'logout') {
       this.endSocket();
       return;
+    }
+    // A client that does not read its answers gets no further command read (RFC 3501 §5.5 allows it).
+    const room = this.outputRoom();
+    if (room) {
+      await room;
+      if (this.closed) return;
     }
     if (this.tlsUpgrade) {
       const context = this.tlsUpgrade;
@@ -614,6 +700,14 @@ export class ImapSession implements SessionHandle {
     }
     this.resumeInput();
     this.reader.next('command');
+  }
+
+  private leaveUnauthenticated(): void {
+    if (!this.countedUnauthenticated) return;
+    this.countedUnauthenticated = false;
+    if (this.loginTimer) clearTimeout(this.loginTimer);
+    this.loginTimer = null;
+    this.server.unauthenticatedLeft();
   }
 
   private resumeInput(): void {
@@ -696,13 +790,18 @@ export class ImapSession implements SessionHandle {
     for (const t of this.quietTimers) clearTimeout(t);
     this.quietTimers = [];
     if (this.tokenTimer) clearTimeout(this.tokenTimer);
+    if (this.loginTimer) clearTimeout(this.loginTimer);
+    this.leaveUnauthenticated();
+    const drainWaiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of drainWaiters) w();
     this.lastMailbox = this.selected?.mailbox.path ?? this.lastMailbox;
     this.selected = null;
     this.unsubscribe();
     this.server.sessions.remove(this.id);
     const waiter = this.lineWaiter;
     this.lineWaiter = null;
-    waiter?.(null);
+    waiter?.resolve(null);
     this.emitSession('close');
   }
 }

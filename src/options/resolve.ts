@@ -34,6 +34,13 @@ export const TOP_LEVEL_KEYS = [
   'maxLineLength',
   'maxLiteralBeforeLogin',
   'maxLiteral',
+  'maxCommandBeforeLogin',
+  'maxConnections',
+  'maxUnauthenticated',
+  'loginTimeout',
+  'idleTimeout',
+  'maxOutputBuffer',
+  'shutdownTimeout',
   'script',
   'secure',
   'loginDisabled',
@@ -59,6 +66,13 @@ export const DEFAULTS = {
   maxLineLength: 65536,
   maxLiteralBeforeLogin: 65536,
   maxLiteral: 64 * 1024 * 1024,
+  maxCommandBeforeLogin: 128 * 1024,
+  maxConnections: 5000,
+  maxUnauthenticated: 1000,
+  loginTimeout: 60_000,
+  idleTimeout: 30 * 60_000,
+  maxOutputBuffer: 128 * 1024 * 1024,
+  shutdownTimeout: 10_000,
   scriptSeed: 1,
   restPingInterval: 15_000,
   restMaxEventStreams: 100,
@@ -109,6 +123,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const maxLiteral = optional(options.maxLiteral, DEFAULTS.maxLiteral, (v) =>
     integerAtLeast(problems, v, 'maxLiteral', 0),
   );
+  const limits = resolveLimits(problems, options);
 
   problems.throwIfAny();
   return {
@@ -130,7 +145,31 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     maxLineLength,
     maxLiteralBeforeLogin,
     maxLiteral,
+    ...limits,
   };
+}
+
+/** The limits that keep a broken or hostile client from costing unbounded memory, descriptors or time. */
+export const LIMIT_KEYS = [
+  'maxCommandBeforeLogin',
+  'maxConnections',
+  'maxUnauthenticated',
+  'loginTimeout',
+  'idleTimeout',
+  'maxOutputBuffer',
+  'shutdownTimeout',
+] as const;
+
+export type Limits = { [K in (typeof LIMIT_KEYS)[number]]: number };
+
+function resolveLimits(problems: Problems, options: Record<string, unknown>): Limits {
+  const limits = {} as Limits;
+  for (const key of LIMIT_KEYS) {
+    // Timeouts may be 0 (off); counts and sizes need at least 1.
+    const min = key.endsWith('Timeout') ? 0 : 1;
+    limits[key] = optional(options[key], DEFAULTS[key], (v) => integerAtLeast(problems, v, key, min));
+  }
+  return limits;
 }
 
 /** The `script` option: an array of rules or a path to a JSON file holding one. */

@@ -124,6 +124,30 @@ export interface ServerOptions {
   maxLiteralBeforeLogin?: number;
   /** Largest literal after login (and largest APPEND). Default 64 MiB. */
   maxLiteral?: number;
+  /** Largest command before login, all its literals together, in bytes. Default 128 KiB (a LOGIN with two literals of the largest size allowed before login). */
+  maxCommandBeforeLogin?: number;
+  /** Most IMAP connections at once; one more gets `* BYE` and is closed. Default 5000. */
+  maxConnections?: number;
+  /** Most connections that have not logged in yet; one more gets `* BYE`. Default 1000. */
+  maxUnauthenticated?: number;
+  /** Milliseconds a connection may take to log in before `* BYE` (0: no limit). Default 60000. */
+  loginTimeout?: number;
+  /**
+   * Milliseconds without any traffic after which a logged-in session gets
+   * `* BYE` (RFC 3501 §5.4 autologout; 0: never). Default 30 minutes.
+   */
+  idleTimeout?: number;
+  /**
+   * Bytes of output a client may leave unread. Commands wait for the client
+   * to read above 1 MiB; past this limit (a client that never reads while
+   * updates pile up) the connection is closed. Default 128 MiB.
+   */
+  maxOutputBuffer?: number;
+  /**
+   * Milliseconds a graceful shutdown waits for clients to leave after
+   * `* BYE` before it closes them (0: close at once). Default 10000.
+   */
+  shutdownTimeout?: number;
 }
 
 /** A message as the store receives it: bytes and decoded metadata. */
@@ -198,4 +222,11 @@ export interface ResolvedOptions {
   maxLineLength: number;
   maxLiteralBeforeLogin: number;
   maxLiteral: number;
+  maxCommandBeforeLogin: number;
+  maxConnections: number;
+  maxUnauthenticated: number;
+  loginTimeout: number;
+  idleTimeout: number;
+  maxOutputBuffer: number;
+  shutdownTimeout: number;
 }

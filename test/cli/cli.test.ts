@@ -95,11 +95,24 @@ test('flags over environment over config; IMAP works; SIGTERM stops gracefully w
   const fetched = await client.command('FETCH 1 BODY.PEEK[HEADER.FIELDS (SUBJECT)]');
   assert.match(fetched.join('\n'), /Subject: from storage flag/);
   child.kill('SIGTERM');
-  // Graceful: the command waits for the client.
-  await new Promise((r) => setTimeout(r, 200));
-  assert.equal(child.exitCode, null);
-  await client.command('LOGOUT');
+  // Graceful: the idle client is told BYE and the command exits once it is gone.
+  assert.equal(await client.line(), '* BYE Server shutting down');
+  await client.closedByServer();
   assert.equal(await exited(child), 0);
+});
+
+test('a second signal forces the stop: a client stuck in a command does not hold the process', async () => {
+  const { child, port } = await startCli(['--port', '0', '--plugin', 'all']);
+  const client = await RawClient.connect(port);
+  await client.line();
+  client.write('A1 AUTHENTICATE PLAIN\r\n');
+  assert.equal(await client.line(), '+ ');
+  child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(child.exitCode, null, 'graceful: waits for the running command');
+  child.kill('SIGINT');
+  assert.notEqual(await exited(child), null);
+  assert.equal(await client.line(), '* BYE Server shutting down');
 });
 
 test('REST on: start-up reports its address; POST /v1/shutdown ends the command with exit 0', async () => {

@@ -12,8 +12,12 @@ export const idle: CommandSpec = {
     session.idling = true;
     session.waiting('IDLE');
     session.flushUpdates(true);
-    const line = await session.readLine();
-    session.idling = false;
+    let line: Buffer | null;
+    try {
+      line = await session.readLine();
+    } finally {
+      session.idling = false;
+    }
     if (line === null) return ok('IDLE ended by closed connection');
     if (line.toString('latin1').trim().toUpperCase() !== 'DONE') return bad('Expected DONE');
     return ok('Idle completed');

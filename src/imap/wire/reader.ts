@@ -305,6 +305,15 @@ export class CommandReader {
   }
 
   /**
+   * Stops delivering until the next `next()`. For an owner that ends the
+   * command a rejected line belonged to, so that what follows is not read
+   * in the old mode.
+   */
+  pause(): void {
+    this.paused = true;
+  }
+
+  /**
    * Drops received bytes not consumed yet. STARTTLS uses it: plain text a
    * client sent after the command must not be read as if it came over TLS.
    */
@@ -411,7 +420,7 @@ export class CommandReader {
     for (const part of this.lineParts) tail = appendTail(tail, part);
     this.lineParts = [];
     this.lineLen = 0;
-    this.startSkipping(this.makeReject('BAD', code, text, false), tail);
+    this.startSkipping(this.makeReject(code === 'TOOBIG' ? 'NO' : 'BAD', code, text, false), tail);
     // stepSkipText continues from `off` and finds the same LF.
   }
 
@@ -462,7 +471,8 @@ export class CommandReader {
     if (index >= this.maxLiterals) {
       refusal = this.makeReject('BAD', undefined, 'Too many literals in command', false);
     } else if (this.cmdBytes + marker.size > this.maxCommandBytes) {
-      refusal = this.makeReject('BAD', 'TOOBIG', 'Command too large', false);
+      // One rule for size: a command too large is NO [TOOBIG], whichever limit it passed (RFC 7889 §4 / RFC 5530).
+      refusal = this.makeReject('NO', 'TOOBIG', 'Command too large', false);
     } else if (this.hooks.checkLiteral) {
       const verdict = this.hooks.checkLiteral({
         tag: this.tag,

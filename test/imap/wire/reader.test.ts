@@ -332,7 +332,7 @@ describe('CommandReader literal refusal', () => {
     assert.deepEqual(reject.info, {
       tag: 'A1',
       command: 'X',
-      response: 'BAD',
+      response: 'NO',
       code: 'TOOBIG',
       text: 'Command too large',
       fatal: false,

@@ -1,0 +1,23 @@
+/**
+ * A Rookery server in its own process, for tests that measure what a client
+ * costs the server in memory. argv[2]: JSON `{ options, messages, size }`.
+ * Prints the IMAP port, then answers each `rss` line on stdin with the
+ * process's resident set size in bytes (after a garbage collection when
+ * node runs with --expose-gc).
+ */
+import { createInterface } from 'node:readline';
+import { createServer } from '../../src/index.js';
+
+// The test runner also runs every file under build/test with no arguments: then there is nothing to do.
+if (process.argv[2] === undefined) process.exit(0);
+const { options, messages, size } = JSON.parse(process.argv[2]) as { options: object; messages: number; size: number };
+const body = 'x'.repeat(76) + '\r\n';
+const raw = `Subject: big\r\n\r\n${body.repeat(Math.ceil(size / body.length))}`;
+const server = createServer({ ...options, port: 0 });
+for (let i = 0; i < messages; i++) server.control.addMessage('INBOX', { raw });
+const { imap } = await server.start();
+process.stdout.write(`${imap.port}\n`);
+createInterface({ input: process.stdin }).on('line', () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  process.stdout.write(`${process.memoryUsage.rss()}\n`);
+});
