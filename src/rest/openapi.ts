@@ -29,6 +29,12 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
     for (const [status, codes] of Object.entries(ERROR_STATUS)) {
       responses[status] = { description: codes, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     }
+    if (r.stream) {
+      responses['503'] = {
+        description: 'LIMIT: rest.maxEventStreams streams are open already',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    }
     const op: Record<string, unknown> = {
       operationId: `${r.method.toLowerCase()}${r.path.replace(/\{(\w+)\}/g, (_m, n: string) => `By${n[0]!.toUpperCase()}${n.slice(1)}`).replace(/[^A-Za-z0-9]+(\w)?/g, (_m, c?: string) => (c ? c.toUpperCase() : ''))}`,
       summary: r.summary,
