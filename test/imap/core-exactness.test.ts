@@ -172,6 +172,26 @@ describe('LSUB and LIST with % (RFC 3501 §6.3.8-9)', () => {
   });
 });
 
+describe('LIST patterns and INBOX case (RFC 3501 §5.1, §6.3.8)', () => {
+  test('only INBOX is case-insensitive: "inboxes" is another name, and inbox* / in% still list INBOX', async () => {
+    const c = await rawSession(port);
+    await c.command('CREATE inboxes');
+    await c.command('CREATE INBOXES');
+    await c.command('CREATE INBOX/Sub');
+    assert.deepEqual(await c.command('LIST "" inboxes'), ['* LIST (\\HasNoChildren) "/" "inboxes"', 'T5 OK LIST completed']);
+    assert.deepEqual(await c.command('LIST "" inbox*'), [
+      '* LIST (\\HasChildren) "/" "INBOX"',
+      '* LIST (\\HasNoChildren) "/" "INBOX/Sub"',
+      '* LIST (\\HasNoChildren) "/" "inboxes"',
+      'T6 OK LIST completed',
+    ]);
+    assert.deepEqual(await c.command('LIST "" in%'), ['* LIST (\\HasChildren) "/" "INBOX"', '* LIST (\\HasNoChildren) "/" "inboxes"', 'T7 OK LIST completed']);
+    assert.deepEqual(await c.command('LIST "" Inbox/%'), ['* LIST (\\HasNoChildren) "/" "INBOX/Sub"', 'T8 OK LIST completed']);
+    assert.deepEqual(await c.command('LIST "" inbox/sub'), ['T9 OK LIST completed']);
+    c.close();
+  });
+});
+
 describe('SEARCH FROM/TO/CC/BCC match parsed addresses (RFC 3501 §6.4.4)', () => {
   test('mailbox@host of an address with comments and folding, and the decoded display name', async () => {
     const { server: s, port: p } = await startServer({

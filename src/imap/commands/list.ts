@@ -5,10 +5,20 @@ import { AUTHENTICATED, ok, type CommandContext, type CommandResult, type Comman
 import { imapProtocol } from '../protocol.js';
 import { atom, type ImapValue } from '../wire/values.js';
 
-/** A matcher for a LIST pattern: `*` matches anything, `%` anything but the delimiter. */
+/** "INBOX" in every mix of case, for matching INBOX case-insensitively. */
+const INBOX_CASES: string[] = [];
+for (let bits = 0; bits < 32; bits++) {
+  INBOX_CASES.push([...'INBOX'].map((c, i) => (bits & (1 << i) ? c.toLowerCase() : c)).join(''));
+}
+
+/**
+ * A matcher for a LIST pattern: `*` matches anything, `%` anything but the
+ * delimiter. Names match case-sensitively, except INBOX (the name and the
+ * first level of its children), which matches in any case (RFC 3501
+ * §5.1): `inbox*` and `in%` list INBOX, while `inboxes` lists only a
+ * mailbox called "inboxes", never "INBOXES".
+ */
 export function patternMatcher(pattern: string, delimiter: string): (name: string) => boolean {
-  // INBOX is case-insensitive, so a pattern that starts with it in any case means INBOX.
-  if (/^inbox/i.test(pattern)) pattern = 'INBOX' + pattern.slice(5);
   let source = '';
   for (const c of pattern) {
     if (c === '*') source += '.*';
@@ -16,7 +26,12 @@ export function patternMatcher(pattern: string, delimiter: string): (name: strin
     else source += escape(c);
   }
   const re = new RegExp(`^${source}$`, 's');
-  return (name) => re.test(name);
+  return (name) => {
+    if (re.test(name)) return true;
+    if (!name.startsWith('INBOX') || (name.length > 5 && !name.startsWith(delimiter, 5))) return false;
+    const rest = name.slice(5);
+    return INBOX_CASES.some((inbox) => re.test(inbox + rest));
+  };
 }
 
 function escape(s: string): string {
