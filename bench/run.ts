@@ -1,4 +1,4 @@
-/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz ...]`; no name runs all. */
+/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse ...]`; no name runs all. */
 const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<void> }>> = {
   lifecycle: () => import('./lifecycle.js'),
   mailbox: () => import('./mailbox.js'),
@@ -6,6 +6,7 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   rest: () => import('./rest.js'),
   fuzz: () => import('./fuzz.js'),
   'fuzz-rest': () => import('./fuzz-rest.js'),
+  abuse: () => import('./abuse.js'),
 };
 
 const args = process.argv.slice(2);

@@ -1,0 +1,228 @@
+/**
+ * Abuse bench (issue 18): replays what a broken or hostile client does to a
+ * server and prints the server's peak RSS for each, with a well-behaved
+ * client's NOOP latency (p50/p99) measured beside the attack.
+ *
+ * The server runs in a child process, so the RSS is its own. Attacks:
+ * 1. pipeliner: 1,000 `UID FETCH 1 BODY.PEEK[]` of a 1 MB message, never read.
+ * 2. pre-login literal flood: `LOGIN {65536+}` followed by 3,200 literals of
+ *    64 KiB each, on 4 connections.
+ * 3. stalled event streams: 100 SSE streams that never read while another
+ *    client runs 20,000 IMAP commands that each emit events.
+ * 4. descriptor flood: 6,000 idle connections against the default cap of
+ *    5,000, then one REST request to show REST is still reachable.
+ *
+ * `npm run bench -- abuse`.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createServer } from '../src/index.js';
+import { table } from './client.js';
+
+const MB = 1024 * 1024;
+
+async function child(): Promise<void> {
+  const body = 'x'.repeat(76) + '\r\n';
+  const big = `Subject: big\r\n\r\n${body.repeat(Math.ceil(MB / body.length))}`;
+  const server = createServer({ port: 0, plugins: 'all', rest: { port: 0 }, storage: { INBOX: { messages: [big] } } });
+  const { imap, rest } = await server.start();
+  process.on('message', (m: { ask: string }) => {
+    if (m.ask === 'rss') process.send!({ rss: process.memoryUsage.rss() });
+    if (m.ask === 'gc') {
+      global.gc?.();
+      process.send!({ rss: process.memoryUsage.rss() });
+    }
+  });
+  process.send!({ imap: imap.port, rest: rest!.port });
+}
+
+function ask(proc: ChildProcess, what: string): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (m: { rss?: number }): void => {
+      if (m.rss === undefined) return;
+      proc.off('message', onMessage);
+      resolve(m.rss);
+    };
+    proc.on('message', onMessage);
+    proc.send({ ask: what });
+  });
+}
+
+/** Polls the child's RSS while `attack` runs; returns the peak. */
+async function peakDuring(proc: ChildProcess, attack: () => Promise<void>): Promise<number> {
+  let peak = await ask(proc, 'rss');
+  let running = true;
+  const poll = (async () => {
+    while (running) {
+      peak = Math.max(peak, await ask(proc, 'rss'));
+      await sleep(50);
+    }
+  })();
+  await attack();
+  running = false;
+  await poll;
+  return peak;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function connect(port: number): Promise<net.Socket> {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('error', reject);
+  });
+  return socket;
+}
+
+/** A well-behaved client: NOOPs one at a time, timing each, until `stop()`. */
+async function normalClient(port: number): Promise<{ stop: () => Promise<number[]> }> {
+  const socket = await connect(port);
+  let buffer = '';
+  let wake: (() => void) | null = null;
+  socket.on('data', (d: Buffer) => {
+    buffer += d.toString('latin1');
+    wake?.();
+  });
+  const until = async (text: string): Promise<void> => {
+    while (!buffer.includes(text)) await new Promise<void>((r) => (wake = r));
+    buffer = '';
+  };
+  socket.write('a LOGIN testuser testpass\r\n');
+  await until('a OK');
+  const times: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    for (let i = 0; running; i++) {
+      const t = process.hrtime.bigint();
+      socket.write(`n${i} NOOP\r\n`);
+      await until(`n${i} OK`);
+      times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      await sleep(5);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      socket.destroy();
+      return times;
+    },
+  };
+}
+
+function percentile(values: number[], p: number): string {
+  if (values.length === 0) return 'n/a';
+  const sorted = [...values].sort((a, b) => a - b);
+  return `${sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(2)} ms`;
+}
+
+async function pipeliner(port: number): Promise<void> {
+  const socket = await connect(port);
+  socket.pause();
+  let commands = 'a LOGIN testuser testpass\r\nb SELECT INBOX\r\n';
+  for (let i = 0; i < 1000; i++) commands += `f${i} UID FETCH 1 BODY.PEEK[]\r\n`;
+  socket.write(commands);
+  await sleep(2000);
+  socket.destroy();
+}
+
+async function preLoginFlood(port: number): Promise<void> {
+  const literal = Buffer.alloc(64 * 1024, 0x61);
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      const socket = await connect(port);
+      socket.resume();
+      socket.write('X1 LOGIN {65536+}\r\n');
+      for (let i = 0; i < 800; i++) {
+        if (!socket.write(literal)) await new Promise((r) => socket.once('drain', r));
+        socket.write(' {65536+}\r\n');
+        if (socket.destroyed) break;
+      }
+      socket.destroy();
+    }),
+  );
+  await sleep(500);
+}
+
+async function stalledStreams(imapPort: number, restPort: number): Promise<void> {
+  const streams: net.Socket[] = [];
+  for (let i = 0; i < 100; i++) {
+    const socket = await connect(restPort);
+    socket.write('GET /v1/events HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    socket.pause();
+    streams.push(socket);
+  }
+  const worker = await connect(imapPort);
+  let seen = 0;
+  let wake: (() => void) | null = null;
+  worker.on('data', (d: Buffer) => {
+    seen += d.toString('latin1').split('\r\nn').length - 1;
+    wake?.();
+  });
+  worker.write('a LOGIN testuser testpass\r\nb SELECT INBOX\r\n');
+  const total = 20_000;
+  for (let sent = 0; sent < total; sent += 500) {
+    let batch = '';
+    for (let i = 0; i < 500; i++) batch += `n${sent + i} NOOP\r\n`;
+    worker.write(batch);
+  }
+  const deadline = Date.now() + 60_000;
+  while (seen < total && Date.now() < deadline) await Promise.race([new Promise<void>((r) => (wake = r)), sleep(100)]);
+  worker.destroy();
+  for (const s of streams) s.destroy();
+}
+
+async function descriptorFlood(imapPort: number, restPort: number): Promise<string> {
+  const sockets: net.Socket[] = [];
+  let refused = 0;
+  for (let i = 0; i < 6000; i++) {
+    try {
+      const s = await connect(imapPort);
+      s.on('data', (d: Buffer) => {
+        if (d.toString('latin1').includes('BYE [UNAVAILABLE]')) refused++;
+      });
+      sockets.push(s);
+    } catch {
+      refused++;
+    }
+  }
+  await sleep(500);
+  const t = process.hrtime.bigint();
+  const res = await fetch(`http://127.0.0.1:${restPort}/v1/sessions`).catch(() => null);
+  const restMs = Number(process.hrtime.bigint() - t) / 1e6;
+  for (const s of sockets) s.destroy();
+  await sleep(500);
+  return `${refused} refused with BYE; REST GET /v1/sessions ${res ? res.status : 'failed'} in ${restMs.toFixed(1)} ms`;
+}
+
+export async function run(): Promise<void> {
+  const proc = fork(fileURLToPath(import.meta.url), ['--child'], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ports = await new Promise<{ imap: number; rest: number }>((resolve) => proc.once('message', (m) => resolve(m as { imap: number; rest: number })));
+  const rows: [string, string, string, string][] = [];
+  const attacks: [string, () => Promise<string | void>][] = [
+    ['non-reading pipeliner (1,000 x 1 MB FETCH)', () => pipeliner(ports.imap)],
+    ['pre-login literal flood (4 x 800 x 64 KiB)', () => preLoginFlood(ports.imap)],
+    ['100 stalled SSE readers, 20,000 commands', () => stalledStreams(ports.imap, ports.rest)],
+    ['descriptor flood (6,000 connections)', () => descriptorFlood(ports.imap, ports.rest)],
+  ];
+  for (const [name, attack] of attacks) {
+    const before = await ask(proc, 'gc');
+    const normal = await normalClient(ports.imap);
+    let note = '';
+    const peak = await peakDuring(proc, async () => {
+      note = (await attack()) ?? '';
+    });
+    const times = await normal.stop();
+    rows.push([name, `${(before / MB).toFixed(0)} -> ${(peak / MB).toFixed(0)} MB`, `${percentile(times, 50)} / ${percentile(times, 99)}`, note]);
+  }
+  proc.kill();
+  table('abuse: server RSS (child process) and a normal client\'s NOOP latency beside each attack', [
+    ['attack', 'RSS before -> peak', 'normal p50 / p99', 'note'],
+    ...rows,
+  ]);
+}
+
+if (process.argv.includes('--child')) void child();
