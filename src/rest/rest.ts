@@ -320,7 +320,7 @@ export class RestServer {
     // An answer still being written on this connection (pipelining) goes out first.
     const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (pending && !pending.writableFinished) {
-      if (!pending.headersSent) {
+      if (!pending.headersSent && !pending.req.complete) {
         // The request it answers is the broken one (a bad chunk in its body): answer it now.
         this.fail(pending, error, { Connection: 'close' });
         pending.once('finish', () => setTimeout(() => socket.destroy(), 2000).unref());

@@ -15,7 +15,7 @@ import { request, startRest } from '../rest/helpers.js';
 import { fuzzRest, storeProblems, type Finding } from './rest-fuzz-core.js';
 
 const SEED = Number(process.env.REST_FUZZ_SEED ?? 18);
-const REQUESTS = Number(process.env.REST_FUZZ_REQUESTS ?? 3000);
+const REQUESTS = Number(process.env.REST_FUZZ_REQUESTS ?? 5000);
 
 function describeFindings(findings: Finding[]): string {
   const byProblem = new Map<string, Finding[]>();

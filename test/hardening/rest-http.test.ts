@@ -164,6 +164,27 @@ describe('malformed HTTP gets the spec error object', () => {
     assert.match(text, /\{"error":\{"code":"INVALID"/);
   });
 
+  test('a malformed request pipelined behind one whose answer is still being computed waits for that answer', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = await startRest({
+      plugins: [{ name: 'XSLOW', routes: [{ method: 'POST', path: '/v1/slow', summary: 'slow', status: 201, response: { type: 'object' }, handle: () => gate.then(() => ({ slow: true })) }] }],
+    });
+    try {
+      const socket = net.connect(slow.restPort, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (c: Buffer) => chunks.push(c));
+      socket.write(`POST /v1/slow HTTP/1.1\r\n${H}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}get /v1/users HTTP/1.1\r\n${H}\r\n`);
+      setTimeout(release, 50);
+      await new Promise((resolve) => socket.on('close', resolve));
+      const text = Buffer.concat(chunks).toString('latin1');
+      assert.deepEqual(text.match(/HTTP\/1\.1 \d{3}/g), ['HTTP/1.1 201', 'HTTP/1.1 400'], text);
+      assert.match(text, /\{"slow":true\}HTTP\/1\.1 400/);
+    } finally {
+      await slow.server.stop();
+    }
+  });
+
   test('the server keeps serving afterwards', async () => {
     const res = await request(r.restPort, 'GET', '/v1/users');
     assert.equal(res.status, 200);
