@@ -189,6 +189,11 @@ export class ImapSession implements SessionHandle {
     for (const w of waiters) w();
   };
 
+  /** True when output not yet read by the client (queued or batched) is above the high-water mark. */
+  outputPressure(): boolean {
+    return this.socket.writableLength + this.pendingBytes > OUTPUT_HIGH_WATER;
+  }
+
   /**
    * Resolves when the client has read its output down to the low-water
    * mark (at once when it has). Long commands await it between messages so

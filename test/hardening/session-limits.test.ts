@@ -164,8 +164,38 @@ describe('a client that never reads', () => {
       const after = await child.rss();
       socket.destroy();
       const grown = (after - before) / 1024 / 1024;
-      console.log(`RSS grew by ${grown.toFixed(1)} MB`);
       assert.ok(grown < 64, `RSS grew by ${grown.toFixed(1)} MB`);
+    } finally {
+      child.stop();
+    }
+  });
+
+  test('one FETCH of 200 messages of 1 MB each: bodies wait for the client, RSS grows by under 64 MB', async () => {
+    const child = await childServer({}, 200, 1024 * 1024);
+    try {
+      const before = await child.rss();
+      const socket = net.connect(child.port, '127.0.0.1');
+      await new Promise<void>((r) => socket.once('connect', () => r()));
+      socket.pause();
+      socket.write('a LOGIN testuser testpass\r\nb SELECT INBOX\r\nf FETCH 1:* BODY.PEEK[]\r\n');
+      await new Promise((r) => setTimeout(r, 1500));
+      const after = await child.rss();
+      const grown = (after - before) / 1024 / 1024;
+      // Reading resumes the FETCH where it waited: all 200 bodies arrive, then the tagged OK.
+      let received = 0;
+      let tail = '';
+      const done = new Promise<void>((resolve) => {
+        socket.on('data', (d: Buffer) => {
+          received += d.length;
+          tail = (tail + d.toString('latin1')).slice(-64);
+          if (tail.includes('f OK Fetch completed')) resolve();
+        });
+      });
+      socket.resume();
+      await done;
+      socket.destroy();
+      assert.ok(received > 200 * 1024 * 1024, `received ${received} bytes`);
+      assert.ok(grown < 64, `RSS grew by ${grown.toFixed(1)} MB while the client did not read`);
     } finally {
       child.stop();
     }

@@ -106,7 +106,7 @@ function fetchAsText(session: ImapSession, selected: SelectedMailbox, targets: N
   if (text) session.writeText(text);
 }
 
-function run(ctx: CommandContext): CommandResult {
+async function run(ctx: CommandContext): Promise<CommandResult> {
   const { session, args } = ctx;
   const set = args.sequenceSet();
   args.sp();
@@ -125,20 +125,30 @@ function run(ctx: CommandContext): CommandResult {
     for (const m of unseen) newlySeen.add(m.uid);
     if (unseen.length) session.server.store.setFlags(selected.mailbox, unseen, ['\\Seen'], 'add', session.id, { silent: true });
   }
-  session.batch(() => {
-    if (items.every((a) => TEXT_ITEMS.has(a.type))) {
-      fetchAsText(session, selected, targets, items);
-      return;
-    }
-    for (const { seq, message } of targets) {
-      const values: ImapValue[] = [];
-      for (const att of items) values.push(atom(att.label), itemValue(att, message, selected));
-      // A FETCH that set \Seen reports the new flags too.
-      if (newlySeen.has(message.uid) && !wantsFlags) values.push(atom('FLAGS'), selected.flagList(message));
-      selected.dropFlagNotice(message.uid);
-      session.untagged(seq, atom('FETCH'), values);
-    }
-  });
+  if (items.every((a) => TEXT_ITEMS.has(a.type))) {
+    session.batch(() => fetchAsText(session, selected, targets, items));
+    return ok('Fetch completed');
+  }
+  // Bodies go out in runs: when the client has not read the last megabyte, wait for it
+  // to, so that a FETCH of a thousand large messages never sits in memory at once.
+  let next = 0;
+  while (next < targets.length) {
+    session.batch(() => {
+      while (next < targets.length) {
+        const { seq, message } = targets[next++]!;
+        const values: ImapValue[] = [];
+        for (const att of items) values.push(atom(att.label), itemValue(att, message, selected));
+        // A FETCH that set \Seen reports the new flags too.
+        if (newlySeen.has(message.uid) && !wantsFlags) values.push(atom('FLAGS'), selected.flagList(message));
+        selected.dropFlagNotice(message.uid);
+        session.untaggedList([seq, atom('FETCH'), values]);
+        if (session.outputPressure()) return;
+      }
+    });
+    const room = session.outputRoom();
+    if (room) await room;
+    if (session.state === 'logout') break;
+  }
   return ok('Fetch completed');
 }
 
