@@ -271,16 +271,17 @@ export class Store {
     inbox.messages = [];
     inbox.recount();
     const modseq = ++target.highestModseq;
-    for (const m of moved) {
-      m.uid = target.uidnext++;
-      m.modseq = modseq;
-    }
-    target.messages = moved;
+    // New objects for the new mailbox: a session with INBOX selected still holds the old
+    // ones (with their INBOX UIDs) until it has been told of the expunge.
+    const copies = moved.map(
+      (m) => new Message({ uid: target.uidnext++, modseq, flags: m.flags, raw: m.raw, internaldate: m.internaldate, extra: m.extra }),
+    );
+    target.messages = copies;
     target.recount();
     if (moved.length) {
       inbox.highestModseq++;
       this.emit({ kind: 'expunge', mailbox: inbox, uids: oldUids, origin });
-      this.emit({ kind: 'append', mailbox: target, messages: moved, origin });
+      this.emit({ kind: 'append', mailbox: target, messages: copies, origin });
     }
     this.emit({ kind: 'mailbox', type: 'rename', path: target.path, oldPath: 'INBOX', mailbox: target, origin });
     return target;
