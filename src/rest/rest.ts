@@ -115,7 +115,7 @@ interface EventStream {
 /** What an error answer carries, for a ServerResponse or a raw socket alike. */
 interface ErrorReply {
   status: number;
-  text: string;
+  body: { error: { code: ErrorCode; message: string } };
   headers: Record<string, string>;
 }
 
@@ -261,22 +261,12 @@ export class RestServer {
     const allow = (e as ServiceError & { allow?: string }).allow;
     if (allow) extra.Allow = allow;
     if (e.code === 'UNAUTHORIZED') extra['WWW-Authenticate'] = 'Bearer';
-    return { status: status ?? statusOf(e.code), text: JSON.stringify({ error: { code: e.code, message: e.message } }), headers: extra };
+    return { status: status ?? statusOf(e.code), body: { error: { code: e.code, message: e.message } }, headers: extra };
   }
 
   private fail(res: ServerResponse, err: unknown, headers: Record<string, string> = {}, status?: number): void {
     const reply = this.errorReply(err, headers, status);
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    res.writeHead(reply.status, {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Content-Length': Buffer.byteLength(reply.text),
-      'Cache-Control': 'no-store',
-      ...reply.headers,
-    });
-    res.end(reply.text);
+    this.send(res, reply.status, reply.body, reply.headers);
   }
 
   /**
@@ -295,15 +285,16 @@ export class RestServer {
     socket.on('data', () => undefined);
     socket.resume();
     const reply = this.errorReply(err);
+    const text = JSON.stringify(reply.body);
     const lines = [
       `HTTP/1.1 ${reply.status} ${http.STATUS_CODES[reply.status] ?? 'Error'}`,
       'Content-Type: application/json; charset=utf-8',
-      `Content-Length: ${Buffer.byteLength(reply.text)}`,
+      `Content-Length: ${Buffer.byteLength(text)}`,
       'Cache-Control: no-store',
       ...Object.entries(reply.headers).map(([k, v]) => `${k}: ${v}`),
       'Connection: close',
     ];
-    socket.end(`${lines.join('\r\n')}\r\n\r\n${reply.text}`);
+    socket.end(`${lines.join('\r\n')}\r\n\r\n${text}`);
     // A client that never reads must not keep the socket: it goes after a moment either way.
     setTimeout(() => socket.destroy(), 2000).unref();
   }
@@ -442,7 +433,8 @@ export class RestServer {
 
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const found = this.route(req);
-    if (found instanceof ServiceError) return this.refuse(req, res, found);
+    // A malformed request (bad Host) also ends the connection.
+    if (found instanceof ServiceError) return this.fail(res, found, found.code === 'INVALID' ? { Connection: 'close' } : {});
     const { route, raw, search } = found;
     const params: Record<string, string | number> = {};
     const patternSegments = route.path.split('/').slice(1);
@@ -474,10 +466,6 @@ export class RestServer {
     if (route.after) res.once('finish', () => route.after!(ctx));
   }
 
-  /** Answers a request refused before its route ran; a malformed one (bad Host) also ends the connection. */
-  private refuse(_req: IncomingMessage, res: ServerResponse, err: ServiceError): void {
-    this.fail(res, err, err.code === 'INVALID' ? { Connection: 'close' } : {});
-  }
   /**
    * Reads and parses the JSON body; answers the error itself and returns
    * NO_BODY on failure. Without a body to read it answers at once, else with
