@@ -16,6 +16,12 @@ const intAtLeast =
   (min: number): Check =>
   (v) =>
     typeof v === 'number' && Number.isSafeInteger(v) && v >= min ? null : `an integer >= ${min}`;
+/** Longest timer Node can run (2^31 - 1 ms, about 24.8 days); a longer one would fire after 1 ms. */
+const MAX_TIMER = 2_147_483_647;
+const milliseconds =
+  (min: number): Check =>
+  (v) =>
+    typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= MAX_TIMER ? null : `an integer from ${min} to ${MAX_TIMER} (milliseconds)`;
 
 /**
  * The known fields. Read only through `checkFor`: a rule's keys are user
@@ -43,13 +49,13 @@ const FIELDS: Readonly<Record<string, Check>> = {
   nth: intAtLeast(1),
   times: intAtLeast(1),
   chance: (v) => (typeof v === 'number' && v >= 0 && v <= 1 ? null : 'a number from 0 to 1'),
-  quietFor: intAtLeast(1),
+  quietFor: milliseconds(1),
   send: (v) => (typeof v === 'string' || typeof v === 'function' ? null : 'a string'),
   run: bool,
   drop: bool,
-  delay: intAtLeast(0),
+  delay: milliseconds(0),
   chunk: intAtLeast(1),
-  chunkDelay: (v) => (v === 'tick' || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) ? null : 'an integer >= 0 or "tick"'),
+  chunkDelay: (v) => (v === 'tick' || milliseconds(0)(v) === null ? null : `an integer from 0 to ${MAX_TIMER} (milliseconds) or "tick"`),
   truncate: intAtLeast(0),
   close: (v) => (v === true || v === false || v === 'reset' ? null : 'true, false or "reset"'),
   before: str,

@@ -461,15 +461,23 @@ export function storeProblems(server: Server, rebuild: (storage: unknown) => Ser
     if (!box.selectable) continue;
     const messages = server.control.listMessages(box.path);
     if (messages.length !== box.messages) problems.push(`${box.path}: ${messages.length} messages listed, MailboxInfo says ${box.messages}`);
+    if (box.uidnext > MAX_UID + 1) problems.push(`${box.path}: uidnext ${box.uidnext} beyond 2^32`);
     let last = 0;
     for (const m of messages) {
+      if (m.uid > MAX_UID) problems.push(`${box.path}: uid ${m.uid} is not a 32-bit UID`);
       if (m.uid <= last) problems.push(`${box.path}: uid ${m.uid} after ${last}`);
       if (m.uid >= box.uidnext) problems.push(`${box.path}: uid ${m.uid} >= uidnext ${box.uidnext}`);
       last = m.uid;
     }
   }
   const snapshot = server.control.snapshot();
-  const copy = rebuild(JSON.parse(JSON.stringify(snapshot)));
+  let copy: Server;
+  try {
+    copy = rebuild(JSON.parse(JSON.stringify(snapshot)));
+  } catch (err) {
+    problems.push(`a snapshot does not load: ${(err as Error).message.slice(0, 300)}`);
+    return problems;
+  }
   const before = boxes.map((b) => `${b.path} ${b.messages} ${b.uidvalidity} ${b.uidnext}`);
   const after = copy.control.listMailboxes().map((b) => `${b.path} ${b.messages} ${b.uidvalidity} ${b.uidnext}`);
   if (before.join('\n') !== after.join('\n')) {
@@ -481,4 +489,5 @@ export function storeProblems(server: Server, rebuild: (storage: unknown) => Ser
   return problems;
 }
 
+const MAX_UID = 0xffffffff;
 const OBJECT_PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));

@@ -150,4 +150,19 @@ describe('names of Object.prototype members', () => {
       await r.server.stop();
     }
   });
+
+  test('script rule timers beyond what Node can run are 400 INVALID, not a timer that fires at once', async () => {
+    const r = await startRest();
+    try {
+      for (const rule of [{ on: 'quiet', quietFor: 2 ** 31 }, { on: 'command', delay: 1e15 }, { on: 'command', chunk: 1, chunkDelay: 2 ** 31 }]) {
+        const res = await request(r.restPort, 'POST', '/v1/script/rules', { json: rule });
+        assert.equal(res.status, 400, res.text);
+        assert.match(res.json.error.message, /^(quietFor|delay|chunkDelay): expected an integer from \d+ to 2147483647 \(milliseconds\)/);
+      }
+      const ok = await request(r.restPort, 'POST', '/v1/script/rules', { json: { on: 'quiet', quietFor: 2 ** 31 - 1, send: '* OK\r\n' } });
+      assert.equal(ok.status, 201, ok.text);
+    } finally {
+      await r.server.stop();
+    }
+  });
 });
