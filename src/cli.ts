@@ -43,6 +43,8 @@ const FLAGS = {
   'max-command-before-login': { type: 'string', help: 'largest command before login, literals included (default 131072)' },
   'max-output-buffer': { type: 'string', help: 'unread output in bytes after which a client is cut off (default 134217728)' },
   demo: { type: 'boolean', help: 'start with demo users, mailboxes and messages' },
+  debug: { type: 'boolean', help: 'log every IMAP line in and out to stderr (credentials redacted)' },
+  'ready-json': { type: 'boolean', help: 'print one JSON line with every listener\u2019s address once all listen (the ready signal)' },
   help: { type: 'boolean', help: 'this text' },
   version: { type: 'boolean', help: 'print the version' },
 } as const;
@@ -64,15 +66,47 @@ const LIMIT_FLAGS = [
 ] as const satisfies readonly (readonly [FlagName, keyof ServerOptions])[];
 type FlagValues = Partial<Record<FlagName, string | boolean | string[]>>;
 
+const SAMPLE_CONFIG = `{
+  "port": 1143,
+  "plugins": "all",
+  "users": { "testuser": { "password": "testpass" } },
+  "storage": { "INBOX": { "messages": ["Subject: hello\\r\\n\\r\\nWorld\\r\\n"] } },
+  "rest": { "port": 8025 }
+}`;
+
 function usage(): string {
   const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(26)} ${f.help}`);
-  return `Usage: rookery [options]\n\n${lines.join('\n')}\n\nEvery option is also an environment variable ROOKERY_<NAME> (ROOKERY_REST_PORT, ...).\nPrecedence: flag > environment > config file.`;
+  return [
+    'Usage: rookery [options]',
+    '',
+    ...lines,
+    '',
+    'Every option is also an environment variable ROOKERY_<NAME> (ROOKERY_REST_PORT, ...).',
+    'Precedence: flag > environment > config file.',
+    '',
+    'A config file (--config rookery.json) holds any server option, for example:',
+    SAMPLE_CONFIG,
+    '',
+    'Examples: examples/fixtures.json (--storage) and examples/rookery.json (--config) in the package.',
+  ].join('\n');
 }
 
 class CliError extends Error {}
 
 function envName(flag: string): string {
   return `ROOKERY_${flag.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** `ROOKERY_*` variables that name no flag: each would silently do nothing. */
+function unknownEnvironment(env: NodeJS.ProcessEnv): string[] {
+  const known = new Set(Object.keys(FLAGS).map(envName));
+  const names = Object.keys(FLAGS).map(envName);
+  return Object.keys(env)
+    .filter((k) => k.startsWith('ROOKERY_') && !known.has(k))
+    .map((k) => {
+      const hint = suggestKey(k, names);
+      return `environment variable ${k} is not a rookery setting and is ignored${hint ? `; did you mean ${hint}?` : ''}`;
+    });
 }
 
 /** Flag values, with environment variables filling what flags leave out. */
@@ -85,7 +119,19 @@ function readFlags(argv: string[], env: NodeJS.ProcessEnv): FlagValues {
       throw new CliError(`unknown option --${m[1]}${hint ? `; did you mean --${hint}?` : ''} (see --help)`);
     }
   }
-  const { values, positionals } = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: true });
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: typeof FLAGS; strict: true; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: true });
+  } catch (err) {
+    // Node's own text names the problem but not our flags' forms.
+    const m = /'(--[\w-]+)/.exec((err as Error).message);
+    const flag = m?.[1];
+    if (flag && (err as NodeJS.ErrnoException).code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      throw new CliError(`${flag} needs a value, e.g. ${flag} 1143; a value that starts with "-" must be written ${flag}=<value>`);
+    }
+    throw new CliError(`${(err as Error).message.split('\n')[0]} (see --help)`);
+  }
+  const { values, positionals } = parsed;
   if (positionals.length) throw new CliError(`unexpected argument ${JSON.stringify(positionals[0])} (see --help)`);
   const out: FlagValues = { ...(values as FlagValues) };
   for (const [name, f] of Object.entries(FLAGS) as [FlagName, (typeof FLAGS)[FlagName]][]) {
@@ -159,7 +205,21 @@ function buildOptions(flags: FlagValues): ServerOptions {
   if (typeof flags['rest-host'] === 'string') rest.host = flags['rest-host'];
   if (typeof flags['rest-token'] === 'string') rest.token = flags['rest-token'];
   if (Object.keys(rest).length) options.rest = rest;
+  if (flags.debug) options.debug = true;
   return options;
+}
+
+/** Settings that would silently do nothing with these options. */
+function ineffective(options: ServerOptions): string[] {
+  const warnings: string[] = [];
+  const rest = options.rest as { port?: unknown; host?: unknown; token?: unknown } | undefined;
+  if (rest && rest.port === undefined && (rest.token !== undefined || rest.host !== undefined)) {
+    warnings.push('a REST token or host is set but no REST port (--rest-port): the REST API stays off');
+  }
+  if ((options as { smtp?: unknown }).smtp !== undefined) {
+    warnings.push('smtp: SMTP intake is not part of this version; the option is ignored');
+  }
+  return warnings;
 }
 
 async function main(): Promise<number> {
@@ -176,27 +236,37 @@ async function main(): Promise<number> {
     process.stdout.write(TEST_CERTIFICATE);
     return 0;
   }
-  const server = createServer(buildOptions(flags));
+  const options = buildOptions(flags);
+  for (const warning of [...unknownEnvironment(process.env), ...ineffective(options)]) console.error(`rookery: warning: ${warning}`);
+  const server = createServer(options);
   const { imap, rest } = await server.start();
-  console.log(`rookery ${VERSION}: IMAP listening on ${imap.host}:${imap.port}${server.options.secure ? ' (implicit TLS)' : ''}`);
-  if (rest) console.log(`rookery: REST API listening on http://${rest.host.includes(':') ? `[${rest.host}]` : rest.host}:${rest.port}/v1`);
+  const restUrl = rest ? `http://${rest.host.includes(':') ? `[${rest.host}]` : rest.host}:${rest.port}/v1` : null;
+  // With --ready-json stdout carries only that JSON line; the prose goes to stderr.
+  const say = flags['ready-json'] ? console.error : console.log;
+  if (flags['ready-json']) {
+    // The ready signal: one line of JSON, every listener listening (documented as the contract).
+    console.log(JSON.stringify({ ready: true, version: VERSION, imap: { ...imap, secure: server.options.secure }, rest: rest ? { ...rest, url: restUrl } : null, smtp: null }));
+  }
+  say(`rookery ${VERSION}: IMAP listening on ${imap.host}:${imap.port}${server.options.secure ? ' (implicit TLS)' : ''}`);
+  say(restUrl ? `rookery: REST API listening on ${restUrl}` : 'rookery: REST API off (--rest-port to turn it on)');
+  say(`rookery: users: ${[...server.options.users.keys()].join(', ') || '(none)'}`);
   if (flags.demo) {
-    console.log(`rookery: demo users testuser/testpass and alice/alicepass; try`);
-    console.log(`  curl -u testuser:testpass imap://${imap.host}:${imap.port}/INBOX -X 'FETCH 1:* (FLAGS ENVELOPE)'`);
-    if (rest) console.log(`  curl http://${rest.host}:${rest.port}/v1/mailboxes`);
+    say(`rookery: demo users testuser/testpass and alice/alicepass; try`);
+    say(`  curl -u testuser:testpass imap://${imap.host}:${imap.port}/INBOX -X 'FETCH 1:* (FLAGS ENVELOPE)'`);
+    if (rest) say(`  curl http://${rest.host}:${rest.port}/v1/mailboxes`);
   }
   let signals = 0;
   const onSignal = (): void => {
     signals++;
     if (signals > 1) {
       // Forced: every client gets BYE and is closed; the process ends even if something still hangs.
-      console.log('rookery: forced stop');
+      say('rookery: forced stop');
       void server.shutdown(false);
       setTimeout(() => process.exit(1), 1000).unref();
       return;
     }
     const seconds = server.options.shutdownTimeout / 1000;
-    console.log(`rookery: stopping; clients get BYE and have ${seconds} s to finish (signal again to force)`);
+    say(`rookery: stopping; clients get BYE and have ${seconds} s to finish (signal again to force)`);
     void server.shutdown(true);
   };
   process.on('SIGINT', onSignal);

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import net from 'node:net';
-import tls from 'node:tls';
+import * as net from 'node:net';
+import * as tls from 'node:tls';
 import { ControlApi, type AppendCheck } from './control/control.js';
 import type { ServerEventMap } from './events.js';
 import { imapProtocol } from './imap/protocol.js';
@@ -105,7 +105,9 @@ export class Server extends EventEmitter<ServerEventMap> {
    * configured. Resolves with their addresses.
    */
   async start(): Promise<ServerAddresses> {
-    const imap = await this.openImap(this.options.port, this.options.host);
+    const imap = await this.openImap(this.options.port, this.options.host).catch((err: unknown) => {
+      throw listenError(err, 'IMAP', 'port', '--port / ROOKERY_PORT');
+    });
     const config = this.options.rest;
     if (!config) return { imap, rest: null };
     const pluginRoutes = imapProtocol(this).extensions.flatMap((e) => e.routes ?? []);
@@ -117,7 +119,7 @@ export class Server extends EventEmitter<ServerEventMap> {
       return { imap, rest: address };
     } catch (err) {
       await this.shutdown(false);
-      throw err;
+      throw listenError(err, 'REST', 'rest.port', '--rest-port / ROOKERY_REST_PORT');
     }
   }
 
@@ -267,6 +269,27 @@ export class Server extends EventEmitter<ServerEventMap> {
   async stop(): Promise<void> {
     await this.shutdown(false);
   }
+}
+
+/**
+ * A listen failure that says which listener failed, which setting chose its
+ * address and what to do (`listen EADDRINUSE: ...` alone names none of that).
+ */
+function listenError(err: unknown, listener: string, option: string, flags: string): unknown {
+  const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (!(err instanceof Error) || (e.code !== 'EADDRINUSE' && e.code !== 'EACCES' && e.code !== 'EADDRNOTAVAIL')) return err;
+  const where = `${e.address ?? '?'}:${e.port ?? '?'}`;
+  const why =
+    e.code === 'EADDRINUSE'
+      ? `${where} is already in use`
+      : e.code === 'EACCES'
+        ? `${where} needs privileges this process does not have`
+        : `${e.address ?? 'the address'} is not an address of this machine`;
+  const wrapped = new Error(
+    `${listener} listener: ${why} (set by the ${option} option, ${flags}); use port 0 to let the system pick a free port`,
+  );
+  (wrapped as NodeJS.ErrnoException).code = e.code;
+  return wrapped;
 }
 
 /** How long a forced stop lets a `* BYE` reach a client before it destroys the socket. */

@@ -1,5 +1,5 @@
-import type net from 'node:net';
-import tls from 'node:tls';
+import type * as net from 'node:net';
+import * as tls from 'node:tls';
 import { isServiceError } from '../errors.js';
 import type { ScriptAction } from '../script/engine.js';
 import type { ScriptContext, ScriptOn, ScriptRule } from '../script/rule.js';
@@ -13,6 +13,7 @@ import { imapProtocol } from './protocol.js';
 import { ArgParser, ParseError } from './parser.js';
 import { SelectedMailbox } from './selected.js';
 import { CommandReader, type Segment } from './wire/reader.js';
+import { describeCommand, describeOutput } from './wire/log.js';
 import { continuation, encodeResponseOf, tagged, untaggedStatus } from './wire/serializer.js';
 import type { ImapValue } from './wire/values.js';
 
@@ -312,6 +313,7 @@ export class ImapSession implements SessionHandle {
   /** Writes behind any shaped output still going out. */
   private socketWrite(data: Buffer): void {
     this.touch();
+    if (this.server.options.debug) this.logOutput(data);
     if (this.outBusy > 0) this.outTail = this.outTail.then(() => this.rawWrite(data));
     else this.socket.write(data);
   }
@@ -319,6 +321,7 @@ export class ImapSession implements SessionHandle {
   private rawWrite(data: Buffer): void {
     if (this.closed || this.socket.destroyed || data.length === 0) return;
     this.touch();
+    if (this.server.options.debug) this.logOutput(data);
     this.socket.write(data);
   }
 
@@ -603,6 +606,8 @@ export class ImapSession implements SessionHandle {
   unselect(): void {
     if (!this.selected) return;
     this.selected = null;
+    // The logout and close events that follow name no mailbox: none is selected any more.
+    this.lastMailbox = null;
     this.state = 'authenticated';
     this.emitSession('unselect');
   }
@@ -628,7 +633,15 @@ export class ImapSession implements SessionHandle {
     });
   }
 
+  private logOutput(data: Buffer): void {
+    const log = this.server.options.debug!;
+    for (const line of describeOutput(data)) log(`S${this.id} S: ${line}`);
+  }
+
   private takeLine(line: Buffer): void {
+    const log = this.server.options.debug;
+    // A line inside a command: SASL data is a credential; IDLE's DONE is not.
+    if (log) log(`S${this.id} C: ${this.current?.name.startsWith('AUTHENTICATE') ? '***' : describeCommand([line])}`);
     if (this.server.script.has('input') && this.scriptInput(line)) return;
     const waiter = this.lineWaiter;
     this.lineWaiter = null;
@@ -641,6 +654,7 @@ export class ImapSession implements SessionHandle {
   }
 
   private async runCommand(segments: Segment[]): Promise<void> {
+    if (this.server.options.debug) this.server.options.debug(`S${this.id} C: ${describeCommand(segments)}`);
     const args = new ArgParser(segments);
     let tag = '*';
     let name = '';
@@ -656,6 +670,7 @@ export class ImapSession implements SessionHandle {
         name = `UID ${args.commandName()}`;
         uid = true;
       }
+
       if (this.scriptCommand(tag, name, segments) === 'handled') {
         // The reader is still delivering this command: ask for the next one on a later turn.
         await Promise.resolve();

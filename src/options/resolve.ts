@@ -41,6 +41,7 @@ export const TOP_LEVEL_KEYS = [
   'idleTimeout',
   'maxOutputBuffer',
   'shutdownTimeout',
+  'debug',
   'script',
   'secure',
   'loginDisabled',
@@ -110,6 +111,9 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const port = optional(options.port, DEFAULTS.port, (v) => portNumber(problems, v, 'port'));
   const host = optional(options.host, DEFAULTS.host, (v) => nonEmptyString(problems, v, 'host'));
   const secure = optional(options.secure, false, (v) => booleanValue(problems, v, 'secure'));
+  if (secure && options.starttls === true) {
+    problems.add('starttls', 'cannot go with secure: the port speaks TLS from the first byte, so there is nothing to upgrade (choose one)');
+  }
   const tls = resolveTls(problems, options.tls);
   const greeting = optional(options.greeting, DEFAULTS.greeting, (v) =>
     typeof v === 'string' && !/[\r\n\0]/.test(v) ? v : problems.expected('greeting', 'a single-line string', v),
@@ -124,6 +128,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     integerAtLeast(problems, v, 'maxLiteral', 0),
   );
   const limits = resolveLimits(problems, options);
+  const debug = resolveDebug(problems, options.debug);
 
   problems.throwIfAny();
   return {
@@ -146,7 +151,17 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     maxLiteralBeforeLogin,
     maxLiteral,
     ...limits,
+    debug,
   };
+}
+
+/** `debug`: true logs the wire to stderr; a function receives each log line instead. */
+function resolveDebug(problems: Problems, value: unknown): ((line: string) => void) | null {
+  if (value === undefined || value === false) return null;
+  if (value === true) return (line) => process.stderr.write(`${line}\n`);
+  if (typeof value === 'function') return value as (line: string) => void;
+  problems.expected('debug', 'a boolean or a function taking one log line', value);
+  return null;
 }
 
 /** The limits that keep a broken or hostile client from costing unbounded memory, descriptors or time. */
@@ -184,8 +199,11 @@ function resolveScript(problems: Problems, value: unknown): ScriptRule[] {
       return [];
     }
   }
+  // One rule on its own is a one-rule script: a file holding `{ "on": ... }` is what people write first.
+  if (isPlainObject(rules)) rules = [rules];
   if (!Array.isArray(rules)) {
-    problems.expected('script', 'an array of rules or a path to a JSON file', value);
+    const what = typeof value === 'string' ? `script file ${JSON.stringify(value)}` : 'script';
+    problems.add('script', `${what}: expected a rule object or an array of rules, got ${describeValue(rules)}`);
     return [];
   }
   try {

@@ -148,6 +148,12 @@ export interface ServerOptions {
    * `* BYE` before it closes them (0: close at once). Default 10000.
    */
   shutdownTimeout?: number;
+  /**
+   * Wire log: every line in and out of every session, credentials redacted,
+   * as `S<n> C: <line>` / `S<n> S: <line>`. `true` writes to stderr; a
+   * function receives each line. Default off.
+   */
+  debug?: boolean | ((line: string) => void);
 }
 
 /** A message as the store receives it: bytes and decoded metadata. */
@@ -229,4 +235,6 @@ export interface ResolvedOptions {
   idleTimeout: number;
   maxOutputBuffer: number;
   shutdownTimeout: number;
+  /** The wire log's sink, or null when `debug` is off. */
+  debug: ((line: string) => void) | null;
 }

@@ -5,7 +5,7 @@
  * port is digits only. Anything else is invalid, and a server must answer
  * an invalid Host with 400.
  */
-import net from 'node:net';
+import * as net from 'node:net';
 
 /** reg-name: unreserved / pct-encoded / sub-delims (RFC 3986), which also covers IPv4 addresses. */
 const REG_NAME = /^(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;

@@ -3,8 +3,9 @@
  * bearer/loopback security, JSON bodies with limits, and the SSE stream.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type net from 'node:net';
+import * as http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type * as net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isServiceError, ServiceError, type ErrorCode } from '../errors.js';
 import { EVENT_TYPES, type ServerEventType } from '../events.js';

@@ -67,7 +67,7 @@ test('a port in use is one line and exit 1', async () => {
   try {
     const second = run(['--port', String(first.port)]);
     assert.equal(second.status, 1);
-    assert.match(second.stderr, /^rookery: .*EADDRINUSE/);
+    assert.match(second.stderr, /^rookery: IMAP listener: .* is already in use/);
   } finally {
     first.child.kill('SIGTERM');
     await exited(first.child);
