@@ -416,7 +416,10 @@ class Parser {
       this.stack.pop();
       // The epilogue starts after the close-delimiter line, its line break
       // included; an enclosing delimiter right after it takes no line break away.
-      let epilogue = bodyStart;
+      // Without its own close-delimiter, the multipart ends where an enclosing
+      // delimiter starts, but never before the end of its last part (a part
+      // that ended with a close-delimiter line keeps that line's break).
+      let epilogue = children.length > 0 ? Math.max(bodyStart, children[children.length - 1]!.bodyEnd) : bodyStart;
       const closed = s !== null && s.index === mine;
       if (closed) {
         epilogue = s!.next;
