@@ -1,0 +1,115 @@
+/**
+ * Issue 19: Rookery as a new user gets it. The packed tarball is installed
+ * into a fresh project (it has no runtime dependencies, so no registry is
+ * needed), and that project runs a node:test file (import and require), a
+ * strict TypeScript check under ESM and under CommonJS settings without
+ * esModuleInterop, and a Python standard-library script driving the
+ * installed `rookery` command.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const exec = promisify(execFile);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+let project = '';
+
+before(async () => {
+  project = await mkdtemp(path.join(os.tmpdir(), 'rookery-newcomer-'));
+  const env = { ...process.env, npm_config_loglevel: 'error', npm_config_audit: 'false', npm_config_fund: 'false' };
+  // `npm pack` runs prepare, so the tarball holds a fresh dist/.
+  await exec('npm', ['pack', '--pack-destination', project], { cwd: root, env, maxBuffer: 1 << 24 });
+  const tarball = (await readdir(project)).find((f) => f.endsWith('.tgz'));
+  assert.ok(tarball, 'npm pack made a tarball');
+  await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'newcomer', private: true, type: 'module' }));
+  await exec('npm', ['install', '--offline', path.join(project, tarball)], { cwd: project, env });
+});
+
+after(async () => {
+  if (project) await rm(project, { recursive: true, force: true });
+});
+
+test('the tarball holds what package.json names, and no source maps without sources', async () => {
+  const files = await readdir(path.join(project, 'node_modules', 'rookery'), { recursive: true });
+  for (const f of ['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'examples/fixtures.json', 'examples/rookery.json']) {
+    assert.ok(files.includes(f), `${f} is in the package`);
+  }
+  assert.ok(!files.some((f) => f.endsWith('.map')), 'no .map files pointing at sources that are not shipped');
+});
+
+test('a node:test file in the new project: import, require and package.json all work', async () => {
+  const file = path.join(project, 'first.test.mjs');
+  await writeFile(
+    file,
+    `import assert from 'node:assert/strict';
+import net from 'node:net';
+import { createRequire } from 'node:module';
+import { test } from 'node:test';
+import { createServer } from 'rookery';
+
+test('a server starts, greets and stops', async () => {
+  const server = createServer({ storage: { INBOX: { messages: ['Subject: hi\\r\\n\\r\\nhello\\r\\n'] } } });
+  const { imap } = await server.start();
+  const socket = net.connect(imap.port, imap.host);
+  const greeting = await new Promise((resolve) => socket.once('data', (d) => resolve(d.toString())));
+  assert.match(greeting, /^\\* OK /);
+  socket.destroy();
+  await server.stop();
+  const require = createRequire(import.meta.url);
+  assert.equal(typeof require('rookery').createServer, 'function');
+  assert.equal(require('rookery/package.json').name, 'rookery');
+});
+`,
+  );
+  // Without the parent runner's context the child reports in its own TAP, as a user's run would.
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const { stdout } = await exec(process.execPath, ['--test', file], { cwd: project, env });
+  assert.match(stdout, /# pass 1/);
+  assert.match(stdout, /# fail 0/);
+});
+
+async function typeCheck(settings: Record<string, unknown>, source: string, name: string): Promise<void> {
+  await writeFile(path.join(project, `${name}.ts`), source);
+  await writeFile(
+    path.join(project, `tsconfig.${name}.json`),
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, types: ['node'], typeRoots: [path.join(root, 'node_modules', '@types')], ...settings },
+      files: [`${name}.ts`],
+    }),
+  );
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  await exec(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], { cwd: project }).catch((err: { stdout?: string }) => {
+    throw new Error(`tsc (${name}) failed:\n${err.stdout ?? String(err)}`);
+  });
+}
+
+const consumer = `import { createServer, type Server } from 'rookery';
+const server: Server = createServer({ plugins: 'all', users: { bob: { password: 'pw' } } });
+void server.start().then(async ({ imap }) => {
+  const port: number = imap.port;
+  server.control.addMessage('INBOX', { raw: 'Subject: x\\r\\n\\r\\ny\\r\\n' });
+  console.log(port);
+  await server.stop();
+});
+`;
+
+test('strict TypeScript, ESM settings (module nodenext), library types checked', async () => {
+  await typeCheck({ module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022' }, consumer, 'esm');
+});
+
+test('strict TypeScript, CommonJS settings without esModuleInterop', async () => {
+  await typeCheck({ module: 'commonjs', moduleResolution: 'node10', target: 'es2022', esModuleInterop: false }, consumer, 'cjs');
+});
+
+test('a Python standard-library script drives the installed rookery command', async () => {
+  const script = path.join(root, 'examples', 'python', 'rest_then_imaplib.py');
+  const bin = path.join(project, 'node_modules', '.bin', 'rookery');
+  const { stdout } = await exec('python3', [script], { cwd: project, env: { ...process.env, ROOKERY: bin }, timeout: 30_000 });
+  assert.match(stdout, /Hello from REST/);
+});
