@@ -141,11 +141,13 @@ class FuzzConnection {
     socket.setNoDelay(true);
     this.socket = socket;
     this.closed = false;
+    let timer: NodeJS.Timeout | undefined;
     const greeted = new Promise<void>((resolve, reject) => {
       this.onGreeting = resolve;
       socket.once('error', reject);
       socket.once('close', () => reject(new Error('closed before the greeting')));
-    });
+      timer = setTimeout(() => reject(new Error('no greeting within 10 s')), 10_000);
+    }).finally(() => clearTimeout(timer));
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     this.gotReset = false;
     socket.on('error', (err: NodeJS.ErrnoException) => {
@@ -323,7 +325,8 @@ export class Fuzzer {
   constructor(readonly server: Server) {}
 
   finding(kind: string, message: string, input?: string): void {
-    const key = `${kind}: ${message.replace(/\d+/g, 'N').slice(0, 120)}`;
+    // Same kind and text (numbers and a leading tag blanked): the same finding.
+    const key = `${kind}: ${message.replace(/^\S+ (?=(OK|NO|BAD) )/, '').replace(/\d+/g, 'N').slice(0, 120)}`;
     const old = this.findings.get(key);
     if (old) {
       old.count++;

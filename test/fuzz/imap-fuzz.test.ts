@@ -11,6 +11,31 @@ import { ShadowFramer } from './framing.js';
 import { Generator, serialize } from './generate.js';
 import { ResponseError, ResponseSplitter, parseResponse, type ParsedResponse } from './response-check.js';
 import { rawSession, startServer } from '../helpers/server.js';
+import { CommandReader, LiteralSegment } from '../../src/imap/wire/reader.js';
+import { Prng } from '../../src/util/prng.js';
+
+/** Frames `chunks` with a CommandReader configured like a session's and lists what it delivered. */
+function frame(chunks: Buffer[]): string[] {
+  const events: string[] = [];
+  const reader: CommandReader = new CommandReader({
+    maxLineLength: 200,
+    maxCommandBytes: 5000,
+    maxLiterals: 5,
+    hooks: {
+      onCommand: (segments) => {
+        events.push('C ' + segments.map((x) => (x instanceof LiteralSegment ? `<${x.binary ? '~' : ''}${x.data.toString('latin1')}>` : x.toString('latin1'))).join(''));
+        reader.next('command');
+      },
+      onLine: (line) => events.push('L ' + line.toString('latin1')),
+      onReject: (r) => events.push(`R ${r.tag} ${r.command} ${r.response} ${r.code ?? ''} ${r.text} ${r.fatal}`),
+      sendContinuation: () => events.push('+'),
+      checkLiteral: (info) => (info.size > 1000 ? { ok: false, response: 'NO', code: 'TOOBIG', text: 'too big' } : { ok: true }),
+    },
+  });
+  for (const c of chunks) reader.push(c);
+  events.push(`end in progress=${reader.inProgress}`);
+  return events;
+}
 
 /** Splits and parses server output given as latin1 text. */
 function responses(text: string): ParsedResponse[] {
@@ -81,6 +106,11 @@ describe('fuzz oracle: response checker', () => {
     assert.deepEqual(got, ['FETCH', 'OK']);
     assert.ok(splitter.atBoundary);
   });
+
+  test('a status text ending in {n} is text, not a literal (the server echoes names)', () => {
+    const got = responses("A1 NO [NONEXISTENT] Mailbox doesn't exist: {3}\r\n* 1 EXISTS\r\n");
+    assert.deepEqual(got.map((r) => r.type), ['NO', 'EXISTS']);
+  });
 });
 
 describe('fuzz oracle: shadow framer', () => {
@@ -106,6 +136,25 @@ describe('fuzz oracle: shadow framer', () => {
     const b = new Generator(42, { maxLineLength: 100 });
     for (let i = 0; i < 200; i++) assert.deepEqual(a.input('selected'), b.input('selected'));
     assert.equal(serialize(['A ', { lit: Buffer.from('xy'), sync: false }, ' ', { lit: Buffer.from('z'), sync: true, announce: '9', binary: true }]).toString(), 'A {2+}\r\nxy ~{9}\r\nz');
+  });
+});
+
+describe('fuzz: the command reader', () => {
+  test('frames 3,000 generated inputs the same whatever the chunk boundaries', () => {
+    const gen = new Generator(7, { maxLineLength: 200 });
+    const prng = new Prng(8);
+    for (let i = 0; i < 3000; i++) {
+      const states = ['notAuthenticated', 'authenticated', 'selected'] as const;
+      const input = Buffer.concat(Array.from({ length: 1 + prng.below(4) }, () => gen.input(states[prng.below(3)]!)));
+      const whole = frame([input]);
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < input.length; ) {
+        const n = 1 + prng.below(prng.below(2) ? 3 : 64);
+        chunks.push(input.subarray(at, at + n));
+        at += n;
+      }
+      assert.deepEqual(frame(chunks), whole, JSON.stringify(input.toString('latin1')).slice(0, 500));
+    }
   });
 });
 

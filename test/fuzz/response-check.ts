@@ -48,6 +48,9 @@ export class ResponseError extends Error {
   }
 }
 
+/** Tagged or untagged status responses and continuation requests. */
+const STATUS_LINE = /^(\+ |\* (OK|NO|BAD|BYE|PREAUTH)( |$)|[^ *+]+ (OK|NO|BAD)( |$))/i;
+
 /** Splits a byte stream into responses; literal bytes are counted exactly. */
 export class ResponseSplitter {
   private buf: Buffer = Buffer.alloc(0);
@@ -87,8 +90,11 @@ export class ResponseSplitter {
       if (line.length < 2 || line[line.length - 2] !== '\r') throw new ResponseError('line not ended by CRLF (bare LF)', this.text + line);
       const body = line.slice(0, -2);
       if (body.includes('\r')) throw new ResponseError('bare CR in a response line', this.text + body);
+      const firstLine = this.text === '';
       this.text += body;
-      const m = /\{(\d+)\}$/.exec(body);
+      // A status response (and a continuation request) has no literals: a text that happens to end
+      // in "{3}" (an echoed mailbox name) is text, not a literal (RFC 3501 §9 resp-text).
+      const m = firstLine && STATUS_LINE.test(body) ? null : /\{(\d+)\}$/.exec(body);
       if (m) {
         const n = Number(m[1]);
         if (!Number.isSafeInteger(n) || m[1]!.length > 10) throw new ResponseError('literal size out of range', this.text);

@@ -106,6 +106,8 @@ const CR = 0x0d;
 const EMPTY: Buffer = Buffer.alloc(0);
 /** Longest literal marker: `~{` + 19 digits + `+}`. */
 const TAIL_KEEP = 32;
+/** First bytes of an overlong line read for its tag and command name. */
+const HEAD_KEEP = 1024;
 
 const S_TEXT = 0;
 const S_LITERAL = 1;
@@ -171,11 +173,16 @@ function isAtomChar(c: number): boolean {
   return (isTagChar(c) || c === 0x2b) && c !== 0x5d;
 }
 
-/** Best-effort tag and command name from the start of a command's first line. */
-function extractHead(line: Buffer): { tag: string | null; command: string | null } {
+/**
+ * Best-effort tag and command name from the start of a command's first
+ * line. `complete` is false when `line` is only the first bytes of a line
+ * too long to keep: a tag or name that runs to the end of those bytes may
+ * go on, so it is unknown (a tagged answer must carry the whole tag).
+ */
+function extractHead(line: Buffer, complete = true): { tag: string | null; command: string | null } {
   let i = 0;
   while (i < line.length && isTagChar(line[i]!)) i++;
-  if (i === 0 || (i < line.length && line[i] !== 0x20)) return { tag: null, command: null };
+  if (i === 0 || (i < line.length && line[i] !== 0x20) || (!complete && i === line.length)) return { tag: null, command: null };
   const tag = line.toString('latin1', 0, i);
   const word = (from: number): number => {
     let j = from;
@@ -184,11 +191,11 @@ function extractHead(line: Buffer): { tag: string | null; command: string | null
   };
   const cmdStart = i + 1;
   const cmdEnd = word(cmdStart);
-  if (cmdEnd === cmdStart) return { tag, command: null };
+  if (cmdEnd === cmdStart || (!complete && cmdEnd === line.length)) return { tag, command: null };
   let command = line.toString('latin1', cmdStart, cmdEnd).toUpperCase();
   if (command === 'UID' && line[cmdEnd] === 0x20) {
     const subEnd = word(cmdEnd + 1);
-    if (subEnd > cmdEnd + 1) command += ' ' + line.toString('latin1', cmdEnd + 1, subEnd).toUpperCase();
+    if (subEnd > cmdEnd + 1 && (complete || subEnd < line.length)) command += ' ' + line.toString('latin1', cmdEnd + 1, subEnd).toUpperCase();
   }
   return { tag, command };
 }
@@ -413,8 +420,11 @@ export class CommandReader {
   /** The current line exceeds a limit: discard the rest of it (and of its command). */
   private overflow(chunk: Buffer, off: number, end: number, text: string, code: string | undefined): void {
     if (this.mode === 'command' && this.segments.length === 0) {
-      const head = Buffer.concat([...this.lineParts, chunk.subarray(off, Math.min(end, off + 1024))]);
-      ({ tag: this.tag, command: this.command } = extractHead(head));
+      // Always the same first bytes of the line, however it arrived in chunks: at least
+      // min(HEAD_KEEP, maxLineLength + 1) bytes of it are at hand when it overflows.
+      const keep = Math.min(HEAD_KEEP, this.maxLineLength + 1);
+      const head = Buffer.concat([...this.lineParts, chunk.subarray(off, Math.min(end, off + keep))]).subarray(0, keep);
+      ({ tag: this.tag, command: this.command } = extractHead(head, false));
     }
     let tail = EMPTY;
     for (const part of this.lineParts) tail = appendTail(tail, part);

@@ -403,6 +403,21 @@ describe('CommandReader line limits', () => {
     assert.deepEqual(commands(events), [['A2 NOOP']]);
   });
 
+  it('names the tag and command of an overlong line only when they are whole, however it is split (fuzz finding)', () => {
+    // The reader used to take them from the bytes at hand when the line overflowed, so the
+    // chunking decided them, and a BAD could carry a prefix of a tag: a tag never sent.
+    const reject = (input: string) => {
+      const events = run(input, { maxLineLength: 20 });
+      assert.equal(events[0]?.kind, 'reject');
+      return events[0]!.kind === 'reject' ? [events[0]!.info.tag, events[0]!.info.command] : [];
+    };
+    assert.deepEqual(reject(`${'T'.repeat(60)} NOOP\r\n`), [null, null]);
+    assert.deepEqual(reject(`A1 ${'X'.repeat(60)}\r\n`), ['A1', null]);
+    assert.deepEqual(reject(`A1 UID FETCH ${'9'.repeat(60)}\r\n`), ['A1', 'UID FETCH']);
+    assert.deepEqual(reject(`A1 UID ${'F'.repeat(60)}\r\n`), ['A1', 'UID']);
+    assert.deepEqual(reject(`A1 NOOP ${'x'.repeat(60)}\r\n`), ['A1', 'NOOP']);
+  });
+
   it('gives no tag for garbage', () => {
     const events = run(`(((${'x'.repeat(50)}\r\n`, { maxLineLength: 20 });
     const reject = events[0];
