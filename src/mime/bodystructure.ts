@@ -17,7 +17,8 @@
  * - Content-Language is always a list; id, description, md5 and location
  *   have their line breaks removed;
  * - a multipart without parts gets one empty text/plain part;
- * - sizes and line counts are of the raw bytes.
+ * - sizes and line counts are of the bytes parsed (FETCH parses the CRLF
+ *   form of a message, so a bare-LF message counts CRLF, as in Dovecot).
  */
 import { adjoined } from '../imap/wire/serializer.js';
 import type { ImapValue } from '../imap/wire/values.js';

@@ -25,8 +25,9 @@
  *   belongs to the delimiter, so such a header ends without a blank line
  *   (unless the delimiter is the part's own first one).
  *
- * Sizes and line counts are of the raw bytes (bare LF line endings are
- * counted as they are: one byte, one line).
+ * Sizes and line counts are of the bytes parsed (bare LF line endings
+ * count as they are: one byte, one line). FETCH parses the CRLF form of a
+ * message (`servedSource` in crlf.ts), as Dovecot serves it.
  */
 import {
   defaultContentType,

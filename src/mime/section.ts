@@ -87,7 +87,8 @@ export function bodyBlock(raw: Buffer, node: MimeNode): Buffer {
 }
 
 /**
- * The RFC822.SIZE of a message: its size in bytes as stored.
+ * The size of a message in bytes as stored. FETCH's RFC822.SIZE is
+ * `servedSize()` (crlf.ts): the size with every bare LF counted as CRLF.
  * @returns the byte count
  */
 export function messageSize(raw: Buffer): number {

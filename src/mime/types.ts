@@ -80,7 +80,10 @@ export interface MimeNode {
   readonly headerStart: number;
   /**
    * Offset just past the header block, the separating blank line included
-   * (RFC 3501 HEADER / MIME sections). Equal to `bodyStart`.
+   * (RFC 3501 HEADER / MIME sections). Equal to `bodyStart`. A header that
+   * runs into a delimiter of an enclosing multipart ends before that
+   * delimiter's line break (a blank line right before it is that line
+   * break): no blank line is reported that the message does not have.
    */
   readonly headerEnd: number;
   /** Offset of the body's first byte. */

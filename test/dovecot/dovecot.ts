@@ -165,6 +165,15 @@ export async function startDovecot(): Promise<Dovecot | null> {
       `    port = ${port}`,
       '  }',
       '}',
+      // not root: sockets the default config gives to the dovecot group stay ours
+      ...(root
+        ? []
+        : [
+            ['stats', 'stats-writer'],
+            ['imap-hibernate', 'imap-hibernate'],
+            ['dict', 'dict'],
+            ['dict-async', 'dict-async'],
+          ].flatMap(([service, socket]) => [`service ${service} {`, `  unix_listener ${socket} {`, '    group =', '  }', '}'])),
       '',
     ].join('\n'),
   );
