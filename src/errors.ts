@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'METHOD'
   | 'LIMIT'
   | 'NOPERM'
+  | 'USEATTR'
   | 'SERVERERROR';
 
 export class ServiceError extends Error {

@@ -3,6 +3,7 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { ControlApi, type AppendCheck } from './control/control.js';
 import type { ServerEventMap } from './events.js';
+import type { ExtensionApis } from './extensions/extension.js';
 import { imapProtocol } from './imap/protocol.js';
 import { ImapSession } from './imap/session.js';
 import { RestServer } from './rest/rest.js';
@@ -55,14 +56,31 @@ export class Server extends EventEmitter<ServerEventMap> {
     this.store = new Store(this.options.storage, this.options.users);
     this.script = new ScriptEngine(this.options.scriptSeed, (firing) => this.emit('script', firing));
     if (this.options.script.length > 0) this.script.add(this.options.script);
+    // Extensions see every change before sessions and events do (quota usage, ACL of a new mailbox).
+    this.store.onChange((change) => imapProtocol(this).onChange(change));
     this.store.onChange((change) => this.publish(change));
     this.control = new ControlApi({
       store: this.store,
       sessions: this.sessions,
       now: () => this.now(),
       shutdown: (graceful) => this.shutdown(graceful),
-      appendChecks: this.appendChecks,
+      checkAppend: (mailbox, size) => {
+        for (const check of this.appendChecks) check(mailbox, size);
+        imapProtocol(this).checkAppend({ mailbox, size, session: null });
+      },
     });
+    // Extensions' per-server state (`setup`) is made now, so their control APIs exist from the start.
+    imapProtocol(this);
+  }
+
+  /**
+   * The control API of a loaded extension (what its `setup` returned), or
+   * undefined when the plugin is not loaded: `server.extension('APPENDLIMIT')?.limit`.
+   */
+  extension<K extends keyof ExtensionApis>(name: K): ExtensionApis[K] | undefined;
+  extension<T = unknown>(name: string): T | undefined;
+  extension(name: string): unknown {
+    return imapProtocol(this).api(name);
   }
 
   /** The server clock in epoch milliseconds (the `now` option). */

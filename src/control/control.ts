@@ -29,7 +29,8 @@ export interface ControlContext {
   readonly sessions: SessionRegistry;
   now(): number;
   shutdown(graceful: boolean): Promise<void>;
-  readonly appendChecks: AppendCheck[];
+  /** The checks APPEND runs (extensions' and `server.appendChecks`); throws to refuse. */
+  checkAppend(mailbox: Mailbox, size: number): void;
 }
 
 export interface XOAuth2Input {
@@ -314,7 +315,7 @@ export class ControlApi {
       if (!parsed) throw invalid(`internaldate: not an RFC 3501 date-time ("dd-Mon-yyyy hh:mm:ss +zzzz"): ${JSON.stringify(text)}`);
       internaldate = parsed;
     }
-    if (optionalBoolean(o.checks, 'checks')) for (const check of this.ctx.appendChecks) check(mailbox, raw.length);
+    if (optionalBoolean(o.checks, 'checks')) this.ctx.checkAppend(mailbox, raw.length);
     const [message] = this.store.append(mailbox, [{ raw, flags, internaldate }], null);
     return { uid: message!.uid, uidvalidity: mailbox.uidvalidity };
   }

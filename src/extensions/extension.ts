@@ -1,29 +1,363 @@
-import type { CommandSpec } from '../imap/command.js';
+/**
+ * The extension interface: one object per extension, each point a plain
+ * typed field. Built-in extensions (one folder each under
+ * `src/extensions/<name>/`) and users' plugin objects use the same shape.
+ * The core (`src/imap/commands`, `src/store`, `src/control`) calls the points
+ * through the server's protocol (`src/imap/protocol.ts`) and never names an
+ * extension. See docs/extensions.md for a walk-through and an example.
+ *
+ * Rules every point follows:
+ * - Loading order never changes behaviour. Extensions are applied in one
+ *   canonical order (built-ins in catalog order, then plugin objects by
+ *   name); where several extensions answer one question the combination is
+ *   order-free (access: any deny wins; checks: every check runs, the first
+ *   failure in canonical order is reported; attributes and capabilities are
+ *   merged without duplicates). Two extensions adding the same command,
+ *   FETCH item, SEARCH key, STATUS item, LIST option or REST route is a
+ *   construction error.
+ * - Per-server state lives in what `setup` returns, never in module
+ *   globals: two servers in one process never share it.
+ * - `state` is the value `setup` returned for this server (undefined without
+ *   `setup`). Methods get it as their last argument.
+ */
+import type { CommandContext, CommandResult, CommandSpec } from '../imap/command.js';
+import type { ArgParser } from '../imap/parser.js';
+import type { SelectedMailbox } from '../imap/selected.js';
 import type { ImapSession } from '../imap/session.js';
+import type { ImapValue } from '../imap/wire/values.js';
 import type { Route } from '../rest/route.js';
+import type { Schema } from '../rest/schema.js';
+import type { Server } from '../server.js';
+import type { StoreChange } from '../store/changes.js';
+import type { Mailbox } from '../store/mailbox.js';
+import type { Message } from '../store/message.js';
+
+/** RFC 4314 rights, as the core asks for them (see `Extension.access`). */
+export type Right = 'l' | 'r' | 's' | 'w' | 'i' | 'p' | 'k' | 'x' | 't' | 'e' | 'a';
+
+/** What `setup` gets: the server being built and this plugin's validated `pluginOptions` entry. */
+export interface SetupContext<Options = Record<string, unknown>> {
+  readonly server: Server;
+  /** `pluginOptions[name]` after validation against `Extension.options` (a deep copy; `{}` when not given). */
+  readonly options: Options;
+}
 
 /**
- * An extension (plugin): a name, the built-in plugins it requires, the
- * capabilities it advertises (a function of the session, so they can depend
- * on its state), the IMAP commands it adds and the REST routes it serves.
- * Built-in extensions and users' plugin objects share this one shape.
- * Loading order never changes behaviour.
+ * Wraps a command (core or another extension's): `next()` runs the wrapped
+ * command with the same context (its arguments not yet read). Wrappers of one
+ * command nest in canonical order, the first extension outermost.
  */
-export interface Extension {
-  /** Plugin name; a user plugin may not reuse a built-in name. */
+export interface CommandWrapper<S = unknown> {
+  /** Command name as registered: `SELECT`, `UID FETCH`, ... */
+  command: string;
+  run(ctx: CommandContext, next: () => Promise<CommandResult>, state: S): CommandResult | Promise<CommandResult>;
+}
+
+/** Where FETCH items, SEARCH keys and flag changes happen: the selected mailbox of a session. */
+export interface SelectedContext {
+  readonly session: ImapSession;
+  readonly selected: SelectedMailbox;
+}
+
+/** A FETCH data item (`FETCH 1 (X-ITEM)`), answered as `X-ITEM <value>`. */
+export interface FetchItem<S = unknown> {
+  /** Upper-case item name. */
   name: string;
+  value(message: Message, ctx: SelectedContext, state: S): ImapValue;
+}
+
+/** A SEARCH key. */
+export interface SearchKeySpec<S = unknown> {
+  /** Upper-case key name. */
+  name: string;
+  /** Reads the key's arguments; the cursor is right after the name. Default: no arguments. */
+  parse?(args: ArgParser): unknown;
+  /** `data` is what `parse` returned. */
+  matches(message: Message, data: unknown, ctx: SelectedContext, state: S): boolean;
+}
+
+/** A STATUS item (`STATUS box (X-ITEM)`). */
+export interface StatusItem<S = unknown> {
+  /** Upper-case item name. */
+  name: string;
+  /** The value, or null to leave the item out of the answer. */
+  value(mailbox: Mailbox, session: ImapSession, state: S): number | null;
+}
+
+/** One LIST/LSUB answer line being built. */
+export interface ListEntry {
+  path: string;
+  /** Null for a hierarchy level that is no mailbox (listed as `\Noselect` or `\NonExistent`). */
+  mailbox: Mailbox | null;
+}
+
+/** The LIST command being answered (RFC 5258 LIST-EXTENDED syntax is always parsed). */
+export interface ListContext {
+  readonly session: ImapSession;
+  readonly lsub: boolean;
+  /** Selection options, upper case (`SPECIAL-USE`, `SUBSCRIBED`). */
+  readonly selection: ReadonlySet<string>;
+  /** Return options, upper case (`SPECIAL-USE`, `MYRIGHTS`, `CHILDREN`). */
+  readonly returns: ReadonlySet<string>;
+}
+
+/** LIST and LSUB points. */
+export interface ListPoint<S = unknown> {
+  /** Selection options (`LIST (SPECIAL-USE) "" *`) this extension adds; others are BAD. */
+  selectionOptions?: readonly string[];
+  /** Return options (`LIST "" * RETURN (SPECIAL-USE)`) this extension adds. */
+  returnOptions?: readonly string[];
+  /**
+   * Filter for this extension's selection options: called only when one of
+   * them was given; false drops the entry.
+   */
+  select?(entry: ListEntry, ctx: ListContext, state: S): boolean;
+  /** Mailbox attributes added to the entry's line (merged case-insensitively, core ones first). */
+  attributes?(entry: ListEntry, ctx: ListContext, state: S): readonly string[];
+  /** Untagged responses sent right after the entry's line (e.g. `MYRIGHTS`), as value lists without `*`. */
+  responses?(entry: ListEntry, ctx: ListContext, state: S): readonly (readonly ImapValue[])[];
+}
+
+/** A command parameter (RFC 4466): `SELECT box (CONDSTORE)`, `CREATE box (USE (\\Sent))`. */
+export interface CommandParameter {
+  /** Upper-case name. */
+  name: string;
+  /** Reads the parameter's value after `name SP`; without it the parameter takes none. */
+  parse?(args: ArgParser): unknown;
+}
+
+/** SELECT and EXAMINE points. */
+export interface SelectPoint<S = unknown> {
+  parameters?: readonly CommandParameter[];
+  /** True makes a SELECT read-only (`[READ-ONLY]`), e.g. for a user without write rights. */
+  readOnly?(session: ImapSession, mailbox: Mailbox, state: S): boolean;
+  /**
+   * Untagged responses after the core ones (`OK [HIGHESTMODSEQ n]`), as value
+   * lists without `*`. `params` holds the given parameters by upper-case name.
+   */
+  responses?(session: ImapSession, selected: SelectedMailbox, params: ReadonlyMap<string, unknown>, state: S): readonly (readonly ImapValue[])[];
+}
+
+/** Who asks: a session (IMAP) or null (control API and REST). */
+export type Actor = ImapSession | null;
+
+/** A message about to be added (APPEND, or the control API's addMessage with `checks: true`). */
+export interface AppendCheckInput {
+  mailbox: Mailbox;
+  size: number;
+  session: Actor;
+}
+
+/** Messages about to be copied or moved. */
+export interface TransferCheckInput {
+  source: Mailbox;
+  messages: readonly Message[];
+  target: Mailbox;
+  session: Actor;
+}
+
+/** A mailbox about to be created (`path` does not exist yet). */
+export interface CreateCheckInput {
+  path: string;
+  /** CREATE parameters by upper-case name, as the owning extension's `parse` returned them (empty for the control API). */
+  params: ReadonlyMap<string, unknown>;
+  session: Actor;
+}
+
+/** CREATE points. */
+export interface CreatePoint<S = unknown> {
+  /** CREATE parameters this extension accepts (`USE` of RFC 6154); others are BAD. */
+  parameters?: readonly CommandParameter[];
+  /** Called after an IMAP CREATE made the mailbox (missing parents included in `created`, the named one last). */
+  created?(mailbox: Mailbox, params: ReadonlyMap<string, unknown>, session: ImapSession, state: S): void;
+}
+
+/**
+ * Checks before a change. Throw a ServiceError to refuse it: IMAP answers
+ * `NO [<code>]` (OVERQUOTA, TOOBIG, USEATTR, ...), REST the spec's status.
+ */
+export interface MutationChecks<S = unknown> {
+  append?(input: AppendCheckInput, state: S): void;
+  copy?(input: TransferCheckInput, state: S): void;
+  move?(input: TransferCheckInput, state: S): void;
+  create?(input: CreateCheckInput, state: S): void;
+}
+
+/** A literal announced by the client, before any of its bytes are read. */
+export interface LiteralInfo {
+  session: ImapSession;
+  /** Upper-case command name (`APPEND`), or null when unknown. */
+  command: string | null;
+  size: number;
+  /** 0 for the first literal of the command. */
+  index: number;
+}
+
+/**
+ * An access question. The core asks it before every mailbox operation with
+ * the RFC 4314 right it needs: `l` LIST/LSUB visibility, `r`
+ * SELECT/EXAMINE/STATUS/FETCH, `s` `\Seen`, `t` `\Deleted`, `w` other flags,
+ * `i` APPEND/COPY/MOVE target, `k` CREATE (and a RENAME target; asked of
+ * the parent: `mailbox` is the parent or null at the top, `path` the parent
+ * path or ""), `x` DELETE/RENAME source, `e` EXPUNGE/CLOSE/MOVE source.
+ * `p` and `a` are never asked by the core (the ACL extension's own commands
+ * use them).
+ */
+export interface AccessRequest {
+  session: ImapSession;
+  /** The logged-in user. */
+  user: string;
+  right: Right;
+  mailbox: Mailbox | null;
+  path: string;
+  /** Command name (`UID STORE`). */
+  command: string;
+}
+
+/**
+ * The answer to an access question. `reveal: false` hides the mailbox:
+ * the command answers as if it did not exist (`NO [NONEXISTENT]`), else
+ * `NO [NOPERM]`.
+ */
+export type AccessVerdict = { allow: true } | { allow: false; reveal: boolean; text?: string };
+
+/**
+ * A key the extension owns in the storage option, on mailbox objects,
+ * message objects or server-wide (server fields live on the personal
+ * namespace object `storage[""]`). The value is kept in the store as given
+ * (after `validate`), written back by snapshots and restored by reset. Read
+ * and write it with `getField`/`setField` of `src/store/fields.ts`.
+ */
+export interface StoreField {
+  /** The storage key, e.g. `acl`. Known keys take part in typo detection even when the plugin is not loaded. */
+  key: string;
+  /** JSON Schema of the value, for documentation. */
+  schema?: Schema;
+  /**
+   * Checks a value from the storage option (only while the plugin is
+   * loaded); `report(message)` records a problem at the key's option path.
+   * Returns the value to keep (default: the value as given).
+   */
+  validate?(value: unknown, report: (message: string) => void): unknown;
+}
+
+export interface StoreFields {
+  mailbox?: readonly StoreField[];
+  message?: readonly StoreField[];
+  server?: readonly StoreField[];
+}
+
+/** A SASL mechanism for AUTHENTICATE (`name` without `AUTH=`). */
+export interface SaslMechanism {
+  name: string;
+  /** Checks the decoded client response and logs the session in (session.login) or fails. */
+  check(session: ImapSession, response: Buffer): CommandResult | Promise<CommandResult>;
+}
+
+/** Response codes the core adds to results when an extension asks (UIDPLUS). */
+export interface ResultCodes<S = unknown> {
+  /** `APPENDUID`-style code for an APPEND, or undefined. */
+  append?(mailbox: Mailbox, uids: readonly number[], state: S): string | undefined;
+  /** `COPYUID`-style code for a COPY/MOVE (a MOVE sends it in an untagged OK before the EXPUNGEs). */
+  copy?(target: Mailbox, pairs: readonly { uid: number; targetUid: number }[], state: S): string | undefined;
+}
+
+/**
+ * An extension (plugin). `S` is its per-server state, the value of `setup`.
+ * Every field but `name` is optional.
+ */
+export interface Extension<S = unknown> {
+  /** Plugin name (upper case for built-ins: `APPENDLIMIT`); a user plugin may not reuse a built-in name. */
+  name: string;
+  /** Other names accepted in `plugins` for this one (older fixtures' spellings). */
+  aliases?: readonly string[];
   /** Built-in plugins loaded with this one. */
   requires?: readonly string[];
-  capabilities?(session: ImapSession): string[];
+  /**
+   * JSON Schema (the subset of src/rest/schema.ts) of `pluginOptions[name]`;
+   * keys not in `properties` that look like typos of one are errors
+   * (`pluginOptions.APPENDLIMIT.limt: unknown key; did you mean "limit"?`).
+   * Without it, `pluginOptions[name]` is refused.
+   */
+  options?: Schema;
+  /**
+   * Builds the per-server state when the server is built; the result is the
+   * extension's control API, `server.extension(name)`. Keep state here, not
+   * in module globals. React to `reset()` in `onChange` (`kind: 'reset'`).
+   */
+  setup?(ctx: SetupContext): S;
+  /** Capabilities advertised, a function of the session (its state, TLS). */
+  capabilities?(session: ImapSession, state: S): readonly string[];
+  /** Capabilities a client may turn on with ENABLE (RFC 5161). */
+  enable?: readonly string[];
   /** IMAP commands; one with the name of a core command replaces it. */
   commands?: readonly CommandSpec[];
+  /** Wrappers around existing commands. */
+  wrap?: readonly CommandWrapper<S>[];
+  fetchItems?: readonly FetchItem<S>[];
+  searchKeys?: readonly SearchKeySpec<S>[];
+  statusItems?: readonly StatusItem<S>[];
+  list?: ListPoint<S>;
+  select?: SelectPoint<S>;
+  create?: CreatePoint<S>;
+  /** Checks before APPEND/COPY/MOVE/CREATE (and addMessage with `checks: true`). */
+  checks?: MutationChecks<S>;
+  /**
+   * Decides on a literal before its bytes are read: a refusal ends the
+   * command with `NO [code] text` (APPENDLIMIT's TOOBIG). Return undefined
+   * to accept.
+   */
+  literal?(info: LiteralInfo, state: S): { code: string; text: string } | undefined;
+  /** Access control: undefined means no opinion; any deny wins. */
+  access?(request: AccessRequest, state: S): AccessVerdict | undefined;
+  /** Response codes added to core results. */
+  codes?: ResultCodes<S>;
+  /** SASL mechanisms for AUTHENTICATE. */
+  sasl?: readonly SaslMechanism[];
+  /** AUTHENTICATE accepts an initial response (RFC 4959 SASL-IR). */
+  saslInitialResponse?: boolean;
+  /** Storage keys this extension owns, kept in snapshots and restored by reset. */
+  storage?: StoreFields;
+  /**
+   * Every change of the store, after it happened and before sessions and
+   * events see it (create with its origin session, rename with oldPath,
+   * delete, append, expunge, flags, reset, ...).
+   */
+  onChange?(change: StoreChange, state: S): void;
+  /**
+   * Event types this extension emits with `server.emit(type, payload)`;
+   * they are valid in the REST event stream's `types` filter. Declare the
+   * payload type by augmenting `ServerEvents` in src/events.ts.
+   */
+  events?: readonly string[];
   /**
    * REST routes, served after the built-in ones (a built-in route wins when
-   * both match a request) and listed in the OpenAPI document, only while the
-   * plugin is loaded.
+   * both match a request), listed in the OpenAPI document, and present only
+   * while the plugin is loaded (404 NOTFOUND otherwise).
    */
   routes?: readonly Route[];
 }
 
 /** What users pass in `plugins` next to built-in names. */
-export type Plugin = Extension;
+export type Plugin<S = unknown> = Extension<S>;
+
+/**
+ * The control APIs of extensions by plugin name, for `server.extension(name)`.
+ * Each built-in extension that has one adds itself by declaration merging:
+ *
+ * ```ts
+ * declare module '../extension.js' {
+ *   interface ExtensionApis { APPENDLIMIT: AppendLimitApi }
+ * }
+ * ```
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface ExtensionApis {}
+
+/**
+ * Declares an extension with its state type checked, and returns it as a
+ * plain Extension for the catalog.
+ */
+export function defineExtension<S>(extension: Extension<S>): Extension {
+  return extension as Extension;
+}

@@ -1,43 +1,57 @@
-import { idle, enable, id, namespace, unselect } from '../imap/commands/extensions.js';
-import { uidExpunge } from '../imap/commands/expunge.js';
-import { move, uidMove } from '../imap/commands/copy.js';
-import type { BuiltinPlugin } from './catalog.js';
-import type { ImapSession } from '../imap/session.js';
+/**
+ * The catalog of built-in extensions, made from their folders: each folder
+ * exports `extension`, and everything about it (name, aliases, requires,
+ * options, points) comes from that object. To add a built-in, add its folder
+ * and one import line here; the order of this list is the catalog order
+ * (`plugins: "all"`, capability order).
+ */
 import type { Extension } from './extension.js';
+import * as idle from './idle/index.js';
+import * as namespace from './namespace/index.js';
+import * as uidplus from './uidplus/index.js';
+import * as move from './move/index.js';
+import * as unselect from './unselect/index.js';
+import * as enable from './enable/index.js';
+import * as id from './id/index.js';
+import * as literalPlus from './literal-plus/index.js';
+import * as saslIr from './sasl-ir/index.js';
+import * as authPlain from './auth-plain/index.js';
+import * as authXoauth2 from './auth-xoauth2/index.js';
+import * as authOauthbearer from './auth-oauthbearer/index.js';
+import * as children from './children/index.js';
 
-/** A capability that is advertised in every state. */
-const always =
-  (...caps: string[]) =>
-  (): string[] =>
-    caps;
+const FOLDERS: readonly { extension: Extension }[] = [
+  idle,
+  namespace,
+  uidplus,
+  move,
+  unselect,
+  enable,
+  id,
+  literalPlus,
+  saslIr,
+  authPlain,
+  authXoauth2,
+  authOauthbearer,
+  children,
+];
 
-/** A capability advertised only before login, as servers do with SASL mechanisms. */
-const beforeLogin =
-  (cap: string) =>
-  (session: ImapSession): string[] =>
-    session.state === 'notAuthenticated' && !loginDisabled(session) ? [cap] : [];
+let catalog: Map<string, Extension> | null = null;
 
-/** The `loginDisabled` option on a connection without TLS: no login of any kind until STARTTLS. */
-export function loginDisabled(session: ImapSession): boolean {
-  return session.server.options.loginDisabled && !session.secure;
+/** The built-in extensions by plugin name, in catalog order. */
+export function builtinExtensions(): ReadonlyMap<string, Extension> {
+  catalog ??= new Map(FOLDERS.map((f) => [f.extension.name, f.extension]));
+  return catalog;
 }
 
-/** The built-in extensions by plugin name. Built on first use, not at import. */
-export function builtinExtensions(): Map<string, Extension> {
-  const list: (Extension & { name: BuiltinPlugin })[] = [
-    { name: 'IDLE', capabilities: always('IDLE'), commands: [idle] },
-    { name: 'NAMESPACE', capabilities: always('NAMESPACE'), commands: [namespace] },
-    { name: 'UIDPLUS', capabilities: always('UIDPLUS'), commands: [uidExpunge] },
-    { name: 'MOVE', capabilities: always('MOVE'), commands: [move, uidMove] },
-    { name: 'UNSELECT', capabilities: always('UNSELECT'), commands: [unselect] },
-    { name: 'ENABLE', capabilities: always('ENABLE'), commands: [enable] },
-    { name: 'ID', capabilities: always('ID'), commands: [id] },
-    { name: 'LITERAL+', capabilities: always('LITERAL+') },
-    { name: 'SASL-IR', capabilities: always('SASL-IR') },
-    { name: 'AUTH=PLAIN', capabilities: beforeLogin('AUTH=PLAIN') },
-    { name: 'AUTH=XOAUTH2', capabilities: beforeLogin('AUTH=XOAUTH2') },
-    { name: 'AUTH=OAUTHBEARER', capabilities: beforeLogin('AUTH=OAUTHBEARER') },
-    { name: 'CHILDREN', capabilities: always('CHILDREN') },
-  ];
-  return new Map(list.map((e) => [e.name, e]));
+/** Names of the built-in plugins, in catalog order. */
+export function builtinPluginNames(): string[] {
+  return [...builtinExtensions().keys()];
+}
+
+/** Aliases (upper case) to canonical built-in names. */
+export function builtinAliases(): ReadonlyMap<string, string> {
+  const out = new Map<string, string>();
+  for (const e of builtinExtensions().values()) for (const a of e.aliases ?? []) out.set(a.toUpperCase(), e.name);
+  return out;
 }

@@ -59,3 +59,34 @@ export class CommandFailure extends Error {
 export const failBad = (text: string, code?: string): never => {
   throw new CommandFailure(bad(text, code));
 };
+
+/** A parameter a command accepts (see CommandParameter in src/extensions/extension.ts). */
+export interface ParameterSpec {
+  name: string;
+  parse?(args: ArgParser): unknown;
+}
+
+/**
+ * Reads a parenthesized parameter list (RFC 4466 `select-params`,
+ * `create-params`): names from `known` only (others are BAD), each with its
+ * value when the parameter takes one. Returns values by upper-case name.
+ */
+export function readParameters(args: ArgParser, known: ReadonlyMap<string, ParameterSpec>, command: string): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  args.list(
+    () => {
+      const name = args.atom().toUpperCase();
+      const spec = known.get(name);
+      if (!spec) failBad(`Unknown ${command} parameter ${name.slice(0, 40)}`);
+      if (out.has(name)) failBad(`${command} parameter ${name} given twice`);
+      let value: unknown = null;
+      if (spec!.parse) {
+        args.sp();
+        value = spec!.parse(args);
+      }
+      out.set(name, value);
+    },
+    { allowEmpty: false },
+  );
+  return out;
+}

@@ -833,17 +833,19 @@ export class ArgParser {
   // -------------------------------------------------------------------------
   // STATUS
 
-  /** `"(" status-att *(SP status-att) ")"`, uppercased. */
-  statusAttributes(): StatusAttribute[] {
+  /**
+   * `"(" status-att *(SP status-att) ")"`, uppercased. `extensions` adds
+   * item names (STATUS items of loaded extensions).
+   */
+  statusAttributes(extensions?: { has(name: string): boolean }): string[] {
     return this.list(
       () => {
         const name = this.peekAtom();
-        const found = STATUS_ATTRIBUTES.find((a) => a === name);
-        if (found === undefined) {
-          if (name === null) this.fail('Invalid STATUS attribute');
-          throw new ParseError(`Unknown STATUS attribute ${clip(name)}`);
-        }
-        this.pos += found.length;
+        if (name === null) this.fail('Invalid STATUS attribute');
+        const upper = asciiUpper(name);
+        const found = STATUS_ATTRIBUTES.find((a) => a === upper) ?? (extensions?.has(upper) ? upper : undefined);
+        if (found === undefined) throw new ParseError(`Unknown STATUS attribute ${clip(name)}`);
+        this.pos += name.length;
         return found;
       },
       { allowEmpty: false },

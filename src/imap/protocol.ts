@@ -1,39 +1,220 @@
-import { builtinExtensions } from '../extensions/index.js';
-import type { Extension } from '../extensions/extension.js';
+/**
+ * The protocol one server speaks: the core commands plus every point of its
+ * loaded extensions, put together once per server in one canonical order
+ * (built-ins in catalog order, then plugin objects by name), so the order of
+ * the `plugins` option never changes behaviour. The core calls the points
+ * through this object and never names an extension.
+ */
+import { ServiceError, isServiceError } from '../errors.js';
+import type {
+  AccessVerdict,
+  Actor,
+  AppendCheckInput,
+  CreateCheckInput,
+  Extension,
+  FetchItem,
+  ListContext,
+  ListEntry,
+  LiteralInfo,
+  Right,
+  SaslMechanism,
+  SearchKeySpec,
+  CommandParameter,
+  StatusItem,
+  TransferCheckInput,
+} from '../extensions/extension.js';
 import type { Server } from '../server.js';
-import type { CommandSpec } from './command.js';
+import type { StoreChange } from '../store/changes.js';
+import type { Mailbox } from '../store/mailbox.js';
+import type { Message } from '../store/message.js';
+import { no, type CommandContext, type CommandResult, type CommandSpec } from './command.js';
 import { coreCommands } from './commands/index.js';
 import { starttls } from './commands/starttls.js';
+import type { ArgParserOptions, SearchKeyParser } from './parser.js';
+import type { SelectedMailbox } from './selected.js';
 import type { ImapSession } from './session.js';
+import type { ImapValue } from './wire/values.js';
+
+/** LIST-EXTENDED options the core itself serves (RFC 5258). */
+export const CORE_LIST_SELECTION = ['SUBSCRIBED', 'REMOTE', 'RECURSIVEMATCH'] as const;
+export const CORE_LIST_RETURN = ['SUBSCRIBED', 'CHILDREN'] as const;
+
+interface Loaded {
+  extension: Extension;
+  state: unknown;
+}
 
 /** The IMAP protocol one server speaks: core commands plus those of its loaded extensions. */
 export interface ImapProtocol {
   readonly commands: ReadonlyMap<string, CommandSpec>;
+  /** Loaded extensions in canonical order. */
   readonly extensions: readonly Extension[];
+  /** True when the plugin of this name is loaded. */
   has(extension: string): boolean;
+  /** The per-server state (control API) of a loaded extension, or undefined. */
+  api(extension: string): unknown;
   capabilities(session: ImapSession): string[];
+  /** Capabilities a client may ENABLE. */
+  readonly enableable: ReadonlySet<string>;
+  readonly parserOptions: ArgParserOptions;
+  readonly fetchItems: ReadonlyMap<string, FetchItem>;
+  fetchValue(item: string, message: Message, session: ImapSession, selected: SelectedMailbox): ImapValue;
+  searchMatches(name: string, message: Message, data: unknown, session: ImapSession, selected: SelectedMailbox): boolean;
+  readonly statusItems: ReadonlyMap<string, StatusItem>;
+  statusValue(item: string, mailbox: Mailbox, session: ImapSession): number | null;
+  readonly listSelection: ReadonlySet<string>;
+  readonly listReturn: ReadonlySet<string>;
+  listFilter(entry: ListEntry, ctx: ListContext): boolean;
+  listAttributes(entry: ListEntry, ctx: ListContext): string[];
+  listResponses(entry: ListEntry, ctx: ListContext): (readonly ImapValue[])[];
+  readonly selectParameters: ReadonlyMap<string, CommandParameter>;
+  readonly createParameters: ReadonlyMap<string, CommandParameter>;
+  created(mailbox: Mailbox, params: ReadonlyMap<string, unknown>, session: ImapSession): void;
+  selectReadOnly(session: ImapSession, mailbox: Mailbox): boolean;
+  selectResponses(session: ImapSession, selected: SelectedMailbox, params: ReadonlyMap<string, unknown>): (readonly ImapValue[])[];
+  /** Runs the checks (throws the first ServiceError in canonical order). */
+  checkAppend(input: AppendCheckInput): void;
+  checkCopy(input: TransferCheckInput): void;
+  checkMove(input: TransferCheckInput): void;
+  checkCreate(input: CreateCheckInput): void;
+  checkLiteral(info: LiteralInfo): { code: string; text: string } | undefined;
+  /** Combined access verdict; allow when no extension has an opinion or the session has no user. */
+  access(session: ImapSession, right: Right, mailbox: Mailbox | null, path: string, command: string): AccessVerdict;
+  appendCode(mailbox: Mailbox, uids: readonly number[]): string | undefined;
+  copyCode(target: Mailbox, pairs: readonly { uid: number; targetUid: number }[]): string | undefined;
+  readonly sasl: ReadonlyMap<string, SaslMechanism>;
+  readonly saslInitialResponse: boolean;
+  readonly eventTypes: readonly string[];
+  onChange(change: StoreChange): void;
 }
 
 const protocols = new WeakMap<Server, ImapProtocol>();
 
-/** Builds (once per server) the command table and capability list. */
+/** Builds (once per server) the command table, capability list and every extension point. */
 export function imapProtocol(server: Server): ImapProtocol {
   let protocol = protocols.get(server);
   if (protocol) return protocol;
-  const all = builtinExtensions();
-  const extensions = [
-    ...server.options.plugins.map((name) => all.get(name)).filter((e): e is Extension => e !== undefined),
-    ...server.options.customPlugins,
-  ];
-  const names = new Set(extensions.map((e) => e.name));
+  protocol = buildProtocol(server);
+  protocols.set(server, protocol);
+  return protocol;
+}
+
+/** A name registered twice by extensions: construction error (order would decide otherwise). */
+function unique<T>(kind: string, map: Map<string, T>, name: string, value: T, owner: Extension, owners: Map<string, Extension>): void {
+  const key = name.toUpperCase();
+  const previous = owners.get(key);
+  if (previous !== undefined) {
+    throw new ServiceError('INVALID', `plugins: ${owner.name} and ${previous.name} both add the ${kind} ${key}`);
+  }
+  owners.set(key, owner);
+  map.set(key, value);
+}
+
+function buildProtocol(server: Server): ImapProtocol {
+  const extensions = server.options.extensions;
+  const loaded: Loaded[] = [];
+  const byName = new Map<string, Loaded>();
+  // The table is registered before setup runs, so a setup may look at other extensions' points.
+  const states = new Map<Extension, unknown>();
   const commands = new Map<string, CommandSpec>();
   for (const spec of coreCommands()) commands.set(spec.name, spec);
   if (server.options.starttls) commands.set(starttls.name, starttls);
-  for (const e of extensions) for (const spec of e.commands ?? []) commands.set(spec.name, spec);
-  protocol = {
+  const commandOwners = new Map<string, Extension>();
+  const fetchItems = new Map<string, FetchItem>();
+  const fetchOwners = new Map<string, Extension>();
+  const searchKeys = new Map<string, SearchKeySpec>();
+  const searchOwners = new Map<string, Extension>();
+  const statusItems = new Map<string, StatusItem>();
+  const statusOwners = new Map<string, Extension>();
+  const listSelection = new Set<string>(CORE_LIST_SELECTION);
+  const listReturn = new Set<string>(CORE_LIST_RETURN);
+  const listOwners = new Map<string, Extension>();
+  const selectParameters = new Map<string, CommandParameter>();
+  const selectOwners = new Map<string, Extension>();
+  const createParameters = new Map<string, CommandParameter>();
+  const createOwners = new Map<string, Extension>();
+  const sasl = new Map<string, SaslMechanism>();
+  const saslOwners = new Map<string, Extension>();
+  const enableable = new Set<string>();
+  const eventTypes: string[] = [];
+  let saslInitialResponse = false;
+  /** LIST options by the extension that serves them. */
+  const selectionOwner = new Map<string, Extension>();
+  const returnOwner = new Map<string, Extension>();
+  const returnOwners = new Map<string, Extension>();
+
+  for (const e of extensions) {
+    const owner = e;
+    for (const spec of e.commands ?? []) unique('command', commands, spec.name, spec, owner, commandOwners);
+    for (const item of e.fetchItems ?? []) unique('FETCH item', fetchItems, item.name, item, owner, fetchOwners);
+    for (const key of e.searchKeys ?? []) unique('SEARCH key', searchKeys, key.name, key, owner, searchOwners);
+    for (const item of e.statusItems ?? []) unique('STATUS item', statusItems, item.name, item, owner, statusOwners);
+    for (const opt of e.list?.selectionOptions ?? []) {
+      const key = opt.toUpperCase();
+      if ((CORE_LIST_SELECTION as readonly string[]).includes(key)) throw new ServiceError('INVALID', `plugins: ${e.name} adds the LIST selection option ${key}, which the core serves`);
+      unique('LIST selection option', selectionOwner, key, e, owner, listOwners);
+      listSelection.add(key);
+    }
+    for (const opt of e.list?.returnOptions ?? []) {
+      const key = opt.toUpperCase();
+      if ((CORE_LIST_RETURN as readonly string[]).includes(key)) throw new ServiceError('INVALID', `plugins: ${e.name} adds the LIST return option ${key}, which the core serves`);
+      unique('LIST return option', returnOwner, key, e, owner, returnOwners);
+      listReturn.add(key);
+    }
+    for (const p of e.select?.parameters ?? []) unique('SELECT parameter', selectParameters, p.name, p, owner, selectOwners);
+    for (const p of e.create?.parameters ?? []) unique('CREATE parameter', createParameters, p.name, p, owner, createOwners);
+    for (const m of e.sasl ?? []) unique('SASL mechanism', sasl, m.name, m, owner, saslOwners);
+    for (const cap of e.enable ?? []) enableable.add(cap.toUpperCase());
+    for (const type of e.events ?? []) if (!eventTypes.includes(type)) eventTypes.push(type);
+    if (e.saslInitialResponse) saslInitialResponse = true;
+  }
+
+  // Wrappers nest in canonical order: the first extension's wrapper is outermost.
+  for (let i = extensions.length - 1; i >= 0; i--) {
+    const e = extensions[i]!;
+    for (const w of e.wrap ?? []) {
+      const name = w.command.toUpperCase();
+      const inner = commands.get(name);
+      if (!inner) throw new ServiceError('INVALID', `plugins: ${e.name} wraps the command ${name}, which no loaded part of the server has`);
+      commands.set(name, {
+        ...inner,
+        run: (ctx: CommandContext) => w.run(ctx, async () => inner.run(ctx), states.get(e)),
+      });
+    }
+  }
+
+  const searchParsers = new Map<string, SearchKeyParser>();
+  for (const [name, spec] of searchKeys) {
+    searchParsers.set(name, (args) => ({ type: 'extension', name, data: spec.parse ? spec.parse(args) : null }));
+  }
+  const names = new Set(extensions.map((e) => e.name));
+  const state = (e: Extension): unknown => states.get(e);
+  const withPoint = <K extends keyof Extension>(key: K): Extension[] => extensions.filter((e) => e[key] !== undefined);
+  const capsOf = withPoint('capabilities');
+  const checkers = withPoint('checks');
+  const accessors = withPoint('access');
+  const literalCheckers = withPoint('literal');
+  const listers = withPoint('list');
+  const selectors = withPoint('select');
+  const coders = withPoint('codes');
+  const creators = withPoint('create');
+  const watchers = withPoint('onChange');
+
+  const runChecks = (pick: (e: Extension) => ((input: never, state: unknown) => void) | undefined, input: unknown): void => {
+    for (const e of checkers) {
+      const check = pick(e) as ((input: unknown, state: unknown) => void) | undefined;
+      if (check) check.call(e.checks, input, state(e));
+    }
+  };
+
+  const protocol: ImapProtocol = {
     commands,
     extensions,
     has: (name) => names.has(name),
+    api: (name) => {
+      const found = byName.get(name) ?? byName.get(name.toUpperCase());
+      return found?.state;
+    },
     capabilities(session) {
       const caps = ['IMAP4rev1'];
       // STARTTLS and LOGINDISABLED are offered only where they apply: before login, without TLS.
@@ -41,10 +222,148 @@ export function imapProtocol(server: Server): ImapProtocol {
         if (session.server.options.starttls) caps.push('STARTTLS');
         if (session.server.options.loginDisabled) caps.push('LOGINDISABLED');
       }
-      for (const e of extensions) if (e.capabilities) caps.push(...e.capabilities(session));
+      for (const e of capsOf) {
+        for (const cap of e.capabilities!(session, state(e))) if (!caps.includes(cap)) caps.push(cap);
+      }
       return caps;
+    },
+    enableable,
+    parserOptions: searchParsers.size > 0 ? { searchKeys: searchParsers } : {},
+    fetchItems,
+    fetchValue(item, message, session, selected) {
+      const spec = fetchItems.get(item.toUpperCase());
+      if (!spec) return null;
+      return spec.value(message, { session, selected }, state(fetchOwners.get(item.toUpperCase())!));
+    },
+    searchMatches(name, message, data, session, selected) {
+      const spec = searchKeys.get(name);
+      if (!spec) return false;
+      return spec.matches(message, data, { session, selected }, state(searchOwners.get(name)!));
+    },
+    statusItems,
+    statusValue(item, mailbox, session) {
+      const spec = statusItems.get(item.toUpperCase());
+      if (!spec) return null;
+      return spec.value(mailbox, session, state(statusOwners.get(item.toUpperCase())!));
+    },
+    listSelection,
+    listReturn,
+    listFilter(entry, ctx) {
+      for (const [option, e] of selectionOwner) {
+        if (!ctx.selection.has(option) || !e.list!.select) continue;
+        if (!e.list!.select(entry, ctx, state(e))) return false;
+      }
+      return true;
+    },
+    listAttributes(entry, ctx) {
+      const out: string[] = [];
+      for (const e of listers) {
+        for (const a of e.list!.attributes?.(entry, ctx, state(e)) ?? []) out.push(a);
+      }
+      return out;
+    },
+    listResponses(entry, ctx) {
+      const out: (readonly ImapValue[])[] = [];
+      for (const e of listers) out.push(...(e.list!.responses?.(entry, ctx, state(e)) ?? []));
+      return out;
+    },
+    selectParameters,
+    selectReadOnly(session, mailbox) {
+      return selectors.some((e) => e.select!.readOnly?.(session, mailbox, state(e)) === true);
+    },
+    selectResponses(session, selected, params) {
+      const out: (readonly ImapValue[])[] = [];
+      for (const e of selectors) out.push(...(e.select!.responses?.(session, selected, params, state(e)) ?? []));
+      return out;
+    },
+    createParameters,
+    created(mailbox, params, session) {
+      for (const e of creators) e.create!.created?.(mailbox, params, session, state(e));
+    },
+    checkAppend: (input) => runChecks((e) => e.checks?.append, input),
+    checkCopy: (input) => runChecks((e) => e.checks?.copy, input),
+    checkMove: (input) => runChecks((e) => e.checks?.move, input),
+    checkCreate: (input) => runChecks((e) => e.checks?.create, input),
+    checkLiteral(info) {
+      for (const e of literalCheckers) {
+        const verdict = e.literal!(info, state(e));
+        if (verdict) return verdict;
+      }
+      return undefined;
+    },
+    access(session, right, mailbox, path, command) {
+      const user = session.user;
+      if (user === null || accessors.length === 0) return { allow: true };
+      let denied: AccessVerdict | null = null;
+      for (const e of accessors) {
+        const verdict = e.access!({ session, user, right, mailbox, path, command }, state(e));
+        if (verdict && !verdict.allow) {
+          // Any deny wins; a deny that reveals the mailbox wins over one that hides it, whatever the order.
+          if (denied === null || (denied.allow === false && !denied.reveal && verdict.reveal)) denied = verdict;
+        }
+      }
+      return denied ?? { allow: true };
+    },
+    appendCode(mailbox, uids) {
+      for (const e of coders) {
+        const code = e.codes!.append?.(mailbox, uids, state(e));
+        if (code) return code;
+      }
+      return undefined;
+    },
+    copyCode(target, pairs) {
+      for (const e of coders) {
+        const code = e.codes!.copy?.(target, pairs, state(e));
+        if (code) return code;
+      }
+      return undefined;
+    },
+    sasl,
+    saslInitialResponse,
+    eventTypes,
+    onChange(change) {
+      for (const e of watchers) e.onChange!(change, state(e));
     },
   };
   protocols.set(server, protocol);
+  for (const e of extensions) {
+    const s = e.setup ? e.setup({ server, options: server.options.pluginOptions.get(e.name) ?? {} }) : undefined;
+    states.set(e, s);
+    const entry = { extension: e, state: s };
+    loaded.push(entry);
+    byName.set(e.name, entry);
+    for (const alias of e.aliases ?? []) byName.set(alias, entry);
+  }
   return protocol;
 }
+
+/**
+ * The access verdict as a command result: null when allowed, else NO
+ * [NOPERM] or, when the mailbox must stay hidden, NO [NONEXISTENT] as if it
+ * did not exist.
+ */
+export function accessRefusal(
+  session: ImapSession,
+  right: Right,
+  mailbox: Mailbox | null,
+  path: string,
+  command: string,
+): CommandResult | null {
+  const verdict = imapProtocol(session.server).access(session, right, mailbox, path, command);
+  if (verdict.allow) return null;
+  if (!verdict.reveal) return no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
+  return no(verdict.text ?? `Permission denied (right ${right} is missing)`, 'NOPERM');
+}
+
+/** Runs a check and turns a ServiceError into the command's NO with its response code. */
+export function checkResult(run: () => void): CommandResult | null {
+  try {
+    run();
+    return null;
+  } catch (err) {
+    if (isServiceError(err)) return no(err.message, err.code === 'INVALID' ? 'CANNOT' : err.code);
+    throw err;
+  }
+}
+
+export type { Actor };

@@ -64,6 +64,8 @@ export class SearchEvaluator {
     private readonly selected: SelectedMailbox,
     private readonly charset: string | null,
     private readonly now: number,
+    /** Matcher of extension SEARCH keys (`type: 'extension'`). */
+    private readonly extension: (name: string, message: Message, data: unknown) => boolean = () => false,
   ) {}
 
   run(key: SearchKey): { seq: number; message: Message }[] {
@@ -154,6 +156,8 @@ export class SearchEvaluator {
         const age = (this.now - m.internaldate.ms) / 1000;
         return key.op === 'older' ? age >= key.seconds : age <= key.seconds;
       }
+      case 'extension':
+        return this.extension(key.name, m, key.data);
       default:
         return false;
     }

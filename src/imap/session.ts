@@ -135,6 +135,9 @@ export class ImapSession implements SessionHandle {
             const text = `Command too large before login (limit ${options.maxCommandBeforeLogin} octets)`;
             return { ok: false, response: 'NO', code: 'TOOBIG', text };
           }
+          // Extensions may refuse a literal before its bytes are read (APPENDLIMIT).
+          const refused = imapProtocol(this.server).checkLiteral({ session: this, command: info.command?.toUpperCase() ?? null, size: info.size, index: info.index });
+          if (refused) return { ok: false, response: 'NO', code: refused.code, text: refused.text };
           return { ok: true };
         },
         sendContinuation: () => this.write(continuation('OK')),
@@ -655,7 +658,7 @@ export class ImapSession implements SessionHandle {
 
   private async runCommand(segments: Segment[]): Promise<void> {
     if (this.server.options.debug) this.server.options.debug(`S${this.id} C: ${describeCommand(segments)}`);
-    const args = new ArgParser(segments);
+    const args = new ArgParser(segments, imapProtocol(this.server).parserOptions);
     let tag = '*';
     let name = '';
     let result: CommandResult;

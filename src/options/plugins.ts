@@ -4,15 +4,25 @@
  * checked here, at construction, so a mistake in a route table shows as an
  * option error naming the route and not as a 500 on the first request.
  */
-import { BUILTIN_PLUGINS, PLUGIN_ALIASES, PLUGIN_REQUIRES, REMOVED_PLUGINS, type BuiltinPlugin } from '../extensions/catalog.js';
+import { REMOVED_PLUGINS } from '../extensions/catalog.js';
 import type { Extension } from '../extensions/extension.js';
+import { builtinAliases, builtinExtensions, builtinPluginNames } from '../extensions/index.js';
 import { BUILTIN_ROUTES } from '../rest/routes.js';
+import type { Schema } from '../rest/schema.js';
+import { deepCopy } from './copy.js';
 import { checkTypos, childPath, indexPath, isPlainObject, type Problems } from './problems.js';
+import { suggestKey } from './typos.js';
 
-const PLUGIN_ORDER = new Map<string, number>(BUILTIN_PLUGINS.map((name, i) => [name, i]));
 const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE']);
 // Other keys are the plugin's own (its state, helpers); only likely typos of these are reported.
-const PLUGIN_KEYS = ['name', 'requires', 'capabilities', 'commands', 'routes'] as const;
+const PLUGIN_KEYS = [
+  'name', 'aliases', 'requires', 'options', 'setup', 'capabilities', 'enable', 'commands', 'wrap', 'fetchItems', 'searchKeys',
+  'statusItems', 'list', 'select', 'checks', 'literal', 'access', 'codes', 'sasl', 'saslInitialResponse', 'storage', 'onChange',
+  'events', 'routes',
+] as const;
+const FUNCTION_KEYS = ['setup', 'capabilities', 'literal', 'access', 'onChange'] as const;
+const OBJECT_KEYS = ['options', 'list', 'select', 'checks', 'codes', 'storage'] as const;
+const ARRAY_KEYS = ['aliases', 'enable', 'wrap', 'fetchItems', 'searchKeys', 'statusItems', 'sasl', 'events'] as const;
 const ROUTE_KEYS = ['method', 'path', 'summary', 'operation', 'params', 'query', 'body', 'allowArray', 'status', 'response', 'handle', 'after'] as const;
 const PLUGIN_SET = new Set<string>(PLUGIN_KEYS);
 const ROUTE_SET = new Set<string>(ROUTE_KEYS);
@@ -22,17 +32,22 @@ export interface ResolvedPlugins {
   names: string[];
   /** The plugin objects given by the caller, validated. */
   custom: Extension[];
+  /** Every loaded extension in canonical order: built-ins in catalog order, then plugin objects by name. */
+  extensions: Extension[];
 }
 
 /** The canonical built-in name for `name` (aliases and any case), or undefined. */
-function builtinName(name: string): BuiltinPlugin | undefined {
+function builtinName(name: string): string | undefined {
   const upper = name.toUpperCase();
-  if (PLUGIN_ORDER.has(upper)) return upper as BuiltinPlugin;
-  return Object.hasOwn(PLUGIN_ALIASES, upper) ? PLUGIN_ALIASES[upper] : undefined;
+  if (builtinExtensions().has(upper)) return upper;
+  return builtinAliases().get(upper);
 }
 
 export function resolvePlugins(problems: Problems, value: unknown): ResolvedPlugins {
-  const none: ResolvedPlugins = { names: [], custom: [] };
+  const none: ResolvedPlugins = { names: [], custom: [], extensions: [] };
+  const BUILTIN_PLUGINS = builtinPluginNames();
+  const catalog = builtinExtensions();
+  const order = new Map(BUILTIN_PLUGINS.map((name, i) => [name, i]));
   if (value === undefined) return none;
   let entries: unknown[];
   if (typeof value === 'string') {
@@ -47,11 +62,14 @@ export function resolvePlugins(problems: Problems, value: unknown): ResolvedPlug
     problems.expected('plugins', 'an array of plugin names or plugin objects, or "all"', value);
     return none;
   }
-  const chosen = new Set<BuiltinPlugin>();
-  const add = (name: BuiltinPlugin): void => {
+  const chosen = new Set<string>();
+  const add = (name: string): void => {
     if (chosen.has(name)) return;
     chosen.add(name);
-    for (const required of PLUGIN_REQUIRES[name] ?? []) add(required);
+    for (const required of catalog.get(name)?.requires ?? []) {
+      const b = builtinName(required);
+      if (b) add(b);
+    }
   };
   const custom: Extension[] = [];
   entries.forEach((entry, i) => {
@@ -84,9 +102,139 @@ export function resolvePlugins(problems: Problems, value: unknown): ResolvedPlug
     }
     add(canonical);
   });
-  const builtins = [...chosen].sort((a, b) => PLUGIN_ORDER.get(a)! - PLUGIN_ORDER.get(b)!);
-  return { names: [...builtins, ...custom.map((p) => p.name)], custom };
+  const builtins = [...chosen].sort((a, b) => order.get(a)! - order.get(b)!);
+  const byName = [...custom].sort((a, b) => (a.name.toUpperCase() < b.name.toUpperCase() ? -1 : 1));
+  return {
+    names: [...builtins, ...custom.map((p) => p.name)],
+    custom,
+    extensions: [...builtins.map((b) => catalog.get(b)!), ...byName],
+  };
 }
+
+/**
+ * The `pluginOptions` option: `{ [pluginName]: object }`, each entry checked
+ * against its loaded plugin's `options` schema with typo detection. Returns
+ * the validated entries (deep copies) by canonical plugin name.
+ */
+export function resolvePluginOptions(problems: Problems, value: unknown, extensions: readonly Extension[]): Map<string, Record<string, unknown>> {
+  const out = new Map<string, Record<string, unknown>>();
+  if (value === undefined) return out;
+  if (!isPlainObject(value)) {
+    problems.expected('pluginOptions', 'an object of plugin options by plugin name', value);
+    return out;
+  }
+  const loaded = new Map<string, Extension>();
+  for (const e of extensions) {
+    loaded.set(e.name.toUpperCase(), e);
+    for (const a of e.aliases ?? []) loaded.set(a.toUpperCase(), e);
+  }
+  const known = [...builtinPluginNames(), ...extensions.map((e) => e.name)];
+  for (const key of Object.keys(value)) {
+    const entry = value[key];
+    if (entry === undefined) continue;
+    const path = childPath('pluginOptions', key);
+    const extension = loaded.get(key.toUpperCase());
+    if (!extension) {
+      const builtin = builtinName(key);
+      if (builtin !== undefined) problems.add(path, `the ${builtin} plugin is not loaded; add it to plugins`);
+      else {
+        const hint = suggestName(key, known);
+        problems.add(path, `unknown plugin${hint ? `; did you mean ${JSON.stringify(hint)}?` : `; loaded plugins: ${extensions.map((e) => e.name).join(', ') || 'none'}`}`);
+      }
+      continue;
+    }
+    if (!extension.options) {
+      problems.add(path, `the ${extension.name} plugin takes no options`);
+      continue;
+    }
+    if (out.has(extension.name)) {
+      problems.add(path, `options for ${extension.name} are given twice`);
+      continue;
+    }
+    const before = problems.count;
+    checkSchema(problems, entry, extension.options, path);
+    if (problems.count === before) out.set(extension.name, deepCopy(entry) as Record<string, unknown>);
+  }
+  return out;
+}
+
+function suggestName(name: string, known: readonly string[]): string | undefined {
+  return suggestKey(name, known);
+}
+
+/** Checks a value against a schema of the REST subset, with typo detection on object keys. */
+export function checkSchema(problems: Problems, value: unknown, schema: Schema, path: string): void {
+  if (schema.oneOf) {
+    const trial = schema.oneOf.map((s) => {
+      const p = new ProblemCounter();
+      checkSchema(p as unknown as Problems, value, s, path);
+      return p.count;
+    });
+    if (!trial.includes(0)) problems.expected(path, schema.description ?? 'a value of another shape', value);
+    return;
+  }
+  switch (schema.type) {
+    case undefined:
+      return;
+    case 'null':
+      if (value !== null) problems.expected(path, 'null', value);
+      return;
+    case 'string':
+      if (typeof value !== 'string') problems.expected(path, 'a string', value);
+      else if (schema.enum && !schema.enum.includes(value)) problems.expected(path, `one of ${schema.enum.join(', ')}`, value);
+      return;
+    case 'boolean':
+      if (typeof value !== 'boolean') problems.expected(path, 'a boolean', value);
+      return;
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value)) problems.expected(path, 'a number', value);
+      else if (schema.minimum !== undefined && value < schema.minimum) problems.expected(path, `a number >= ${schema.minimum}`, value);
+      return;
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) problems.expected(path, 'an integer', value);
+      else if (schema.minimum !== undefined && value < schema.minimum) problems.expected(path, `an integer >= ${schema.minimum}`, value);
+      return;
+    case 'array':
+      if (!Array.isArray(value)) problems.expected(path, 'an array', value);
+      else if (schema.items) value.forEach((v: unknown, i) => checkSchema(problems, v, schema.items!, indexPath(path, i)));
+      return;
+    case 'object': {
+      if (!isPlainObject(value)) {
+        problems.expected(path, 'an object', value);
+        return;
+      }
+      const props = schema.properties ?? {};
+      const names = Object.keys(props);
+      checkTypos(value, new Set(names), names, path, problems);
+      for (const key of schema.required ?? []) {
+        if (!Object.hasOwn(value, key) || value[key] === undefined) problems.add(childPath(path, key), 'required');
+      }
+      for (const key of Object.keys(value)) {
+        const v = value[key];
+        if (v === undefined) continue;
+        if (Object.hasOwn(props, key)) checkSchema(problems, v, props[key]!, childPath(path, key));
+        else if (schema.additionalProperties === false) {
+          if (!problems.list.some((l) => l.startsWith(`${childPath(path, key)}:`))) problems.add(childPath(path, key), 'unknown key');
+        } else if (typeof schema.additionalProperties === 'object') checkSchema(problems, v, schema.additionalProperties, childPath(path, key));
+      }
+      return;
+    }
+  }
+}
+
+/** Counts problems without keeping them (for `oneOf` trials). */
+class ProblemCounter {
+  count = 0;
+  readonly list: string[] = [];
+  add(): void {
+    this.count++;
+  }
+  expected(): undefined {
+    this.count++;
+    return undefined;
+  }
+}
+
 
 function checkPluginObject(problems: Problems, p: Record<string, unknown>, path: string, earlier: readonly Extension[]): Extension | null {
   const before = problems.count;
@@ -104,12 +252,18 @@ function checkPluginObject(problems: Problems, p: Record<string, unknown>, path:
       problems.expected(childPath(path, 'requires'), 'an array of built-in plugin names', p.requires);
     } else {
       for (const r of p.requires as string[]) {
-        if (!builtinName(r)) problems.add(childPath(path, 'requires'), `unknown plugin ${JSON.stringify(r)}; valid names: ${BUILTIN_PLUGINS.join(', ')}`);
+        if (!builtinName(r)) problems.add(childPath(path, 'requires'), `unknown plugin ${JSON.stringify(r)}; valid names: ${builtinPluginNames().join(', ')}`);
       }
     }
   }
-  if (p.capabilities !== undefined && typeof p.capabilities !== 'function') {
-    problems.expected(childPath(path, 'capabilities'), 'a function (session) => string[]', p.capabilities);
+  for (const key of FUNCTION_KEYS) {
+    if (p[key] !== undefined && typeof p[key] !== 'function') problems.expected(childPath(path, key), 'a function', p[key]);
+  }
+  for (const key of OBJECT_KEYS) {
+    if (p[key] !== undefined && !isPlainObject(p[key])) problems.expected(childPath(path, key), 'an object', p[key]);
+  }
+  for (const key of ARRAY_KEYS) {
+    if (p[key] !== undefined && !Array.isArray(p[key])) problems.expected(childPath(path, key), 'an array', p[key]);
   }
   if (p.commands !== undefined) {
     if (!Array.isArray(p.commands)) problems.expected(childPath(path, 'commands'), 'an array of commands', p.commands);

@@ -11,8 +11,10 @@ import { isServiceError, ServiceError } from '../errors.js';
 import type { ScriptRule } from '../script/rule.js';
 import { validateRules } from '../script/validate.js';
 import { checkTypos, childPath, describeValue, indexPath, isPlainObject, Problems } from './problems.js';
-import { resolvePlugins } from './plugins.js';
-import { resolveStorage, type StorageContext } from './storage.js';
+import type { Extension, StoreField } from '../extensions/extension.js';
+import { builtinExtensions } from '../extensions/index.js';
+import { resolvePluginOptions, resolvePlugins } from './plugins.js';
+import { resolveStorage, type FieldValidator, type StorageContext } from './storage.js';
 import { resolveTls } from './tls.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
 
@@ -25,6 +27,7 @@ export const TOP_LEVEL_KEYS = [
   'storage',
   'users',
   'plugins',
+  'pluginOptions',
   'scriptSeed',
   'now',
   'rest',
@@ -96,12 +99,13 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   checkTypos(options, TOP_LEVEL_SET, TOP_LEVEL_KEYS, '', problems);
 
   const now = resolveClock(problems, options.now);
-  const storage = resolveStorage(options.storage, problems, now, context);
+  const plugins = resolvePlugins(problems, options.plugins);
+  const pluginOptions = resolvePluginOptions(problems, options.pluginOptions, plugins.extensions);
+  const storage = resolveStorage(options.storage, problems, now, storageContext(context, plugins.extensions, plugins.custom));
   const users = resolveUsers(problems, options.users);
   const loginDisabled = optional(options.loginDisabled, false, (v) => booleanValue(problems, v, 'loginDisabled'));
   // LOGINDISABLED without a way to get TLS would lock every client out.
   const starttls = loginDisabled || optional(options.starttls, false, (v) => booleanValue(problems, v, 'starttls'));
-  const plugins = resolvePlugins(problems, options.plugins);
   const rest = resolveRest(problems, options.rest);
 
   const scriptSeed = optional(options.scriptSeed, DEFAULTS.scriptSeed, (v) =>
@@ -136,6 +140,8 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     users,
     plugins: plugins.names,
     customPlugins: plugins.custom,
+    extensions: plugins.extensions,
+    pluginOptions,
     scriptSeed,
     script,
     now,
@@ -162,6 +168,31 @@ function resolveDebug(problems: Problems, value: unknown): ((line: string) => vo
   if (typeof value === 'function') return value as (line: string) => void;
   problems.expected('debug', 'a boolean or a function taking one log line', value);
   return null;
+}
+
+/**
+ * Storage keys of extensions: every built-in's and every given plugin
+ * object's keys take part in typo detection (a fixture may carry `acl`
+ * without the ACL plugin); the loaded ones' values are validated.
+ */
+function storageContext(base: StorageContext, loaded: readonly Extension[], custom: readonly Extension[]): StorageContext {
+  const all = [...builtinExtensions().values(), ...custom];
+  const keys = (pick: (e: Extension) => readonly StoreField[] | undefined): string[] => [
+    ...new Set(all.flatMap((e) => (pick(e) ?? []).map((f) => f.key))),
+  ];
+  const validators = (pick: (e: Extension) => readonly StoreField[] | undefined): Map<string, FieldValidator> => {
+    const out = new Map<string, FieldValidator>();
+    for (const e of loaded) for (const f of pick(e) ?? []) if (f.validate) out.set(f.key, (v, report) => f.validate!(v, report));
+    return out;
+  };
+  return {
+    mailboxKeys: [...(base.mailboxKeys ?? []), ...keys((e) => e.storage?.mailbox)],
+    messageKeys: [...(base.messageKeys ?? []), ...keys((e) => e.storage?.message)],
+    namespaceKeys: [...(base.namespaceKeys ?? []), ...keys((e) => e.storage?.server)],
+    mailboxFields: validators((e) => e.storage?.mailbox),
+    messageFields: validators((e) => e.storage?.message),
+    namespaceFields: validators((e) => e.storage?.server),
+  };
 }
 
 /** The limits that keep a broken or hostile client from costing unbounded memory, descriptors or time. */

@@ -72,11 +72,27 @@ const ALNUM_OR_AMP = /^[A-Za-z0-9&]$/;
 
 const MAX_UID = 0xffffffff;
 
+/** Checks an extension-owned value; returns the value to keep. `report` records a problem at the key's path. */
+export type FieldValidator = (value: unknown, report: (message: string) => void) => unknown;
+
 export interface StorageContext {
   /** Mailbox keys owned by extensions, beyond the built-in ones. */
   mailboxKeys?: readonly string[];
   /** Message keys owned by extensions. */
   messageKeys?: readonly string[];
+  /** Namespace keys owned by extensions (server-wide fields live on `storage[""]`). */
+  namespaceKeys?: readonly string[];
+  /** Validators of loaded extensions' keys, by key. */
+  mailboxFields?: ReadonlyMap<string, FieldValidator>;
+  messageFields?: ReadonlyMap<string, FieldValidator>;
+  namespaceFields?: ReadonlyMap<string, FieldValidator>;
+}
+
+/** The value to keep for an extension-owned key: validated when its extension is loaded. */
+function fieldValue(problems: Problems, validators: ReadonlyMap<string, FieldValidator> | undefined, key: string, value: unknown, path: string): unknown {
+  const copy = deepCopy(value);
+  const validate = validators?.get(key);
+  return validate ? validate(copy, (message) => problems.add(path, message)) : copy;
 }
 
 interface KnownKeys {
@@ -86,6 +102,7 @@ interface KnownKeys {
 
 interface Walk {
   problems: Problems;
+  context: StorageContext;
   mailboxKeys: KnownKeys;
   messageKeys: KnownKeys;
   /** The internal date of messages without one (the clock's now, read once). */
@@ -112,6 +129,7 @@ export function resolveStorage(
   let date: InternalDate | undefined;
   const walk: Walk = {
     problems,
+    context,
     mailboxKeys: known([...MAILBOX_KEYS, ...EXTENSION_MAILBOX_KEYS], context.mailboxKeys),
     messageKeys: known(MESSAGE_KEYS, context.messageKeys),
     defaultDate: () => {
@@ -147,7 +165,7 @@ export function resolveStorage(
   const namespaces: SeedNamespace[] = [];
   const namespaceFolders: unknown[] = [];
   for (const prefix of namespaceKeys) {
-    const resolved = resolveNamespace(prefix, storage[prefix], problems);
+    const resolved = resolveNamespace(prefix, storage[prefix], problems, context);
     if (resolved) {
       namespaces.push(resolved.namespace);
       namespaceFolders.push(resolved.folders);
@@ -182,6 +200,7 @@ function resolveNamespace(
   prefix: string,
   value: unknown,
   problems: Problems,
+  context: StorageContext,
 ): { namespace: SeedNamespace; folders: unknown } | null {
   const path = childPath('storage', prefix);
   if (!isPlainObject(value)) {
@@ -202,9 +221,12 @@ function resolveNamespace(
       );
     }
   }
-  checkTypos(value, NAMESPACE_KEY_SET, NAMESPACE_KEYS, path, problems);
+  const nsKeys = context.namespaceKeys?.length ? known(NAMESPACE_KEYS, context.namespaceKeys) : { set: NAMESPACE_KEY_SET, list: NAMESPACE_KEYS };
+  checkTypos(value, nsKeys.set, nsKeys.list, path, problems);
   for (const key of Object.keys(value)) {
-    if (!NAMESPACE_KEY_SET.has(key) && value[key] !== undefined) setOwn(extra, key, deepCopy(value[key]));
+    if (!NAMESPACE_KEY_SET.has(key) && value[key] !== undefined) {
+      setOwn(extra, key, fieldValue(problems, context.namespaceFields, key, value[key], childPath(path, key)));
+    }
   }
 
   let type: SeedNamespace['type'] = prefix === '' ? 'personal' : 'shared';
@@ -340,7 +362,7 @@ function walkMailbox(walk: Walk, value: unknown, path: string, full: string, del
         mailbox.permanentFlags = resolveFlagList(problems, v, keyPath, 'permanent');
         break;
       default:
-        setOwn(mailbox.extra, key, deepCopy(v));
+        setOwn(mailbox.extra, key, fieldValue(problems, walk.context.mailboxFields, key, v, childPath(path, key)));
     }
   }
   if (mailbox.uidnext !== undefined) {
@@ -502,7 +524,7 @@ function resolveMessage(walk: Walk, value: unknown, path: string): SeedMessage |
         modseq = positiveInteger(problems, v, keyPath, Number.MAX_SAFE_INTEGER);
         break;
       default:
-        setOwn(extra, key, deepCopy(v));
+        setOwn(extra, key, fieldValue(problems, walk.context.messageFields, key, v, childPath(path, key)));
     }
   }
   if (!raw) return null;

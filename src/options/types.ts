@@ -3,7 +3,7 @@
  * resolved form the rest of the server works with. `resolveOptions` in
  * `./resolve.ts` turns the first into the second, validating as it goes.
  */
-import type { Plugin } from '../extensions/extension.js';
+import type { Extension, Plugin } from '../extensions/extension.js';
 import type { ScriptRule } from '../script/rule.js';
 import type { InternalDate } from '../store/internal-date.js';
 
@@ -83,6 +83,11 @@ export interface ServerOptions {
    * own (commands, capabilities, REST routes).
    */
   plugins?: (string | Plugin)[] | 'all';
+  /**
+   * Options of loaded plugins by plugin name, each checked against the
+   * plugin's own schema (`{ APPENDLIMIT: { limit: 10485760 } }`).
+   */
+  pluginOptions?: Record<string, Record<string, unknown>>;
   /** Seed of the PRNG behind script rules' `chance`. Default 1. */
   scriptSeed?: number;
   /** Script rules to start with: an array, or a path to a JSON file holding one. */
@@ -211,6 +216,10 @@ export interface ResolvedOptions {
   plugins: string[];
   /** Plugin objects given in `plugins`, in the order given. */
   customPlugins: Plugin[];
+  /** Every loaded extension in canonical order (built-ins in catalog order, then plugin objects by name). */
+  extensions: Extension[];
+  /** Validated `pluginOptions` entries by canonical plugin name. */
+  pluginOptions: Map<string, Record<string, unknown>>;
   scriptSeed: number;
   /** Validated script rules from the `script` option. */
   script: ScriptRule[];

@@ -1,14 +1,16 @@
-/** APPEND (RFC 3501 §6.3.11), with APPENDUID when UIDPLUS is loaded. */
-import { isServiceError } from '../../errors.js';
+/**
+ * APPEND (RFC 3501 §6.3.11). Extension points: access (`i` on the target),
+ * checks before the append (quota, size limits), the result code (APPENDUID).
+ */
 import { internalDateFromMs } from '../../store/internal-date.js';
 import { AUTHENTICATED, no, ok, type CommandSpec } from '../command.js';
-import { imapProtocol } from '../protocol.js';
+import { accessRefusal, checkResult, imapProtocol } from '../protocol.js';
 import { InvalidName, mailboxArg } from './mailboxes.js';
 
 export const append: CommandSpec = {
   name: 'APPEND',
   states: AUTHENTICATED,
-  run({ session, args }) {
+  run({ session, args, name }) {
     const path = mailboxArg(args);
     args.sp();
     let flags: string[] = [];
@@ -26,18 +28,21 @@ export const append: CommandSpec = {
     // A name that cannot be created gets no TRYCREATE (RFC 3501 §6.3.11).
     if (path instanceof InvalidName) return path.no('NONEXISTENT');
     const server = session.server;
+    const protocol = imapProtocol(server);
     const mailbox = server.store.get(path);
     if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'TRYCREATE');
+    const refused = accessRefusal(session, 'i', mailbox, mailbox.path, name);
+    // A hidden mailbox answers as a missing one does.
+    if (refused) return refused.code === 'NONEXISTENT' ? no(refused.text, 'TRYCREATE') : refused;
     if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
-    try {
+    const failed = checkResult(() => {
       for (const check of server.appendChecks) check(mailbox, raw.length);
-    } catch (err) {
-      if (isServiceError(err)) return no(err.message, err.code);
-      throw err;
-    }
+      protocol.checkAppend({ mailbox, size: raw.length, session });
+    });
+    if (failed) return failed;
     const internaldate = date ?? internalDateFromMs(server.now());
     const [message] = server.store.append(mailbox, [{ raw, flags, internaldate }], session.id);
-    if (imapProtocol(server).has('UIDPLUS')) return ok('Append completed', `APPENDUID ${mailbox.uidvalidity} ${message!.uid}`);
-    return ok('Append completed');
+    const code = protocol.appendCode(mailbox, [message!.uid]);
+    return ok('Append completed', code);
   },
 };

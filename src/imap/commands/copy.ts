@@ -1,7 +1,11 @@
-/** COPY (RFC 3501 §6.4.7) and MOVE (RFC 6851), with COPYUID when UIDPLUS is loaded. */
-import { compressNumbers } from '../syntax.js';
+/**
+ * COPY (RFC 3501 §6.4.7) and MOVE (RFC 6851, registered by the MOVE
+ * extension). Extension points: access (`i` on the target; a MOVE also `t`
+ * and `e` on the source), checks before the copy or move (quota), the
+ * result code (COPYUID).
+ */
 import { SELECTED, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
-import { imapProtocol } from '../protocol.js';
+import { accessRefusal, checkResult, imapProtocol } from '../protocol.js';
 import { resolveSet } from '../sequence.js';
 import { atom } from '../wire/values.js';
 import { InvalidName, mailboxArg } from './mailboxes.js';
@@ -16,25 +20,32 @@ function transfer(ctx: CommandContext, move: boolean): CommandResult {
   if (path instanceof InvalidName) return path.no('NONEXISTENT');
   const selected = session.selected!;
   const store = session.server.store;
+  const protocol = imapProtocol(session.server);
   const target = store.get(path);
   if (!target) return no(`Mailbox doesn't exist: ${path}`, 'TRYCREATE');
+  const refused = accessRefusal(session, 'i', target, target.path, ctx.name);
+  if (refused) return refused.code === 'NONEXISTENT' ? no(refused.text, 'TRYCREATE') : refused;
   if (!target.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
   if (move && selected.readOnly) return no('Mailbox is read-only', 'READ-ONLY');
+  if (move) {
+    const source = selected.mailbox;
+    const denied = accessRefusal(session, 't', source, source.path, ctx.name) ?? accessRefusal(session, 'e', source, source.path, ctx.name);
+    if (denied) return denied;
+  }
   const messages = resolveSet(set, selected, ctx.uid)
     .map((n) => n.message)
     .filter((m) => !selected.isExpungedPending(m.uid));
   const verb = move ? 'Move' : 'Copy';
   if (messages.length === 0) return ok(`No messages to ${verb.toLowerCase()}`);
+  const input = { source: selected.mailbox, messages, target, session };
+  const failed = checkResult(() => (move ? protocol.checkMove(input) : protocol.checkCopy(input)));
+  if (failed) return failed;
   // The selected mailbox is a target like any other: the copies get new
   // UIDs and a MOVE expunges the originals, so the client sees EXPUNGE for
   // the old numbers and EXISTS for the copies (RFC 6851 §3.3).
   const pairs = store.copy(messages, target, session.id);
   if (move) store.expunge(selected.mailbox, pairs.map((p) => p.uid), session.id);
-  const uidplus = imapProtocol(session.server).has('UIDPLUS');
-  const code =
-    uidplus
-      ? `COPYUID ${target.uidvalidity} ${compressNumbers(pairs.map((p) => p.uid))} ${compressNumbers(pairs.map((p) => p.targetUid))}`
-      : undefined;
+  const code = protocol.copyCode(target, pairs);
   if (move) {
     // RFC 6851 §4.3: COPYUID goes in an untagged OK before the EXPUNGEs.
     if (code) session.untagged(atom('OK'), atom(`[${code}]`), atom('Moved UIDs.'));

@@ -1,5 +1,10 @@
-/** CLOSE and EXPUNGE (RFC 3501 §6.4.2-3); UID EXPUNGE (RFC 4315) is registered by UIDPLUS. */
+/**
+ * CLOSE and EXPUNGE (RFC 3501 §6.4.2-3); UID EXPUNGE (RFC 4315) is
+ * registered by UIDPLUS. Extension point: access (`e`; CLOSE without it
+ * leaves the messages).
+ */
 import { SELECTED, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
+import { accessRefusal } from '../protocol.js';
 import { resolveSet } from '../sequence.js';
 
 /** Expunges the \Deleted messages of the session's view (only those in `uids` when given). */
@@ -18,7 +23,8 @@ export const close: CommandSpec = {
   run(ctx) {
     ctx.args.end();
     // Messages go silently: the session leaves the mailbox before any EXPUNGE could be sent.
-    if (!ctx.session.selected!.readOnly) expungeDeleted(ctx, null);
+    const selected = ctx.session.selected!;
+    if (!selected.readOnly && !accessRefusal(ctx.session, 'e', selected.mailbox, selected.mailbox.path, ctx.name)) expungeDeleted(ctx, null);
     ctx.session.unselect();
     return ok('Close completed');
   },
@@ -29,7 +35,10 @@ export const expunge: CommandSpec = {
   states: SELECTED,
   run(ctx) {
     ctx.args.end();
-    if (ctx.session.selected!.readOnly) return no('Mailbox is read-only', 'READ-ONLY');
+    const selected = ctx.session.selected!;
+    if (selected.readOnly) return no('Mailbox is read-only', 'READ-ONLY');
+    const refused = accessRefusal(ctx.session, 'e', selected.mailbox, selected.mailbox.path, ctx.name);
+    if (refused) return refused;
     expungeDeleted(ctx, null);
     return ok('Expunge completed');
   },
@@ -43,6 +52,8 @@ export const uidExpunge: CommandSpec = {
     ctx.args.end();
     const selected = ctx.session.selected!;
     if (selected.readOnly) return no('Mailbox is read-only', 'READ-ONLY');
+    const refused = accessRefusal(ctx.session, 'e', selected.mailbox, selected.mailbox.path, ctx.name);
+    if (refused) return refused;
     const uids = new Set(resolveSet(set, selected, true).map((n) => n.message.uid));
     expungeDeleted(ctx, uids);
     return ok('Expunge completed');

@@ -13,6 +13,7 @@ import { SELECTED, ok, type CommandContext, type CommandResult, type CommandSpec
 import { resolveSet, type Numbered } from '../sequence.js';
 import type { ImapSession } from '../session.js';
 import type { FetchAttribute, Partial } from '../syntax.js';
+import { accessRefusal, imapProtocol } from '../protocol.js';
 import type { SelectedMailbox } from '../selected.js';
 import { atom, literal, type ImapValue } from '../wire/values.js';
 
@@ -27,7 +28,7 @@ function setsSeen(att: FetchAttribute): boolean {
   return (att.type === 'BODY[]' && !att.peek) || (att.type === 'BINARY[]' && !att.peek) || att.type === 'RFC822' || att.type === 'RFC822.TEXT';
 }
 
-function itemValue(att: FetchAttribute, m: Message, selected: SelectedMailbox): ImapValue {
+function itemValue(att: FetchAttribute, m: Message, selected: SelectedMailbox, session: ImapSession): ImapValue {
   const raw = (): Buffer => servedSource(m.raw);
   switch (att.type) {
     case 'UID':
@@ -57,6 +58,8 @@ function itemValue(att: FetchAttribute, m: Message, selected: SelectedMailbox): 
       const data = att.section.part.length === 0 && !att.section.text ? src : sectionOf(src, getMime(src), att.section);
       return data === null ? null : literal(applyPartial(data, att.partial));
     }
+    case 'OTHER':
+      return imapProtocol(session.server).fetchValue(att.name, m, session, selected);
     default:
       return null;
   }
@@ -110,13 +113,18 @@ async function run(ctx: CommandContext): Promise<CommandResult> {
   const { session, args } = ctx;
   const set = args.sequenceSet();
   args.sp();
-  const atts = args.fetchAttributes();
+  const protocol = imapProtocol(session.server);
+  const atts = args.fetchAttributes(protocol.fetchItems.size > 0 ? { extensions: [...protocol.fetchItems.keys()] } : {});
   args.end();
   const selected = session.selected!;
+  const refused = accessRefusal(session, 'r', selected.mailbox, selected.mailbox.path, ctx.name);
+  if (refused) return refused;
   const targets = resolveSet(set, selected, ctx.uid);
   // UID FETCH always reports the UID (RFC 3501 §6.4.8), first as Dovecot does.
   const items = ctx.uid && !atts.some((a) => a.type === 'UID') ? [{ type: 'UID', label: 'UID' } as FetchAttribute, ...atts] : atts;
-  const marksSeen = !selected.readOnly && items.some(setsSeen);
+  // Without the `s` right a body FETCH reads without setting \Seen (RFC 4314 §4).
+  const marksSeen =
+    !selected.readOnly && items.some(setsSeen) && protocol.access(session, 's', selected.mailbox, selected.mailbox.path, ctx.name).allow;
   const wantsFlags = items.some((a) => a.type === 'FLAGS');
   // Only messages whose \Seen this FETCH sets report FLAGS unasked (RFC 3501 §6.4.5 "if this causes the flags to change"; Dovecot).
   const newlySeen = new Set<number>();
@@ -137,7 +145,7 @@ async function run(ctx: CommandContext): Promise<CommandResult> {
       while (next < targets.length) {
         const { seq, message } = targets[next++]!;
         const values: ImapValue[] = [];
-        for (const att of items) values.push(atom(att.label), itemValue(att, message, selected));
+        for (const att of items) values.push(atom(att.label), itemValue(att, message, selected, session));
         // A FETCH that set \Seen reports the new flags too.
         if (newlySeen.has(message.uid) && !wantsFlags) values.push(atom('FLAGS'), selected.flagList(message));
         selected.dropFlagNotice(message.uid);

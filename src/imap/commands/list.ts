@@ -1,8 +1,18 @@
-/** LIST and LSUB (RFC 3501 §6.3.8-9) with `*` and `%` wildcards. */
+/**
+ * LIST and LSUB (RFC 3501 §6.3.8-9) with `*` and `%` wildcards, and the
+ * LIST-EXTENDED syntax (RFC 5258): selection options, several patterns,
+ * RETURN options. The core serves the SUBSCRIBED, REMOTE and RECURSIVEMATCH
+ * selection options and the SUBSCRIBED and CHILDREN return options;
+ * extensions add others, attributes and responses after each line.
+ * Mailboxes the access point hides (`l`) are not listed.
+ */
+import type { ListContext, ListEntry } from '../../extensions/extension.js';
+import type { Mailbox } from '../../store/mailbox.js';
 import { isValidMutf7 } from '../../store/mutf7.js';
 import type { Store } from '../../store/store.js';
-import { AUTHENTICATED, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
-import { imapProtocol } from '../protocol.js';
+import { AUTHENTICATED, failBad, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
+import type { ArgParser } from '../parser.js';
+import { accessRefusal, imapProtocol } from '../protocol.js';
 import { atom, type ImapValue } from '../wire/values.js';
 
 /** "INBOX" in every mix of case, for matching INBOX case-insensitively. */
@@ -44,12 +54,14 @@ function joinReference(reference: string, pattern: string, delimiter: string): s
   return reference + pattern;
 }
 
-function listAttributes(store: Store, path: string, withChildren: boolean): string[] {
-  const mailbox = store.get(path);
-  if (!mailbox) return ['\\NonExistent'];
-  const attrs = [...mailbox.attributes];
-  if (withChildren) attrs.push(store.hasChildren(mailbox) ? '\\HasChildren' : '\\HasNoChildren');
-  return attrs;
+/** `\HasChildren` or `\HasNoChildren` for a LIST entry (RFC 3348, RFC 5258 CHILDREN return option). */
+export function childAttributes(store: Store, entry: ListEntry): string[] {
+  if (entry.mailbox === null) {
+    // A level that is no mailbox: children below it under any namespace's separator.
+    const prefixes = [...new Set(store.namespaces.map((ns) => entry.path + ns.separator))];
+    return [store.list().some((m) => prefixes.some((p) => m.path.startsWith(p))) ? '\\HasChildren' : '\\HasNoChildren'];
+  }
+  return [store.hasChildren(entry.mailbox) ? '\\HasChildren' : '\\HasNoChildren'];
 }
 
 /**
@@ -65,18 +77,68 @@ function levelsAbove(path: string, delimiter: string): string[] {
   return out;
 }
 
-function run(ctx: CommandContext, lsub: boolean): CommandResult {
-  const { session, args } = ctx;
+/** LIST-EXTENDED (RFC 5258) parts of a LIST command; all empty for the basic form. */
+interface ListRequest {
+  reference: string;
+  patterns: string[];
+  selection: Set<string>;
+  returns: Set<string>;
+  extended: boolean;
+}
+
+function readOptions(args: ArgParser, known: ReadonlySet<string>, what: string): Set<string> {
+  const out = new Set<string>();
+  args.list(() => {
+    const option = args.atom().toUpperCase();
+    if (!known.has(option)) failBad(`Unknown LIST ${what} option ${option.slice(0, 40)}`);
+    out.add(option);
+  });
+  return out;
+}
+
+function readList(ctx: CommandContext, lsub: boolean): ListRequest {
+  const { args, session } = ctx;
+  const protocol = imapProtocol(session.server);
+  let selection = new Set<string>();
+  let extended = false;
+  if (!lsub && args.peekChar() === '(') {
+    selection = readOptions(args, protocol.listSelection, 'selection');
+    extended = true;
+    args.sp();
+  }
   const reference = args.mailbox({ pattern: true });
   args.sp();
-  const pattern = args.listMailbox();
+  let patterns: string[];
+  if (!lsub && args.peekChar() === '(') {
+    patterns = args.list(() => args.listMailbox(), { allowEmpty: false });
+    extended = true;
+  } else patterns = [args.listMailbox()];
+  let returns = new Set<string>();
+  if (!lsub && !args.atEnd()) {
+    args.sp();
+    args.keyword('RETURN');
+    args.sp();
+    returns = readOptions(args, protocol.listReturn, 'return');
+    extended = true;
+  }
   args.end();
+  if (selection.has('RECURSIVEMATCH') && selection.size === 1) failBad('RECURSIVEMATCH needs another selection option');
+  // RFC 5258 §3: the SUBSCRIBED selection option implies the SUBSCRIBED return option.
+  if (selection.has('SUBSCRIBED')) returns.add('SUBSCRIBED');
+  return { reference, patterns, selection, returns, extended };
+}
+
+function run(ctx: CommandContext, lsub: boolean): CommandResult {
+  const { session } = ctx;
+  const request = readList(ctx, lsub);
+  const { reference, selection, returns } = request;
   const store = session.server.store;
   const protocol = imapProtocol(session.server);
   const name = lsub ? 'LSUB' : 'LIST';
-  const delimiter = store.delimiterFor(reference || pattern);
-  if (pattern === '') {
+  const listCtx: ListContext = { session, lsub, selection, returns };
+  if (request.patterns.length === 1 && request.patterns[0] === '' && !request.extended) {
     // The hierarchy delimiter and root of the reference (RFC 3501 §6.3.8).
+    const delimiter = store.delimiterFor(reference);
     const root = reference === '' ? '' : reference.split(delimiter)[0] + (reference.includes(delimiter) ? delimiter : '');
     session.untagged(atom(name), [atom('\\Noselect')], delimiter, root);
     return ok(`${name} completed`);
@@ -84,51 +146,98 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
   // Mailbox names are modified UTF-7, so a reference or pattern that is not
   // (wildcards aside) names nothing: no match, and no error (it is a
   // well-formed list-mailbox).
-  if (!isValidMutf7(reference) || !isValidMutf7(pattern)) return ok(`${name} completed`);
+  const patterns = request.patterns.filter((p) => p !== '' && isValidMutf7(p));
+  if (!isValidMutf7(reference) || patterns.length === 0) return ok(`${name} completed`);
   // `%` stops at the delimiter of the namespace each name lives in.
-  const full = joinReference(reference, pattern, delimiter);
-  const matchers = new Map<string, (name: string) => boolean>();
+  const matchers = new Map<string, ((name: string) => boolean)[]>();
   const matchesWith = (path: string, sep: string): boolean => {
     let m = matchers.get(sep);
-    if (!m) matchers.set(sep, (m = patternMatcher(full, sep)));
-    return m(path);
+    if (!m) matchers.set(sep, (m = patterns.map((p) => patternMatcher(joinReference(reference, p, store.delimiterFor(reference || p)), sep))));
+    return m.some((f) => f(path));
   };
   const matches = (path: string): boolean => matchesWith(path, store.delimiterFor(path));
-  const names = lsub ? store.subscribedNames() : store.list().map((m) => m.path);
-  const withChildren = protocol.has('CHILDREN');
-  const found = new Map<string, { attrs: ImapValue[]; delimiter: string }>();
+  const bySubscription = lsub || selection.has('SUBSCRIBED');
+  const names = bySubscription ? store.subscribedNames() : store.list().map((m) => m.path);
+  const visible = (mailbox: Mailbox | null, path: string): boolean => mailbox === null || accessRefusal(session, 'l', mailbox, path, ctx.name) === null;
+  const withChildren = returns.has('CHILDREN');
+  const found = new Map<string, { entry: ListEntry; attrs: string[]; delimiter: string; childInfo: boolean }>();
   for (const path of names) {
-    if (matches(path)) {
-      const attrs: ImapValue[] = lsub
-        ? store.has(path)
-          ? store.get(path)!.attributes.map(atom)
-          : []
-        : listAttributes(store, path, withChildren).map(atom);
-      found.set(path, { attrs, delimiter: store.delimiterFor(path) });
+    if (!matches(path)) continue;
+    const mailbox = store.get(path) ?? null;
+    if (!visible(mailbox, path)) continue;
+    const entry: ListEntry = { path, mailbox };
+    let attrs: string[];
+    if (lsub) attrs = mailbox ? [...mailbox.attributes] : [];
+    else {
+      attrs = mailbox ? [...mailbox.attributes] : ['\\NonExistent'];
+      if (withChildren) attrs.push(...childAttributes(store, entry));
+      if (returns.has('SUBSCRIBED') && store.isSubscribed(path)) attrs.push('\\Subscribed');
     }
+    found.set(path, { entry, attrs, delimiter: store.delimiterFor(path), childInfo: false });
   }
   // A `%` stops at hierarchy levels that are not themselves listed: LIST
   // returns such a level as \Noselect (RFC 3501 §6.3.8), and so does LSUB
   // for an unsubscribed parent of a subscribed child (§6.3.9: "foo", not
   // "foo/bar", flagged \Noselect).
-  if (pattern.includes('%')) {
-    const listed = new Set(names);
+  const listed = new Set(names);
+  if (patterns.some((p) => p.includes('%'))) {
     for (const path of names) {
       const sep = store.delimiterFor(path);
       for (const level of levelsAbove(path, sep)) {
         if (listed.has(level) || found.has(level) || !matchesWith(level, sep)) continue;
-        const attrs = [atom('\\Noselect')];
-        if (!lsub && withChildren) attrs.push(atom('\\HasChildren'));
-        found.set(level, { attrs, delimiter: sep });
+        const mailbox = store.get(level) ?? null;
+        if (!visible(mailbox, level)) continue;
+        const entry: ListEntry = { path: level, mailbox };
+        const attrs = mailbox && bySubscription && !lsub ? [...mailbox.attributes] : ['\\Noselect'];
+        if (!lsub && withChildren) attrs.push('\\HasChildren');
+        found.set(level, { entry, attrs, delimiter: sep, childInfo: false });
+      }
+    }
+  }
+  // RECURSIVEMATCH with SUBSCRIBED: a listed parent of a subscribed child that itself is not
+  // subscribed carries CHILDINFO ("SUBSCRIBED") (RFC 5258 §3.5).
+  if (selection.has('RECURSIVEMATCH') && selection.has('SUBSCRIBED')) {
+    for (const path of names) {
+      const sep = store.delimiterFor(path);
+      for (const level of levelsAbove(path, sep)) {
+        if (!matchesWith(level, sep)) continue;
+        const existing = found.get(level);
+        if (existing) {
+          if (!store.isSubscribed(level)) existing.childInfo = true;
+          continue;
+        }
+        const mailbox = store.get(level) ?? null;
+        if (!visible(mailbox, level)) continue;
+        const attrs = mailbox ? [...mailbox.attributes] : ['\\NonExistent'];
+        if (withChildren) attrs.push('\\HasChildren');
+        found.set(level, { entry: { path: level, mailbox }, attrs, delimiter: sep, childInfo: true });
       }
     }
   }
   const ordered = [...found.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const path of ordered) {
-    const entry = found.get(path)!;
-    session.untagged(atom(name), entry.attrs, entry.delimiter, path);
+    const item = found.get(path)!;
+    if (!protocol.listFilter(item.entry, listCtx)) continue;
+    const attrs = mergeAttributes(item.attrs, protocol.listAttributes(item.entry, listCtx));
+    const line: ImapValue[] = [atom(name), attrs.map(atom), item.delimiter, path];
+    if (item.childInfo) line.push(['CHILDINFO', ['SUBSCRIBED']]);
+    session.untaggedList(line);
+    for (const response of protocol.listResponses(item.entry, listCtx)) session.untaggedList(response);
   }
   return ok(`${name} completed`);
+}
+
+/** Attributes without duplicates (case-insensitive), first spelling kept. */
+function mergeAttributes(core: readonly string[], more: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const a of [...core, ...more]) {
+    const key = a.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(a);
+  }
+  return out;
 }
 
 export const list: CommandSpec = { name: 'LIST', states: AUTHENTICATED, run: (ctx) => run(ctx, false) };

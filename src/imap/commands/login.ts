@@ -1,11 +1,10 @@
 /**
- * LOGIN and AUTHENTICATE: PLAIN (AUTH=PLAIN plugin), XOAUTH2 and OAUTHBEARER
- * (AUTH=XOAUTH2 and AUTH=OAUTHBEARER plugins, with the user's access token and
- * its sessionTimeout), initial responses with SASL-IR.
+ * LOGIN and AUTHENTICATE. The SASL mechanisms come from extensions' `sasl`
+ * points (the checkers for PLAIN, XOAUTH2 and OAUTHBEARER live here, for the
+ * AUTH=* extensions to offer), initial responses from `saslInitialResponse`.
  */
 import { NOT_AUTHENTICATED, bad, no, ok, type CommandResult, type CommandSpec } from '../command.js';
 import type { ImapSession } from '../session.js';
-import { loginDisabled } from '../../extensions/index.js';
 import { imapProtocol } from '../protocol.js';
 
 function succeed(session: ImapSession, user: string): CommandResult {
@@ -19,6 +18,11 @@ const failed = (): CommandResult => no('Invalid credentials (Failure)', 'AUTHENT
 function verifyPassword(session: ImapSession, user: string, password: string): boolean {
   const record = session.server.store.users.get(user);
   return record !== undefined && record.password !== null && record.password === password;
+}
+
+/** The `loginDisabled` option on a connection without TLS: no login of any kind until STARTTLS. */
+export function loginDisabled(session: ImapSession): boolean {
+  return session.server.options.loginDisabled && !session.secure;
 }
 
 /** With the loginDisabled option, credentials travel only over TLS (implicit or STARTTLS). */
@@ -42,7 +46,7 @@ export const login: CommandSpec = {
 };
 
 /** Decodes `authzid NUL authcid NUL password` (RFC 4616). */
-function checkPlain(session: ImapSession, response: Buffer): CommandResult {
+export function checkPlain(session: ImapSession, response: Buffer): CommandResult {
   const parts = response.toString('utf8').split('\0');
   // Malformed PLAIN data is an authentication failure, as Dovecot answers it (RFC 3501 §6.2.2 NO).
   if (parts.length !== 3) return failed();
@@ -68,26 +72,19 @@ async function tokenLogin(session: ImapSession, user: string | undefined, token:
 }
 
 /** Google's XOAUTH2: `user=<name>^Aauth=Bearer <token>^A^A`. */
-function checkXOAuth2(session: ImapSession, response: Buffer): Promise<CommandResult> {
+export function checkXOAuth2(session: ImapSession, response: Buffer): Promise<CommandResult> {
   const m = /^user=([^\x01]*)\x01auth=Bearer ([^\x01]+)\x01\x01$/.exec(response.toString('utf8'));
   return tokenLogin(session, m?.[1], m?.[2], { status: '401', schemes: 'Bearer', scope: 'https://mail.google.com/' });
 }
 
 /** RFC 7628 OAUTHBEARER: `n,a=<name>,^Ahost=...^Aport=...^Aauth=Bearer <token>^A^A`. */
-function checkOAuthBearer(session: ImapSession, response: Buffer): Promise<CommandResult> {
+export function checkOAuthBearer(session: ImapSession, response: Buffer): Promise<CommandResult> {
   const text = response.toString('utf8');
   const [gs2, ...pairs] = text.split('\x01');
   const user = /^[ny],a=([^,]*),$/.exec(gs2 ?? '')?.[1]?.replace(/=2C/g, ',').replace(/=3D/g, '=');
   const auth = text.endsWith('\x01\x01') ? pairs.find((p) => p.startsWith('auth=Bearer ')) : undefined;
   return tokenLogin(session, user, auth?.slice('auth=Bearer '.length), { status: 'invalid_token', scope: 'https://mail.google.com/' });
 }
-
-/** SASL mechanisms by name, with the plugin that enables each. */
-const MECHANISMS: Record<string, { plugin: string; check(session: ImapSession, response: Buffer): CommandResult | Promise<CommandResult> }> = {
-  PLAIN: { plugin: 'AUTH=PLAIN', check: checkPlain },
-  XOAUTH2: { plugin: 'AUTH=XOAUTH2', check: checkXOAuth2 },
-  OAUTHBEARER: { plugin: 'AUTH=OAUTHBEARER', check: checkOAuthBearer },
-};
 
 export const authenticate: CommandSpec = {
   name: 'AUTHENTICATE',
@@ -101,9 +98,9 @@ export const authenticate: CommandSpec = {
     }
     args.end();
     const protocol = imapProtocol(session.server);
-    const mechanism = Object.hasOwn(MECHANISMS, name) ? MECHANISMS[name] : undefined;
-    if (!mechanism || !protocol.has(mechanism.plugin)) return no(`Unsupported authentication mechanism ${name}`);
-    if (initial !== null && !protocol.has('SASL-IR')) return bad('Initial response needs SASL-IR');
+    const mechanism = protocol.sasl.get(name);
+    if (!mechanism) return no(`Unsupported authentication mechanism ${name}`);
+    if (initial !== null && !protocol.saslInitialResponse) return bad('Initial response needs SASL-IR');
     const refused = plaintextRefused(session);
     if (refused) return refused;
     let text: string;

@@ -1,7 +1,16 @@
-/** CREATE, DELETE, RENAME, SUBSCRIBE, UNSUBSCRIBE (RFC 3501 §6.3.3-7). */
+/**
+ * CREATE, DELETE, RENAME, SUBSCRIBE, UNSUBSCRIBE (RFC 3501 §6.3.3-7).
+ * Extension points: CREATE parameters (RFC 4466), access (`k` on the
+ * parent for CREATE and a RENAME target, `x` for DELETE and a RENAME
+ * source), checks before CREATE, the `created` hook.
+ */
+import type { Mailbox } from '../../store/mailbox.js';
 import { isValidMutf7 } from '../../store/mutf7.js';
-import { AUTHENTICATED, no, ok, type CommandResult, type CommandSpec } from '../command.js';
+import type { Store } from '../../store/store.js';
+import { AUTHENTICATED, no, ok, readParameters, type CommandResult, type CommandSpec } from '../command.js';
 import type { ArgParser } from '../parser.js';
+import { accessRefusal, checkResult, imapProtocol } from '../protocol.js';
+import type { ImapSession } from '../session.js';
 
 /**
  * A mailbox argument that names no possible mailbox: well-formed (any
@@ -30,11 +39,34 @@ export function mailboxArg(args: ArgParser): string | InvalidName {
   return isValidMutf7(name) ? name : new InvalidName(name);
 }
 
+/** The nearest existing mailbox above `path` (the one whose `k` right a CREATE needs), or null at the top. */
+function existingParent(store: Store, path: string): Mailbox | null {
+  for (let parent = store.parentOf(path); parent !== null; parent = store.parentOf(parent)) {
+    const found = store.get(parent);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** `k` on the parent of a name about to be created. */
+function createRefusal(session: ImapSession, path: string, command: string): CommandResult | null {
+  const parent = existingParent(session.server.store, path);
+  const refused = accessRefusal(session, 'k', parent, parent?.path ?? '', command);
+  // Creating below a hidden mailbox is refused without saying it exists.
+  return refused && refused.code === 'NONEXISTENT' ? no('Permission denied', 'NOPERM') : refused;
+}
+
 export const create: CommandSpec = {
   name: 'CREATE',
   states: AUTHENTICATED,
-  run({ session, args }) {
+  run({ session, args, name }) {
     let path = mailboxArg(args);
+    const protocol = imapProtocol(session.server);
+    let params: ReadonlyMap<string, unknown> = new Map();
+    if (!args.atEnd()) {
+      args.sp();
+      params = readParameters(args, protocol.createParameters, 'CREATE');
+    }
     args.end();
     if (path instanceof InvalidName) return path.no('CANNOT');
     const store = session.server.store;
@@ -42,7 +74,13 @@ export const create: CommandSpec = {
     const delimiter = store.delimiterFor(path);
     if (path.endsWith(delimiter) && path.length > delimiter.length) path = path.slice(0, -delimiter.length);
     if (store.has(path)) return no('Mailbox already exists', 'ALREADYEXISTS');
-    store.createMailbox(path, session.id);
+    const target = path;
+    const refused = createRefusal(session, target, name);
+    if (refused) return refused;
+    const failed = checkResult(() => protocol.checkCreate({ path: target, params, session }));
+    if (failed) return failed;
+    const mailbox = store.createMailbox(target, session.id);
+    protocol.created(mailbox, params, session);
     return ok('Create completed');
   },
 };
@@ -50,13 +88,15 @@ export const create: CommandSpec = {
 export const del: CommandSpec = {
   name: 'DELETE',
   states: AUTHENTICATED,
-  run({ session, args }) {
+  run({ session, args, name }) {
     const path = mailboxArg(args);
     args.end();
     if (path instanceof InvalidName) return path.no('NONEXISTENT');
     const store = session.server.store;
     const mailbox = store.get(path);
     if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
+    const refused = accessRefusal(session, 'x', mailbox, mailbox.path, name);
+    if (refused) return refused;
     // Deleting one's own selected mailbox is allowed; the session leaves it first.
     if (session.selected?.mailbox === mailbox && mailbox.path !== 'INBOX' && !store.hasChildren(mailbox)) session.unselect();
     store.deleteMailbox(path, session.id);
@@ -67,16 +107,21 @@ export const del: CommandSpec = {
 export const rename: CommandSpec = {
   name: 'RENAME',
   states: AUTHENTICATED,
-  run({ session, args }) {
+  run({ session, args, name }) {
     const from = mailboxArg(args);
     args.sp();
     const to = mailboxArg(args);
     args.end();
     if (from instanceof InvalidName) return from.no('NONEXISTENT');
     const store = session.server.store;
-    if (!store.has(from)) return no(`Mailbox doesn't exist: ${from}`, 'NONEXISTENT');
+    const source = store.get(from);
+    if (!source) return no(`Mailbox doesn't exist: ${from}`, 'NONEXISTENT');
+    const refused = accessRefusal(session, 'x', source, source.path, name);
+    if (refused) return refused;
     if (to instanceof InvalidName) return to.no('CANNOT');
     if (store.has(to)) return no('Target mailbox already exists', 'ALREADYEXISTS');
+    const denied = createRefusal(session, store.normalizePath(to), name);
+    if (denied) return denied;
     store.renameMailbox(from, to, session.id);
     return ok('Rename completed');
   },

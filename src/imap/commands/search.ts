@@ -1,4 +1,6 @@
-/** SEARCH and UID SEARCH (RFC 3501 §6.4.4). */
+/** SEARCH and UID SEARCH (RFC 3501 §6.4.4). Extension points: access (`r`), SEARCH keys. */
+import type { Message } from '../../store/message.js';
+import { accessRefusal, imapProtocol } from '../protocol.js';
 import { SELECTED, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import { SEARCH_CHARSETS, SearchEvaluator } from '../search.js';
 import { atom } from '../wire/values.js';
@@ -18,7 +20,11 @@ function run(ctx: CommandContext): CommandResult {
     if (!supported) return no(`Unsupported charset ${program.charset}`, `BADCHARSET (${SEARCH_CHARSETS.join(' ')})`);
   }
   const selected = session.selected!;
-  const found = new SearchEvaluator(selected, charset, session.server.now()).run(program.keys);
+  const refused = accessRefusal(session, 'r', selected.mailbox, selected.mailbox.path, ctx.name);
+  if (refused) return refused;
+  const protocol = imapProtocol(session.server);
+  const matchExtension = (name: string, message: Message, data: unknown): boolean => protocol.searchMatches(name, message, data, session, selected);
+  const found = new SearchEvaluator(selected, charset, session.server.now(), matchExtension).run(program.keys);
   const response: (number | ReturnType<typeof atom>)[] = [atom('SEARCH')];
   for (const f of found) response.push(ctx.uid ? f.message.uid : f.seq);
   session.untaggedList(response);

@@ -1,19 +1,32 @@
-/** SELECT and EXAMINE (RFC 3501 §6.3.1-2). */
-import { AUTHENTICATED, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
-import { imapProtocol } from '../protocol.js';
+/**
+ * SELECT and EXAMINE (RFC 3501 §6.3.1-2). Extension points: parameters
+ * (RFC 4466), access (`r`), read-only selection, untagged responses after
+ * the core ones (response codes such as HIGHESTMODSEQ).
+ */
+import { AUTHENTICATED, no, ok, readParameters, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
+import { accessRefusal, imapProtocol } from '../protocol.js';
 import { atom } from '../wire/values.js';
 import { InvalidName, mailboxArg } from './mailboxes.js';
 
-function open(ctx: CommandContext, readOnly: boolean): CommandResult {
+function open(ctx: CommandContext, examine: boolean): CommandResult {
   const { session, args } = ctx;
   const path = mailboxArg(args);
+  const protocol = imapProtocol(session.server);
+  let params: ReadonlyMap<string, unknown> = new Map();
+  if (!args.atEnd()) {
+    args.sp();
+    params = readParameters(args, protocol.selectParameters, ctx.name);
+  }
   args.end();
   // A SELECT ends the previous selection first, even when it fails (RFC 3501 §6.3.1).
   session.unselect();
   if (path instanceof InvalidName) return path.no('NONEXISTENT');
   const mailbox = session.server.store.get(path);
   if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
+  const refused = accessRefusal(session, 'r', mailbox, mailbox.path, ctx.name);
+  if (refused) return refused;
   if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
+  const readOnly = examine || protocol.selectReadOnly(session, mailbox);
   const selected = session.select(mailbox, readOnly);
   const firstUnseen = selected.view.findIndex((m) => !m.flags.has('\\Seen')) + 1;
   const [flags, permanentFlags] = selected.flagsResponses();
@@ -24,10 +37,8 @@ function open(ctx: CommandContext, readOnly: boolean): CommandResult {
   session.untaggedList(permanentFlags!);
   session.untagged(atom('OK'), atom(`[UIDVALIDITY ${mailbox.uidvalidity}]`), atom('UIDs valid'));
   session.untagged(atom('OK'), atom(`[UIDNEXT ${mailbox.uidnext}]`), atom('Predicted next UID'));
-  if (imapProtocol(session.server).has('CONDSTORE')) {
-    session.untagged(atom('OK'), atom(`[HIGHESTMODSEQ ${mailbox.highestModseq}]`), atom('Highest'));
-  }
-  return ok(readOnly ? 'Examine completed' : 'Select completed', readOnly ? 'READ-ONLY' : 'READ-WRITE');
+  for (const response of protocol.selectResponses(session, selected, params)) session.untaggedList(response);
+  return ok(examine ? 'Examine completed' : 'Select completed', readOnly ? 'READ-ONLY' : 'READ-WRITE');
 }
 
 export const select: CommandSpec = { name: 'SELECT', states: AUTHENTICATED, run: (ctx) => open(ctx, false) };

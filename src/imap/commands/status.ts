@@ -1,23 +1,27 @@
-/** STATUS (RFC 3501 §6.3.10). */
+/** STATUS (RFC 3501 §6.3.10). Extension points: access (`r`), STATUS items. */
 import { AUTHENTICATED, no, ok, type CommandSpec } from '../command.js';
+import { accessRefusal, imapProtocol } from '../protocol.js';
 import { atom, type ImapValue } from '../wire/values.js';
 import { InvalidName, mailboxArg } from './mailboxes.js';
 
 export const status: CommandSpec = {
   name: 'STATUS',
   states: AUTHENTICATED,
-  run({ session, args }) {
+  run({ session, args, name }) {
+    const protocol = imapProtocol(session.server);
     const path = mailboxArg(args);
     args.sp();
-    const items = args.statusAttributes();
+    const items = args.statusAttributes(protocol.statusItems);
     args.end();
     if (path instanceof InvalidName) return path.no('NONEXISTENT');
     const mailbox = session.server.store.get(path);
     if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
+    const refused = accessRefusal(session, 'r', mailbox, mailbox.path, name);
+    if (refused) return refused;
     if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
     const out: ImapValue[] = [];
     for (const item of items) {
-      let value: number;
+      let value: number | null;
       switch (item) {
         case 'MESSAGES':
           value = mailbox.messages.length;
@@ -44,9 +48,9 @@ export const status: CommandSpec = {
           value = mailbox.messages.reduce((n, m) => n + (m.flags.has('\\Deleted') ? 1 : 0), 0);
           break;
         default:
-          continue;
+          value = protocol.statusValue(item, mailbox, session);
       }
-      out.push(atom(item), value);
+      if (value !== null) out.push(atom(item), value);
     }
     session.untagged(atom('STATUS'), mailbox.path, out);
     return ok('Status completed');

@@ -1,10 +1,19 @@
-/** STORE and UID STORE (RFC 3501 §6.4.6). */
+/** STORE and UID STORE (RFC 3501 §6.4.6). Extension point: access (`s`, `t`, `w` per flag). */
+import type { Right } from '../../extensions/extension.js';
+import { imapProtocol } from '../protocol.js';
 import type { FlagMode } from '../../store/store.js';
 import { SELECTED, failBad, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import { resolveSet } from '../sequence.js';
 import { atom } from '../wire/values.js';
 
 const MODES: Record<string, FlagMode> = { '': 'set', '+': 'add', '-': 'remove' };
+
+/** The RFC 4314 right needed to change a flag. */
+function rightFor(flag: string): Right {
+  if (flag === '\\Seen') return 's';
+  if (flag === '\\Deleted') return 't';
+  return 'w';
+}
 
 function run(ctx: CommandContext): CommandResult {
   const { session, args } = ctx;
@@ -21,14 +30,37 @@ function run(ctx: CommandContext): CommandResult {
   const selected = session.selected!;
   if (selected.readOnly) return no('Mailbox is read-only', 'READ-ONLY');
   const targets = resolveSet(set, selected, ctx.uid).filter((n) => !selected.isExpungedPending(n.message.uid));
-  session.server.store.setFlags(
-    selected.mailbox,
-    targets.map((n) => n.message),
-    flags,
-    mode,
-    session.id,
-    { silent },
-  );
+  // Rights per flag (RFC 4314 §4): `s` for \Seen, `t` for \Deleted, `w` for the others. Flags the
+  // user may not change stay as they are; a STORE that may change none of its flags is NO [NOPERM].
+  const protocol = imapProtocol(session.server);
+  const mailbox = selected.mailbox;
+  const allowed = new Map<Right, boolean>();
+  const may = (flag: string): boolean => {
+    const right = rightFor(flag);
+    let answer = allowed.get(right);
+    if (answer === undefined) allowed.set(right, (answer = protocol.access(session, right, mailbox, mailbox.path, ctx.name).allow));
+    return answer;
+  };
+  const store = session.server.store;
+  const messages = targets.map((n) => n.message);
+  const categories: Right[] = ['s', 't', 'w'];
+  if (categories.every((r) => may(r === 's' ? '\\Seen' : r === 't' ? '\\Deleted' : '\\Flagged'))) {
+    store.setFlags(mailbox, messages, flags, mode, session.id, { silent });
+  } else {
+    const permitted = flags.filter(may);
+    if (flags.length > 0 && permitted.length === 0) return no('Permission denied to change these flags', 'NOPERM');
+    if (mode !== 'set') store.setFlags(mailbox, messages, permitted, mode, session.id, { silent });
+    else {
+      if (!categories.some((r) => may(r === 's' ? '\\Seen' : r === 't' ? '\\Deleted' : '\\Flagged'))) {
+        return no('Permission denied to change flags', 'NOPERM');
+      }
+      // Each message keeps the flags the user may not change.
+      for (const m of messages) {
+        const kept = [...m.flags].filter((f) => !may(f));
+        store.setFlags(mailbox, [m], [...permitted, ...kept], 'set', session.id, { silent });
+      }
+    }
+  }
   // A keyword new to the mailbox is announced even to a .SILENT store (RFC 3501 §7.2.6).
   if (selected.learnKeywords(targets.map((n) => n.message))) {
     for (const response of selected.flagsResponses()) session.untaggedList(response);

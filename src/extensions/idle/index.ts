@@ -1,0 +1,27 @@
+/** IDLE (RFC 2177): updates go out at once until the client sends DONE. */
+import { AUTHENTICATED, bad, ok, type CommandSpec } from '../../imap/command.js';
+import type { Extension } from '../extension.js';
+import { always } from '../shared.js';
+
+export const idleCommand: CommandSpec = {
+  name: 'IDLE',
+  states: AUTHENTICATED,
+  async run({ session, args }) {
+    args.end();
+    session.write(Buffer.from('+ idling\r\n'));
+    session.idling = true;
+    session.waiting('IDLE');
+    session.flushUpdates(true);
+    let line: Buffer | null;
+    try {
+      line = await session.readLine();
+    } finally {
+      session.idling = false;
+    }
+    if (line === null) return ok('IDLE ended by closed connection');
+    if (line.toString('latin1').trim().toUpperCase() !== 'DONE') return bad('Expected DONE');
+    return ok('Idle completed');
+  },
+};
+
+export const extension: Extension = { name: 'IDLE', capabilities: always('IDLE'), commands: [idleCommand] };
