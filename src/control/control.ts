@@ -62,7 +62,7 @@ export interface AddMessageInput {
 
 /** Options of `createMailbox(path, options)`. */
 export interface CreateMailboxOptions {
-  /** Subscribe the new mailbox. Default false. */
+  /** Subscribe the new mailbox. Default true, as for mailboxes from the storage option. */
   subscribed?: boolean;
 }
 
@@ -221,7 +221,9 @@ export class ControlApi {
       o = checkObject(input, 'mailbox');
     }
     const path = checkString(o.path, 'path', { nonEmpty: true });
-    const subscribed = optionalBoolean(o.subscribed, 'subscribed') ?? false;
+    // One rule for mailboxes a test makes (storage, control API, REST): subscribed unless told
+    // otherwise. Only a client's own IMAP CREATE leaves the subscription to the client.
+    const subscribed = optionalBoolean(o.subscribed, 'subscribed') ?? true;
     const mailbox = this.store.createMailbox(path, null, { subscribed });
     return mailboxInfo(this.store, mailbox);
   }

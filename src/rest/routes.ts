@@ -104,7 +104,7 @@ export const mailboxRoutes: Route[] = [
   },
   {
     method: 'POST', path: '/v1/mailboxes', summary: 'Create a mailbox with missing superior levels', operation: 'createMailbox',
-    body: obj({ path: str(), subscribed: bool }, ['path']), status: 201, response: ref('MailboxInfo'),
+    body: obj({ path: str(), subscribed: { ...bool, default: true } }, ['path']), status: 201, response: ref('MailboxInfo'),
     handle: ({ server, body }) => server.control.createMailbox(body as never),
   },
   {

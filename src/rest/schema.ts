@@ -14,6 +14,8 @@ export interface Schema {
   required?: readonly string[];
   additionalProperties?: boolean | Schema;
   oneOf?: readonly Schema[];
+  /** The value the server uses when the field is left out (documentation; not applied by validation). */
+  default?: string | number | boolean | null;
   /** A reference into the OpenAPI components (`#/components/schemas/Name`); not validated. */
   $ref?: string;
 }

@@ -108,7 +108,7 @@ describe('control API: mailboxes', () => {
 
   test('subscribe and unsubscribe report whether anything changed', () => {
     const server = createServer();
-    server.control.createMailbox({ path: 'S' });
+    server.control.createMailbox({ path: 'S', subscribed: false });
     assert.deepEqual(server.control.subscribe('S'), { changed: true });
     assert.deepEqual(server.control.subscribe('S'), { changed: false });
     assert.deepEqual(server.control.unsubscribe('S'), { changed: true });

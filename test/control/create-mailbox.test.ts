@@ -23,7 +23,7 @@ test('createMailbox(path) creates the mailbox and its missing parents; a connect
     const c = await rawSession(port);
     const info = server.control.createMailbox('A/B');
     assert.equal(info.path, 'A/B');
-    assert.equal(info.subscribed, false);
+    assert.equal(info.subscribed, true, 'subscribed by default, like mailboxes from storage');
     assert.equal(server.control.getMailbox('A').path, 'A');
     assert.deepEqual(await c.command('LIST "" A*'), [
       '* LIST (\\HasChildren) "/" "A"',
@@ -33,7 +33,7 @@ test('createMailbox(path) creates the mailbox and its missing parents; a connect
     // Options come second; the object form still works.
     assert.equal(server.control.createMailbox('Sub', { subscribed: true }).subscribed, true);
     assert.equal(server.control.createMailbox({ path: 'Obj/Form', subscribed: true }).path, 'Obj/Form');
-    assert.deepEqual(await c.command('LSUB "" *'), ['* LSUB () "/" "INBOX"', '* LSUB () "/" "Obj/Form"', '* LSUB () "/" "Sub"', 'T3 OK LSUB completed']);
+    assert.deepEqual(await c.command('LSUB "" *'), ['* LSUB () "/" "A/B"', '* LSUB () "/" "INBOX"', '* LSUB () "/" "Obj/Form"', '* LSUB () "/" "Sub"', 'T3 OK LSUB completed']);
     c.close();
   } finally {
     await server.stop();

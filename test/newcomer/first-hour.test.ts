@@ -178,3 +178,27 @@ test('after UNSELECT the logout and close events name no mailbox', async () => {
 test('createServer refuses secure together with starttls, naming both', () => {
   assert.throws(() => createServer({ secure: true, starttls: true }), /starttls: cannot go with secure/);
 });
+
+test('one rule for subscriptions: mailboxes from storage, createMailbox and REST are subscribed unless told otherwise', async () => {
+  const server = createServer({ port: 0, rest: { port: 0 }, storage: { INBOX: {}, '': { folders: { Fixture: {} } } } });
+  const { imap, rest } = await server.start();
+  try {
+    server.control.createMailbox('Control');
+    server.control.createMailbox('Quiet', { subscribed: false });
+    const res = await fetch(`http://127.0.0.1:${rest!.port}/v1/mailboxes`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ path: 'Rest' }),
+    });
+    assert.equal(res.status, 201);
+    assert.equal(((await res.json()) as { subscribed: boolean }).subscribed, true);
+    const c = await rawSession(imap.port);
+    const lsub = await c.command('LSUB "" *');
+    const names = lsub.filter((l) => l.startsWith('* LSUB')).map((l) => l.split(' ').pop()!.replace(/"/g, ''));
+    for (const name of ['Fixture', 'Control', 'Rest']) assert.ok(names.includes(name), `${name} subscribed`);
+    assert.ok(!names.includes('Quiet'));
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});

@@ -208,7 +208,7 @@ describe('REST event stream with the eventsource client', () => {
       r.server.control.setFlags('INBOX', { uids: [uid], flags: ['\\Seen'] });
       // ...and the two wanted types; the expunge goes last, so its arrival
       // means everything before it has been through the stream.
-      r.server.control.createMailbox({ path: 'Filtered' });
+      r.server.control.createMailbox({ path: 'Filtered', subscribed: false });
       r.server.control.expungeMessages('INBOX', { uids: [uid] });
       await rec.event<ExpungeEvent>('expunge');
       assert.deepEqual(
