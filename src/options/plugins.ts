@@ -17,11 +17,11 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE']);
 // Other keys are the plugin's own (its state, helpers); only likely typos of these are reported.
 const PLUGIN_KEYS = [
   'name', 'aliases', 'requires', 'options', 'setup', 'capabilities', 'enable', 'commands', 'wrap', 'fetchItems', 'searchKeys',
-  'statusItems', 'list', 'select', 'checks', 'literal', 'access', 'codes', 'sasl', 'saslInitialResponse', 'storage', 'onChange',
+  'statusItems', 'list', 'select', 'create', 'checks', 'literal', 'access', 'codes', 'sasl', 'saslInitialResponse', 'storage', 'onChange',
   'events', 'routes',
 ] as const;
 const FUNCTION_KEYS = ['setup', 'capabilities', 'literal', 'access', 'onChange'] as const;
-const OBJECT_KEYS = ['options', 'list', 'select', 'checks', 'codes', 'storage'] as const;
+const OBJECT_KEYS = ['options', 'list', 'select', 'create', 'checks', 'codes', 'storage'] as const;
 const ARRAY_KEYS = ['aliases', 'enable', 'wrap', 'fetchItems', 'searchKeys', 'statusItems', 'sasl', 'events'] as const;
 const ROUTE_KEYS = ['method', 'path', 'summary', 'operation', 'params', 'query', 'body', 'allowArray', 'status', 'response', 'handle', 'after'] as const;
 const PLUGIN_SET = new Set<string>(PLUGIN_KEYS);
