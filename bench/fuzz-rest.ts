@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { createServer } from '../src/index.js';
 import type { RestServer } from '../src/rest/rest.js';
 import type { Storage } from '../src/options/types.js';
-import { fuzzRest, storeProblems, type Finding } from '../test/fuzz/rest-fuzz-core.js';
+import { fuzzRest, routesFromOpenApi, storeProblems, type Finding } from '../test/fuzz/rest-fuzz-core.js';
 import { fmt, table } from './client.js';
 
 const CHILD_ENV = 'ROOKERY_BENCH_SSE_SERVER';
@@ -43,15 +43,21 @@ async function fuzzPhase(requests: number, seed: number, concurrency: number): P
   console.log(`\nfuzz-rest: ${requests.toLocaleString('en-US')} requests, seed ${seed}, ${concurrency} connections at a time`);
   const server = createServer({ plugins: 'all', storage: STORAGE, rest: { port: 0 } });
   const { rest } = await server.start();
+  const doc = (await fetch(`http://127.0.0.1:${rest!.port}/v1/openapi.json`).then((r) => r.json())) as Parameters<typeof routesFromOpenApi>[0];
+  const routes = routesFromOpenApi(doc);
   const started = process.hrtime.bigint();
   const findings: Finding[] = [];
   const statuses = new Map<number, number>();
   // In slices, so progress shows on long runs.
-  const slice = 10_000;
+  const slice = 5_000;
   for (let start = 0; start < requests; start += slice) {
-    const r = await fuzzRest({ port: rest!.port, seed, start, requests: Math.min(slice, requests - start), concurrency });
+    const r = await fuzzRest({ port: rest!.port, seed, start, requests: Math.min(slice, requests - start), concurrency, routes });
     findings.push(...r.findings);
     for (const [k, v] of r.statuses) statuses.set(k, (statuses.get(k) ?? 0) + v);
+    // The store between slices too: a reset later in the run would hide what went wrong.
+    for (const problem of storeProblems(server, (st) => createServer({ storage: st as Storage, plugins: 'all' }))) {
+      findings.push({ seed, index: start + slice - 1, problem: `store: ${problem}`, request: `(state after requests ${start}..${start + slice - 1})`, response: '' });
+    }
     if (requests > slice) process.stdout.write(`  ${Math.min(start + slice, requests).toLocaleString('en-US')} requests...\n`);
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;

@@ -17,6 +17,7 @@
 import net from 'node:net';
 import type { Server } from '../../src/index.js';
 import { BUILTIN_ROUTES } from '../../src/rest/routes.js';
+import type { Schema } from '../../src/rest/schema.js';
 import { Prng } from '../../src/util/prng.js';
 
 export interface Finding {
@@ -129,6 +130,11 @@ const FIELD_VALUES: Record<string, (g: Gen) => string> = {
   text: (g) => JSON.stringify(g.pick(['bye', '', '\r\n', 'x'.repeat(2000)])),
   reset: (g) => g.pick(['true', 'false']),
   graceful: () => 'false',
+  rights: (g) => JSON.stringify(g.pick(['lrs', 'lrswipkxtea', '+w', '-x', '', 'z', '+', 'lrs lrs', 'LRS', 'cd'])),
+  specialUse: (g) => `[${Array.from({ length: g.int(3) }, () => JSON.stringify(g.pick(['\\Sent', '\\Trash', '\\All', '\\Bogus', 'Sent', '']))).join(',')}]`,
+  STORAGE: (g) => g.pick(NUMBERS),
+  MESSAGE: (g) => g.pick(NUMBERS),
+  MAILBOX: (g) => g.pick(NUMBERS),
 };
 
 const RULE_FIELDS: Record<string, (g: Gen) => string> = {
@@ -151,8 +157,9 @@ const RULE_FIELDS: Record<string, (g: Gen) => string> = {
 function objectText(g: Gen, fields: Record<string, (g: Gen) => string>, names: readonly string[]): string {
   const parts: string[] = [];
   for (const name of names) {
-    if (!Object.hasOwn(fields, name) || g.chance(0.15)) continue;
-    parts.push(`${JSON.stringify(name)}:${g.chance(0.06) ? jsonValue(g) : fields[name]!(g)}`);
+    if (g.chance(0.15)) continue;
+    const value = Object.hasOwn(fields, name) && !g.chance(0.06) ? fields[name]!(g) : jsonValue(g);
+    parts.push(`${JSON.stringify(name)}:${value}`);
   }
   if (g.chance(0.1)) parts.push(`${JSON.stringify(g.pick([...PROTO_NAMES, 'extra', 'path', 'raw']))}:${jsonValue(g)}`);
   return `{${parts.join(',')}}`;
@@ -164,7 +171,7 @@ function ruleText(g: Gen): string {
 }
 
 /** A body for a route: plausible most of the time, mutated or broken otherwise. */
-function bodyFor(g: Gen, fields: readonly string[], isRules: boolean): string {
+function bodyFor(g: Gen, fields: readonly string[], isRules: boolean, map: boolean): string {
   const roll = g.int(40);
   if (roll === 0) return '';
   if (roll === 1) return jsonValue(g);
@@ -176,6 +183,12 @@ function bodyFor(g: Gen, fields: readonly string[], isRules: boolean): string {
   }
   if (roll === 4) return `{${Array.from({ length: 200 }, (_, i) => `"k${i}":${i}`).join(',')}}`;
   if (isRules) return g.chance(0.3) ? `[${Array.from({ length: 1 + g.int(3) }, () => ruleText(g)).join(',')}]` : ruleText(g);
+  if (map && fields.length === 0) {
+    // A map of free names to string or null (metadata entries).
+    const names = ['/private/comment', '/shared/comment', '/shared/vendor/x', '/private/__proto__', '/shared/constructor', '__proto__', 'comment', '/shared/', '/shared/a/', '/PRIVATE/Comment', ''];
+    const entries = Array.from({ length: 1 + g.int(3) }, () => `${JSON.stringify(g.pick(names))}:${g.pick(['"v"', 'null', '""', '1', '{}', '"x"'])}`);
+    return `{${entries.join(',')}}`;
+  }
   return objectText(g, FIELD_VALUES, fields);
 }
 
@@ -196,6 +209,8 @@ function segmentValue(g: Gen, param: string): string {
       return enc(g.pick(MAILBOX_NAMES)).replace(/%2F/g, g.chance(0.1) ? '/' : '%2F');
     case 'name':
       return enc(g.pick(USER_NAMES));
+    case 'identifier':
+      return enc(g.pick(['anyone', 'testuser', '-testuser', 'alice', '', '-', 'anyone@x', ...PROTO_NAMES]));
     case 'session':
     case 'uid':
     case 'id':
@@ -221,11 +236,49 @@ export interface BuiltRequest {
   stream: boolean;
 }
 
-/** The request number `index` of a run with `seed`; never POST /v1/shutdown. */
-export function buildRequest(seed: number, index: number): BuiltRequest {
+/** What the fuzzer needs to know of a route. */
+export interface FuzzRoute {
+  method: string;
+  path: string;
+  /** Body fields the route declares. */
+  fields: string[];
+  /** The body is a map of free names (metadata entries). */
+  map: boolean;
+  stream: boolean;
+}
+
+function fuzzRoute(method: string, path: string, body: Schema | undefined, stream: boolean): FuzzRoute {
+  return {
+    method: method.toUpperCase(),
+    path,
+    fields: Object.keys(body?.properties ?? {}),
+    map: typeof body?.additionalProperties === 'object' || (body?.type === 'object' && !body.properties && body.additionalProperties !== false),
+    stream,
+  };
+}
+
+/** The built-in routes (without plugins). */
+export const BUILTIN_FUZZ_ROUTES: readonly FuzzRoute[] = BUILTIN_ROUTES.map((r) => fuzzRoute(r.method, r.path, r.body, r.stream === true));
+
+/** Every route of a running server, from its OpenAPI document: plugin routes included. */
+export function routesFromOpenApi(doc: { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> }; responses: Record<string, { content?: Record<string, unknown> }> }>> }): FuzzRoute[] {
+  const out: FuzzRoute[] = [];
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const stream = Object.values(op.responses).some((r) => r.content !== undefined && Object.hasOwn(r.content, 'text/event-stream'));
+      out.push(fuzzRoute(method, path, op.requestBody?.content['application/json']?.schema, stream));
+    }
+  }
+  return out;
+}
+
+/** The request number `index` of a run with `seed` over `routes`; never POST /v1/shutdown. */
+export function buildRequest(seed: number, index: number, allRoutes: readonly FuzzRoute[] = BUILTIN_FUZZ_ROUTES): BuiltRequest {
   const g = new Gen((seed * 1_000_003 + index * 7919) >>> 0);
-  const routes = BUILTIN_ROUTES.filter((r) => r.path !== '/v1/shutdown');
-  const route = g.pick(routes);
+  const routes = allRoutes.filter((r) => r.path !== '/v1/shutdown');
+  let route = g.pick(routes);
+  // A reset undoes whatever state the run built up; keep it rare so state can pile up.
+  if (route.path === '/v1/reset' && g.chance(0.7)) route = g.pick(routes.filter((r) => r.path !== '/v1/reset'));
   let method = g.chance(0.88) ? route.method : g.pick(METHODS);
   let path: string;
   if (g.chance(0.06)) {
@@ -235,9 +288,8 @@ export function buildRequest(seed: number, index: number): BuiltRequest {
   }
   path += g.pick(QUERIES);
   if (/shutdown/i.test(path) && method !== 'GET') method = 'GET';
-  const fields = Object.keys(route.body?.properties ?? {});
   const isRules = route.path === '/v1/script/rules';
-  let body = g.chance(method === 'GET' || method === 'DELETE' ? 0.15 : 0.9) ? bodyFor(g, fields, isRules) : '';
+  let body = g.chance(method === 'GET' || method === 'DELETE' ? 0.15 : 0.9) ? bodyFor(g, route.fields, isRules, route.map) : '';
   if (g.chance(0.03)) body = 'x'.repeat(70_000);
   const headers: string[] = [];
   const hostRoll = g.chance(0.08);
@@ -282,7 +334,7 @@ export function buildRequest(seed: number, index: number): BuiltRequest {
   return {
     bytes: Buffer.concat([Buffer.from(head, 'latin1'), framed]),
     describe: `${method} ${path.length > 120 ? path.slice(0, 120) + '...' : path} [${headers.filter((h) => !h.startsWith('X-Big')).join('; ')}] body=${shown}`,
-    stream: route.stream === true,
+    stream: route.stream,
   };
 }
 
@@ -389,8 +441,10 @@ function exchange(port: number, req: BuiltRequest, timeoutMs: number): Promise<{
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
       if (req.stream) {
-        const text = Buffer.concat(chunks).toString('latin1');
-        if (/\r\n\r\n/.test(text) && /text\/event-stream/i.test(text.slice(0, text.indexOf('\r\n\r\n')))) finish(false);
+        // The head of an event stream is all there is to read (after any 100 Continue).
+        const text = Buffer.concat(chunks).toString('latin1').replace(/^(?:HTTP\/1\.1 1\d\d [^\r]*\r\n(?:[^\r]+\r\n)*\r\n)+/, '');
+        const end = text.indexOf('\r\n\r\n');
+        if (end >= 0 && /text\/event-stream/i.test(text.slice(0, end))) finish(false);
       }
     });
     socket.on('error', () => finish(false));
@@ -407,6 +461,8 @@ export interface FuzzOptions {
   start?: number;
   concurrency?: number;
   timeoutMs?: number;
+  /** Routes to aim at (default: the built-in ones); `routesFromOpenApi` gives a running server's. */
+  routes?: readonly FuzzRoute[];
   /** Called after each answer (progress). */
   onAnswer?: (index: number, status: number) => void;
 }
@@ -424,15 +480,15 @@ export async function fuzzRest(options: FuzzOptions): Promise<FuzzResult> {
   const worker = async (): Promise<void> => {
     while (next < start + requests) {
       const index = next++;
-      const req = buildRequest(seed, index);
+      const req = buildRequest(seed, index, options.routes);
       bytes += req.bytes.length;
       const { data, timedOut } = await exchange(port, req, timeoutMs);
       const method = req.describe.slice(0, req.describe.indexOf(' '));
       const report = (problem: string): void => {
         findings.push({ seed, index, problem, request: req.describe, response: data.subarray(0, 400).toString('latin1') });
       };
-      if (timedOut && data.length === 0) {
-        report(`no answer within ${timeoutMs} ms`);
+      if (timedOut) {
+        report(data.length === 0 ? `no answer within ${timeoutMs} ms` : `answer not complete within ${timeoutMs} ms`);
         continue;
       }
       const answer = parseAnswer(data, method);

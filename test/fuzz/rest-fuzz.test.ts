@@ -12,7 +12,7 @@ import { createServer } from '../../src/index.js';
 import type { Storage } from '../../src/options/types.js';
 import { rawSession } from '../helpers/server.js';
 import { request, startRest } from '../rest/helpers.js';
-import { fuzzRest, storeProblems, type Finding } from './rest-fuzz-core.js';
+import { BUILTIN_FUZZ_ROUTES, fuzzRest, routesFromOpenApi, storeProblems, type Finding } from './rest-fuzz-core.js';
 
 const SEED = Number(process.env.REST_FUZZ_SEED ?? 18);
 const REQUESTS = Number(process.env.REST_FUZZ_REQUESTS ?? 5000);
@@ -40,7 +40,10 @@ test(`REST fuzz: ${REQUESTS} requests, seed ${SEED}`, async () => {
   try {
     // An IMAP session for the session routes to find.
     const imap = await rawSession(r.imapPort);
-    const result = await fuzzRest({ port: r.restPort, seed: SEED, requests: REQUESTS, concurrency: 6 });
+    // Every route the server has, plugin routes included, from its OpenAPI document.
+    const routes = routesFromOpenApi((await request(r.restPort, 'GET', '/v1/openapi.json')).json);
+    assert.ok(routes.length >= BUILTIN_FUZZ_ROUTES.length);
+    const result = await fuzzRest({ port: r.restPort, seed: SEED, requests: REQUESTS, concurrency: 6, routes });
     imap.close();
     assert.equal(result.findings.length, 0, `findings:\n${describeFindings(result.findings)}`);
     // Something of everything was exercised.
