@@ -4,7 +4,9 @@
  *   the last occurrence is used; the addresses of an address field that
  *   occurs more than once (two From: lines, ...) are all listed, in order;
  * - date, in-reply-to and message-id are the raw values with line breaks
- *   removed; the subject is additionally whitespace-collapsed and trimmed;
+ *   removed; the subject and address names are additionally
+ *   whitespace-collapsed and trimmed, and go out as literals when that
+ *   changed them or they hold `"` or `\` (Dovecot's "for humans" strings);
  *   a present but empty field is "" (only a missing one is NIL);
  * - sender and reply-to fall back to from when they hold no address;
  * - address lists are written with no SP between addresses
@@ -12,7 +14,7 @@
  * - address names keep the header bytes: RFC 2047 words are not decoded.
  */
 import { adjoined } from '../imap/wire/serializer.js';
-import type { ImapValue } from '../imap/wire/values.js';
+import { literal, type ImapValue } from '../imap/wire/values.js';
 import { parseAddressList, type Address } from './address.js';
 import { forHumans, fullValue, noLineBreaks } from './header.js';
 import type { HeaderField, MimeNode } from './types.js';
@@ -41,6 +43,19 @@ function envelopeFields(node: MimeNode): Fields {
   return { last, all };
 }
 
+/**
+ * A human-readable string (subject, address name) as Dovecot writes it:
+ * cleaned by forHumans, and sent as a literal whenever the cleaning
+ * changed something or the text holds `"` or `\` (Dovecot does not escape
+ * these strings); an empty result is `""`.
+ */
+function human(value: Buffer): ImapValue {
+  const cleaned = forHumans(value);
+  if (cleaned.length === 0) return cleaned;
+  const changed = !cleaned.equals(value) || value.indexOf(34) >= 0 || value.indexOf(92) >= 0;
+  return changed ? literal(cleaned) : cleaned;
+}
+
 function addresses(fields: HeaderField[] | undefined): ImapValue[] | null {
   if (fields === undefined) return null;
   let list: Address[] = [];
@@ -51,7 +66,7 @@ function addresses(fields: HeaderField[] | undefined): ImapValue[] | null {
   if (list.length === 0) return null;
   return adjoined(
     list.map((a): ImapValue[] => [
-      a.name === null ? null : forHumans(a.name),
+      a.name === null ? null : human(a.name),
       typeof a.route === 'string' || a.route === null ? a.route : noLineBreaks(a.route),
       typeof a.mailbox === 'string' || a.mailbox === null ? a.mailbox : noLineBreaks(a.mailbox),
       typeof a.domain === 'string' || a.domain === null ? a.domain : noLineBreaks(a.domain),
@@ -74,7 +89,7 @@ export function envelope(node: MimeNode, _raw: Buffer): ImapValue {
   const from = addresses(all.get('from'));
   return [
     nstring(last.get('date')),
-    subject === undefined ? null : forHumans(fullValue(subject)),
+    subject === undefined ? null : human(fullValue(subject)),
     from,
     addresses(all.get('sender')) ?? from,
     addresses(all.get('reply-to')) ?? from,

@@ -4,8 +4,9 @@
  * every FETCH item a MIME client relies on is compared — RFC822.SIZE,
  * ENVELOPE, BODY, BODYSTRUCTURE, BODY[], HEADER, TEXT, HEADER.FIELDS,
  * HEADER.FIELDS.NOT, and for every part n: n, n.MIME, n.HEADER, n.TEXT —
- * by value (quoted vs literal does not matter) and by wire grammar (a
- * strict RFC 3501/9051 parser of body and envelope over the exact bytes).
+ * by value, by wire grammar (a strict RFC 3501/9051 parser of body and
+ * envelope over the exact bytes), and byte for byte (equal values must also
+ * be written the same way: quoted or literal, escapes).
  *
  * Deliberate differences are in ALLOW below, each with its reason; they
  * are documented in docs/mime.md. Set ROOKERY_DIFF_COUNT / ROOKERY_DIFF_SEED
@@ -102,7 +103,7 @@ function itemsFor(paths: number[][]): string[] {
 interface Difference {
   message: number;
   item: string;
-  kind: 'value' | 'grammar' | 'missing';
+  kind: 'value' | 'bytes' | 'grammar' | 'missing';
   rookery: string;
   dovecot: string;
   allowedBy: Allowed | null;
@@ -144,6 +145,10 @@ function compare(index: number, msg: Generated, ours: Map<string, Item>, theirs:
     if (va !== vb) {
       const [ra, rb] = around(va, vb);
       out.push({ message: index, item: label, kind: 'value', rookery: ra, dovecot: rb, allowedBy: allowed(label) });
+    } else if (a.raw !== b.raw) {
+      // same value, other bytes (quoted vs literal, escapes)
+      const [ra, rb] = around(a.raw, b.raw);
+      out.push({ message: index, item: label, kind: 'bytes', rookery: JSON.stringify(ra), dovecot: JSON.stringify(rb), allowedBy: allowed(label) });
     }
   }
   return compared;
