@@ -80,8 +80,8 @@ export interface SearchKeySpec<S = unknown> {
 export interface StatusItem<S = unknown> {
   /** Upper-case item name. */
   name: string;
-  /** The value, or null to leave the item out of the answer. */
-  value(mailbox: Mailbox, session: ImapSession, state: S): number | null;
+  /** The value (a number, or null for NIL), or undefined to leave the item out of the answer. */
+  value(mailbox: Mailbox, session: ImapSession, state: S): number | null | undefined;
 }
 
 /** One LIST/LSUB answer line being built. */

@@ -19,6 +19,9 @@ import * as authPlain from './auth-plain/index.js';
 import * as authXoauth2 from './auth-xoauth2/index.js';
 import * as authOauthbearer from './auth-oauthbearer/index.js';
 import * as children from './children/index.js';
+import * as specialUse from './special-use/index.js';
+import * as createSpecialUse from './create-special-use/index.js';
+import * as appendlimit from './appendlimit/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
   idle,
@@ -34,6 +37,9 @@ const FOLDERS: readonly { extension: Extension }[] = [
   authXoauth2,
   authOauthbearer,
   children,
+  specialUse,
+  createSpecialUse,
+  appendlimit,
 ];
 
 let catalog: Map<string, Extension> | null = null;

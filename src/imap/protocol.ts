@@ -61,7 +61,7 @@ export interface ImapProtocol {
   fetchValue(item: string, message: Message, session: ImapSession, selected: SelectedMailbox): ImapValue;
   searchMatches(name: string, message: Message, data: unknown, session: ImapSession, selected: SelectedMailbox): boolean;
   readonly statusItems: ReadonlyMap<string, StatusItem>;
-  statusValue(item: string, mailbox: Mailbox, session: ImapSession): number | null;
+  statusValue(item: string, mailbox: Mailbox, session: ImapSession): number | null | undefined;
   readonly listSelection: ReadonlySet<string>;
   readonly listReturn: ReadonlySet<string>;
   listFilter(entry: ListEntry, ctx: ListContext): boolean;
@@ -243,7 +243,7 @@ function buildProtocol(server: Server): ImapProtocol {
     statusItems,
     statusValue(item, mailbox, session) {
       const spec = statusItems.get(item.toUpperCase());
-      if (!spec) return null;
+      if (!spec) return undefined;
       return spec.value(mailbox, session, state(statusOwners.get(item.toUpperCase())!));
     },
     listSelection,

@@ -56,7 +56,8 @@ const MAILBOX_ATTRIBUTES = new Map(
 /** Attributes the server derives itself; old snapshots may hold them. Dropped. */
 const DERIVED_ATTRIBUTES = new Set(['\\haschildren', '\\hasnochildren']);
 
-const SPECIAL_USE = new Map(
+/** RFC 6154 special-use attributes (and RFC 8457 \Important) by lower-case name, canonical spelling as value. */
+export const SPECIAL_USE = new Map(
   ['\\All', '\\Archive', '\\Drafts', '\\Flagged', '\\Junk', '\\Sent', '\\Trash', '\\Important'].map((f) => [
     f.toLowerCase(),
     f,

@@ -21,7 +21,7 @@ export const status: CommandSpec = {
     if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
     const out: ImapValue[] = [];
     for (const item of items) {
-      let value: number | null;
+      let value: number | null | undefined;
       switch (item) {
         case 'MESSAGES':
           value = mailbox.messages.length;
@@ -50,7 +50,7 @@ export const status: CommandSpec = {
         default:
           value = protocol.statusValue(item, mailbox, session);
       }
-      if (value !== null) out.push(atom(item), value);
+      if (value !== undefined) out.push(atom(item), value);
     }
     session.untagged(atom('STATUS'), mailbox.path, out);
     return ok('Status completed');
