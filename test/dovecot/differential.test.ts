@@ -36,6 +36,8 @@ const ALLOW: Allowed[] = [
   {
     feature: 'message-global',
     items: /^BODY(STRUCTURE)?$|^BODY\[\d+(\.\d+)*(\.(MIME|HEADER|TEXT))?\]$/,
+    // every part section of such a message, not only those below the message/global part: an opaque part
+    // does not open the boundaries inside it, so in Dovecot a delimiter line in there can end an enclosing part
     reason:
       'message/global is an encapsulated message (RFC 9051 §7.5.2, RFC 6532 §3.7): Rookery shows its envelope and structure and numbers its parts; Dovecot 2.3 treats it as an opaque part',
   },
@@ -206,7 +208,11 @@ test('Rookery answers FETCH like Dovecot 2.3 for generated tricky messages', { t
     for (const d of diffs) if (d.allowedBy) byEntry.set(d.allowedBy, (byEntry.get(d.allowedBy) ?? 0) + 1);
     const differingMessages = new Set(unexplained.map((d) => d.message));
     t.diagnostic(`${dovecot.version}; seed ${SEED}: ${messages.length} messages, ${compared} items compared`);
-    t.diagnostic(`${diffs.length - unexplained.length} allowed differences (${ALLOW.length} allow-list entries), ${unexplained.length} other differences in ${differingMessages.size} messages`);
+    const allowedMessages = new Set(diffs.filter((d) => d.allowedBy !== null).map((d) => d.message));
+    t.diagnostic(
+      `${diffs.length - unexplained.length} allowed differences in ${allowedMessages.size} messages (${ALLOW.length} allow-list entries), ` +
+        `${unexplained.length} other differences in ${differingMessages.size} messages`,
+    );
     for (const [entry, n] of byEntry) t.diagnostic(`  allowed ${n} x ${entry.feature} ${entry.items}: ${entry.reason}`);
     const itemCounts = new Map<string, number>();
     for (const d of unexplained) {

@@ -169,7 +169,7 @@ class Gen {
   }
 
   contentType(): string | null {
-    switch (this.int(0, 22)) {
+    switch (this.int(0, 25)) {
       case 0:
         return null;
       case 1:
@@ -210,6 +210,12 @@ class Gen {
         return 'text/plain; charset=utf-8; charset=iso-8859-1';
       case 19:
         return this.feature('bad-type', 'text/plain; =broken; charset=utf-8');
+      case 20:
+        return this.feature('rfc2231', "application/x-y; name*0*=utf-8'en'a%20b; name*1=\"c d\"; NAME*2*=%41");
+      case 21:
+        return this.feature('comment', 'text/(c1)plain (c2); (c3) charset=(c4)utf-8');
+      case 22:
+        return this.feature('rfc2231', "application/x-y; filename*=''plain; title*=us-ascii'en-us'This%20is%20%2A%2A%2Afun%2A%2A%2A");
       default:
         return 'text/plain; charset=us-ascii';
     }
@@ -221,7 +227,7 @@ class Gen {
     if (this.chance(0.1)) h.push(this.feature('folded', `Content-Description: ${this.words(2)}\r\n ${this.words(2)}`));
     if (this.chance(0.05)) h.push('Content-MD5: Q2hlY2sgSW50ZWdyaXR5IQ==');
     if (this.chance(0.08)) h.push(`Content-Language: ${this.pick(['en', 'en, fr', 'de-DE (German)', ''])}`);
-    if (this.chance(0.05)) h.push('Content-Location: http://example.com/x');
+    if (this.chance(0.05)) h.push(this.pick(['Content-Location: http://example.com/x', 'Content-Location: http://example.com/\r\n folded', 'Content-Location:']));
     if (this.chance(0.25)) {
       h.push(
         `Content-Disposition: ${this.pick([
@@ -251,6 +257,8 @@ class Gen {
         return '\r\n\r\n';
       case 5:
         return this.feature('boundary-like', `--not-a-boundary\r\n${this.words(2)}\r\n`);
+      case 6:
+        return this.feature('lone-cr', `${this.words(2)}\r${this.words(1)}\r\n`);
       default: {
         const lines: string[] = [];
         for (let i = this.int(1, 5); i > 0; i--) lines.push(this.words(this.int(1, 8)));
@@ -264,7 +272,7 @@ class Gen {
     const r = this.int(0, 99);
     if (depth < 4 && r < 18) return this.multipart(depth + 1, parents, []);
     if (depth < 4 && r < 30) return this.encapsulated(depth, parents, 'rfc822');
-    if (depth < 4 && r < 32) return this.encapsulated(depth, parents, this.feature('message-global', 'global'));
+    if (depth < 4 && r < 31) return this.encapsulated(depth, parents, this.feature('message-global', 'global'));
     if (r < 36) return this.feature('empty-part', '');
     if (r < 39) return this.feature('empty-part', '\r\n');
     if (r < 42) return this.feature('header-only-part', 'Content-Type: text/plain');
@@ -287,7 +295,8 @@ class Gen {
         return this.feature('empty-message', `${head}\r\n\r\n${this.messageHeader().join('\r\n')}`); // header, no blank line
       default: {
         const inner = this.message(depth + 1, parents);
-        return `${head}${this.chance(0.2) ? '\r\nContent-Transfer-Encoding: 7bit' : ''}\r\n\r\n${inner}`;
+        const cte = this.pick(['', '', '', '\r\nContent-Transfer-Encoding: 7bit', this.feature('encoded-message', '\r\nContent-Transfer-Encoding: base64')]);
+        return `${head}${cte}\r\n\r\n${inner}`;
       }
     }
   }
@@ -304,10 +313,11 @@ class Gen {
     const n = this.int(0, 3) === 0 ? this.feature('no-parts', 0) : this.int(1, 4);
     const inner = b.value === null ? parents : [...parents, b.value];
     for (let i = 0; i < n; i++) {
-      lines.push(`--${delimiter}${this.chance(0.05) ? this.feature('delimiter-blanks', '  ') : ''}`);
+      const tail = this.chance(0.9) ? '' : this.pick([this.feature('delimiter-blanks', '  '), this.feature('delimiter-garbage', 'garbage'), this.feature('delimiter-garbage', '-x')]);
+      lines.push(`--${delimiter}${tail}`);
       lines.push(this.part(depth, inner, subtype === 'digest'));
     }
-    if (this.chance(0.85)) lines.push(`--${delimiter}--`);
+    if (this.chance(0.85)) lines.push(`--${delimiter}--${this.chance(0.1) ? this.feature('delimiter-garbage', ' trailing') : ''}`);
     else this.features.add('missing-close');
     if (this.chance(0.2)) lines.push(this.feature('epilogue', 'epilogue text'));
     return `${h.join('\r\n')}\r\n\r\n${lines.join('\r\n')}${this.chance(0.7) ? '\r\n' : ''}`;
