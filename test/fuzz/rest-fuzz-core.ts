@@ -273,7 +273,7 @@ export function routesFromOpenApi(doc: { paths: Record<string, Record<string, { 
 }
 
 /** The request number `index` of a run with `seed` over `routes`; never POST /v1/shutdown. */
-export function buildRequest(seed: number, index: number, allRoutes: readonly FuzzRoute[] = BUILTIN_FUZZ_ROUTES): BuiltRequest {
+export function buildRequest(seed: number, index: number, allRoutes: readonly FuzzRoute[] = BUILTIN_FUZZ_ROUTES, token?: string): BuiltRequest {
   const g = new Gen((seed * 1_000_003 + index * 7919) >>> 0);
   const routes = allRoutes.filter((r) => r.path !== '/v1/shutdown');
   let route = g.pick(routes);
@@ -298,7 +298,9 @@ export function buildRequest(seed: number, index: number, allRoutes: readonly Fu
   if (g.chance(body !== '' || method === 'POST' ? 0.95 : 0.1)) {
     headers.push(`Content-Type: ${g.chance(0.85) ? 'application/json' : g.pick(CONTENT_TYPES)}`);
   }
-  if (g.chance(0.05)) headers.push(`Authorization: ${g.pick(['Bearer x', 'Bearer', 'Basic dXNlcjpwYXNz', ''])}`);
+  if (token !== undefined && g.chance(0.9)) {
+    headers.push(`Authorization: ${g.pick([`Bearer ${token}`, `Bearer ${token}`, `bearer  ${token}`, `Bearer ${token}x`, `Bearer ${token.slice(1)}`, `Basic ${token}`])}`);
+  } else if (g.chance(0.05)) headers.push(`Authorization: ${g.pick(['Bearer x', 'Bearer', 'Basic dXNlcjpwYXNz', ''])}`);
   if (g.chance(0.05)) headers.push(`Origin: ${g.pick(['http://evil.example', 'null'])}`);
   if (g.chance(0.03)) headers.push(`X-Big: ${'h'.repeat(g.pick([100, 8000, 17000]))}`);
   // (A Transfer-Encoding ending in chunked without a chunked body would leave the request unfinished: not sent.)
@@ -463,6 +465,8 @@ export interface FuzzOptions {
   timeoutMs?: number;
   /** Routes to aim at (default: the built-in ones); `routesFromOpenApi` gives a running server's. */
   routes?: readonly FuzzRoute[];
+  /** The server's REST token: most requests send it (some with a wrong or mangled one). */
+  token?: string;
   /** Called after each answer (progress). */
   onAnswer?: (index: number, status: number) => void;
 }
@@ -480,7 +484,7 @@ export async function fuzzRest(options: FuzzOptions): Promise<FuzzResult> {
   const worker = async (): Promise<void> => {
     while (next < start + requests) {
       const index = next++;
-      const req = buildRequest(seed, index, options.routes);
+      const req = buildRequest(seed, index, options.routes, options.token);
       bytes += req.bytes.length;
       const { data, timedOut } = await exchange(port, req, timeoutMs);
       const method = req.describe.slice(0, req.describe.indexOf(' '));

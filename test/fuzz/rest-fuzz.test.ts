@@ -68,3 +68,18 @@ test(`REST fuzz: ${REQUESTS} requests, seed ${SEED}`, async () => {
     await r.server.stop();
   }
 });
+
+test('REST fuzz with a token: 1000 requests', async () => {
+  const token = 'fuzz-t0ken';
+  const r = await startRest({ plugins: 'all', rest: { token } });
+  try {
+    const result = await fuzzRest({ port: r.restPort, seed: SEED + 1, requests: 1000, concurrency: 6, token });
+    assert.equal(result.findings.length, 0, `findings:\n${describeFindings(result.findings)}`);
+    for (const status of [200, 400, 401, 404]) assert.ok((result.statuses.get(status) ?? 0) > 0, `no ${status} answers: ${[...result.statuses].join(' ')}`);
+    assert.deepEqual(storeProblems(r.server, (s) => createServer({ storage: s as Storage, plugins: 'all' })), []);
+    const ok = await request(r.restPort, 'GET', '/v1/users', { headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(ok.status, 200);
+  } finally {
+    await r.server.stop();
+  }
+});
