@@ -1,7 +1,7 @@
 /**
  * Fuzz bench: the IMAP fuzzer of test/fuzz/ for a long run (10^6 inputs by
  * default; `--inputs N` or FUZZ_INPUTS, `--seed N` or FUZZ_SEED,
- * `--connections N`, `--no-rename-inbox`). Prints inputs/s and every finding with the input
+ * `--connections N`). Prints inputs/s and every finding with the input
  * that led to it.
  */
 import { runFuzz } from '../test/fuzz/driver.js';
@@ -19,15 +19,12 @@ export async function run(args: string[] = []): Promise<void> {
   const inputs = option(args, 'inputs', 'FUZZ_INPUTS', 1_000_000);
   const seed = option(args, 'seed', 'FUZZ_SEED', Date.now() % 1_000_000);
   const connections = option(args, 'connections', 'FUZZ_CONNECTIONS', 6);
-  // RENAME INBOX stays in unless FUZZ_NO_RENAME_INBOX=1 (a known store bug, see test/fuzz/imap-fuzz.test.ts).
-  const noRenameInbox = process.env.FUZZ_NO_RENAME_INBOX === '1' || args.includes('--no-rename-inbox');
   console.log(`\nfuzz: ${inputs.toLocaleString('en-US')} inputs, seed ${seed}, ${connections} connections`);
   let last = Date.now();
   const report = await runFuzz({
     seed,
     inputs,
     connections,
-    noRenameInbox,
     onProgress: (done) => {
       if (Date.now() - last < 5000) return;
       last = Date.now();

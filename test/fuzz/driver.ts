@@ -31,8 +31,6 @@ export interface FuzzOptions {
   probeTimeoutMs?: number;
   /** Inputs between store checks + resets. */
   resetEvery?: number;
-  /** Leave out RENAME INBOX (a known store bug). */
-  noRenameInbox?: boolean;
   /** Called now and then with progress. */
   onProgress?: (done: number) => void;
 }
@@ -473,7 +471,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   };
 
   const workers = Array.from({ length: connections }, (_, index) => ({
-    gen: new Generator((options.seed * 7919 + index * 104729) >>> 0, { maxLineLength: MAX_LINE, noRenameInbox: options.noRenameInbox ?? false }),
+    gen: new Generator((options.seed * 7919 + index * 104729) >>> 0, { maxLineLength: MAX_LINE }),
     conn: new FuzzConnection(fuzz, imap.port),
   }));
 
