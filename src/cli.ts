@@ -27,6 +27,11 @@ const FLAGS = {
   storage: { type: 'string', help: 'JSON file with the storage option' },
   config: { type: 'string', help: 'JSON file with any options, e.g. {"plugins":"all","rest":{"port":8080}}' },
   plugin: { type: 'string', multiple: true, help: 'extension to load (repeatable or comma list; "all")' },
+  'plugin-option': {
+    type: 'string',
+    multiple: true,
+    help: 'a plugin option, PLUGIN.key=value (repeatable; value is JSON or else text), e.g. APPENDLIMIT.limit=1000',
+  },
   script: { type: 'string', help: 'JSON file with script rules' },
   'script-seed': { type: 'string', help: 'seed of the script rules\u2019 PRNG' },
   'rest-port': { type: 'string', help: 'port of the REST API (off without it)' },
@@ -163,6 +168,54 @@ function port(value: string, flag: string): number {
   return n;
 }
 
+/**
+ * `--plugin-option PLUGIN.key=value` (repeatable; `a.b=1` nests): merged
+ * over the config file's pluginOptions. The value is read as JSON when it
+ * is JSON (`1000`, `true`, `{"x":1}`), else taken as text. Keys are set as
+ * own properties, so `__proto__` is an ordinary (and invalid) key.
+ */
+function pluginOptions(base: ServerOptions['pluginOptions'], items: readonly string[]): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [name, value] of Object.entries(base ?? {})) {
+    if (typeof value === 'object' && value !== null) setOwn(out, name, structuredClone(value));
+    else setOwn(out, name, value as never);
+  }
+  for (const item of items) {
+    const dot = item.indexOf('.');
+    const eq = item.indexOf('=', dot + 1);
+    if (dot <= 0 || eq <= dot + 1) throw new CliError(`--plugin-option: expected PLUGIN.key=value (e.g. APPENDLIMIT.limit=1000), got ${JSON.stringify(item)}`);
+    const plugin = item.slice(0, dot);
+    const keys = item.slice(dot + 1, eq).split('.');
+    const text = item.slice(eq + 1);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = text;
+    }
+    let target: Record<string, unknown> = Object.hasOwn(out, plugin) && isObject(out[plugin]) ? out[plugin]! : {};
+    setOwn(out, plugin, target);
+    keys.forEach((key, i) => {
+      if (key === '') throw new CliError(`--plugin-option: empty key in ${JSON.stringify(item)}`);
+      if (i === keys.length - 1) setOwn(target, key, value);
+      else {
+        const next = Object.hasOwn(target, key) && isObject(target[key]) ? (target[key] as Record<string, unknown>) : {};
+        setOwn(target, key, next);
+        target = next;
+      }
+    });
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** Builds server options from flags (already merged with the environment) over a config file. */
 function buildOptions(flags: FlagValues): ServerOptions {
   let options: ServerOptions = flags.demo ? demoOptions() : {};
@@ -187,6 +240,7 @@ function buildOptions(flags: FlagValues): ServerOptions {
     const names = flags.plugin.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
     options.plugins = names.some((n) => n.toLowerCase() === 'all') ? 'all' : names;
   }
+  if (Array.isArray(flags['plugin-option'])) options.pluginOptions = pluginOptions(options.pluginOptions, flags['plugin-option']);
   if (typeof flags.script === 'string') options.script = flags.script;
   if (typeof flags['script-seed'] === 'string') {
     const seed = Number(flags['script-seed']);

@@ -60,7 +60,45 @@ export type {
   ResetEvent,
 } from './events.js';
 export { BUILTIN_PLUGINS } from './extensions/catalog.js';
-export type { Plugin, Extension } from './extensions/extension.js';
+export { defineExtension } from './extensions/extension.js';
+export type {
+  Plugin,
+  Extension,
+  ExtensionApis,
+  SetupContext,
+  CommandWrapper,
+  SelectedContext,
+  FetchItem,
+  SearchKeySpec,
+  StatusItem,
+  ListEntry,
+  ListContext,
+  ListPoint,
+  CommandParameter,
+  SelectPoint,
+  CreatePoint,
+  Actor,
+  AppendCheckInput,
+  TransferCheckInput,
+  CreateCheckInput,
+  MutationChecks,
+  LiteralInfo,
+  AccessRequest,
+  AccessVerdict,
+  Right,
+  StoreField,
+  StoreFields,
+  SaslMechanism,
+  ResultCodes,
+} from './extensions/extension.js';
+export type { SpecialUseApi } from './extensions/special-use/index.js';
+export type { AppendLimitApi } from './extensions/appendlimit/index.js';
+export { getField, setField, serverFields } from './store/fields.js';
+export { atom, literal } from './imap/wire/values.js';
+export type { ImapValue } from './imap/wire/values.js';
+export type { StoreChange } from './store/changes.js';
+export type { Mailbox } from './store/mailbox.js';
+export type { Message } from './store/message.js';
 export type { CommandSpec, CommandContext, CommandResult, ImapState } from './imap/command.js';
 export type { ImapSession } from './imap/session.js';
 export { ScriptEngine } from './script/engine.js';

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { ControlApi, type AppendCheck } from './control/control.js';
-import type { ServerEventMap } from './events.js';
+import { EVENT_TYPES, type ServerEventMap } from './events.js';
 import type { ExtensionApis } from './extensions/extension.js';
 import { imapProtocol } from './imap/protocol.js';
 import { ImapSession } from './imap/session.js';
@@ -81,6 +81,11 @@ export class Server extends EventEmitter<ServerEventMap> {
   extension<T = unknown>(name: string): T | undefined;
   extension(name: string): unknown {
     return imapProtocol(this).api(name);
+  }
+
+  /** Event types this server emits: the spec's, then those its extensions declare (`events`). */
+  eventTypes(): string[] {
+    return [...new Set<string>([...EVENT_TYPES, ...imapProtocol(this).eventTypes])];
   }
 
   /** The server clock in epoch milliseconds (the `now` option). */

@@ -104,7 +104,7 @@ function unique<T>(kind: string, map: Map<string, T>, name: string, value: T, ow
   const key = name.toUpperCase();
   const previous = owners.get(key);
   if (previous !== undefined) {
-    throw new ServiceError('INVALID', `plugins: ${owner.name} and ${previous.name} both add the ${kind} ${key}`);
+    throw new ServiceError('INVALID', `plugins: ${previous.name} and ${owner.name} both add the ${kind} ${key}`);
   }
   owners.set(key, owner);
   map.set(key, value);

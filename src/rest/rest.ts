@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isServiceError, ServiceError, type ErrorCode } from '../errors.js';
-import { EVENT_TYPES, type ServerEventType } from '../events.js';
+import type { ServerEventType } from '../events.js';
 import type { ListenAddress, Server } from '../server.js';
 import { hostVerdict, isLoopbackHost, parseHost, type HostVerdict } from './host.js';
 import { openApiDocument } from './openapi.js';
@@ -569,17 +569,19 @@ export class RestServer {
 
   private openStream(ctx: RouteContext): void {
     const { res, req, query } = ctx;
-    let types: ServerEventType[] = [...EVENT_TYPES];
+    // The spec's types and those loaded extensions declare (`events`).
+    const valid = this.server.eventTypes();
+    let types = valid as ServerEventType[];
     // `types=a,b` and `types=a&types=b` both work; an empty list would be a stream that never says anything.
     const wanted = query.getAll('types');
     if (wanted.length > 0) {
       const names = wanted.flatMap((v) => v.split(',')).map((s) => s.trim()).filter((s) => s !== '');
       if (names.length === 0) {
-        return this.fail(res, new ServiceError('INVALID', `types: empty list; name at least one of ${EVENT_TYPES.join(', ')}, or leave types out for all`));
+        return this.fail(res, new ServiceError('INVALID', `types: empty list; name at least one of ${valid.join(', ')}, or leave types out for all`));
       }
       for (const name of names) {
-        if (!(EVENT_TYPES as readonly string[]).includes(name)) {
-          return this.fail(res, new ServiceError('INVALID', `Unknown event type ${JSON.stringify(name)}; valid types: ${EVENT_TYPES.join(', ')}`));
+        if (!valid.includes(name)) {
+          return this.fail(res, new ServiceError('INVALID', `Unknown event type ${JSON.stringify(name)}; valid types: ${valid.join(', ')}`));
         }
       }
       types = [...new Set(names)] as ServerEventType[];

@@ -1,0 +1,206 @@
+/**
+ * The extension interface: the catalog comes from the folders, loading
+ * order never changes behaviour, and a user plugin reaches every point
+ * the built-ins use (state per server, access, checks, store fields kept in
+ * snapshots and restored by reset, the change feed, FETCH/SEARCH/STATUS,
+ * LIST, SELECT, wrappers, control APIs).
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { atom, BUILTIN_PLUGINS, createServer, ServiceError, type Plugin } from '../../src/index.js';
+import { builtinExtensions } from '../../src/extensions/index.js';
+import { getField, setField } from '../../src/store/fields.js';
+import { rawSession, startServer } from '../helpers/server.js';
+import { openEvents, request, startRest } from '../rest/helpers.js';
+
+test('the catalog is made from the folders: one folder per built-in, names and requires from the objects', () => {
+  const dir = fileURLToPath(new URL('../../src/extensions/', import.meta.url));
+  const folders = readdirSync(dir).filter((f) => statSync(`${dir}/${f}`).isDirectory());
+  assert.equal(folders.length, BUILTIN_PLUGINS.length);
+  assert.deepEqual([...builtinExtensions().keys()], [...BUILTIN_PLUGINS]);
+  // requires and aliases come from the objects.
+  assert.deepEqual(createServer({ plugins: ['SASL-IR'] }).options.plugins, ['SASL-IR', 'AUTH=PLAIN']);
+  assert.deepEqual(createServer({ plugins: ['CREATE-SPECIAL-USE'] }).options.plugins, ['SPECIAL-USE', 'CREATE-SPECIAL-USE']);
+  assert.deepEqual(createServer({ plugins: ['literalplus', 'xoauth2'] }).options.plugins, ['LITERAL+', 'AUTH=XOAUTH2']);
+});
+
+interface Audit {
+  appends: number;
+  changes: string[];
+}
+
+/** A user plugin that uses most points; `hide` is a mailbox it hides from everyone but LIST of INBOX. */
+function auditPlugin(name: string, options: { deny?: string } = {}): Plugin<Audit> {
+  return {
+    name,
+    options: { type: 'object', properties: { quota: { type: 'integer', minimum: 0 } } },
+    setup: ({ options: o }) => ({ appends: 0, changes: [], quota: o.quota }) as Audit,
+    capabilities: () => [name],
+    storage: {
+      mailbox: [{ key: 'xaudit', validate: (v, report) => (typeof v === 'string' ? v : report('expected a string')) }],
+    },
+    checks: {
+      append: ({ size }, state) => {
+        if (size > 1000) throw new ServiceError('OVERQUOTA', `${name}: over quota`);
+        state.appends++;
+      },
+    },
+    access: (request) => {
+      if (options.deny && request.path === options.deny) return { allow: false, reveal: request.right !== 'l' && request.path !== 'Secret' };
+      return undefined;
+    },
+    onChange: (change, state) => {
+      state.changes.push(change.kind === 'mailbox' ? `mailbox:${change.type}:${change.path}` : change.kind);
+    },
+    statusItems: [{ name: `${name}-APPENDS`, value: (_m, _s, state) => state.appends }],
+    fetchItems: [{ name: `${name}-AUDIT`, value: (message) => String(getField(message, 'xnote') ?? 'none') }],
+    searchKeys: [{ name: `${name}-BIG`, matches: (message) => message.size > 30 }],
+    list: { attributes: (entry) => (entry.mailbox && getField(entry.mailbox, 'xaudit') !== undefined ? [`\\X-${name}`] : []) },
+    select: { responses: (_s, selected) => [[atom('OK'), atom(`[${name} ${selected.exists}]`), atom('audited')]] },
+    wrap: [{ command: 'NOOP', run: async (ctx, next) => ({ ...(await next()), text: `${name} saw NOOP` }) }],
+  };
+}
+
+test('a user plugin reaches every point', async () => {
+  const plugin = auditPlugin('XAUDIT', { deny: 'Secret' });
+  const { server, port } = await startServer({
+    plugins: ['UIDPLUS', plugin],
+    pluginOptions: { XAUDIT: { quota: 5 } },
+    storage: {
+      INBOX: { messages: [{ raw: 'Subject: a\r\n\r\nsmall\r\n', xnote: 'first' }, 'Subject: b\r\n\r\nthis one is bigger than twenty\r\n'] },
+      '': { folders: { Audited: { xaudit: 'yes' }, Secret: {}, Shown: {} } },
+    },
+  });
+  try {
+    const c = await rawSession(port);
+    const [caps] = await c.command('CAPABILITY');
+    assert.match(caps!, / XAUDIT$/);
+    // Store field: the LIST attribute, hidden mailbox (no `l`), others listed.
+    assert.deepEqual(await c.command('LIST "" "*"'), [
+      '* LIST (\\X-XAUDIT) "/" "Audited"',
+      '* LIST () "/" "INBOX"',
+      '* LIST () "/" "Shown"',
+      'T3 OK LIST completed',
+    ]);
+    // A hidden mailbox answers as a missing one.
+    assert.match((await c.command('SELECT Secret'))[0]!, /^T4 NO \[NONEXISTENT\] /);
+    assert.match((await c.command('STATUS Secret (MESSAGES)'))[0]!, /^T5 NO \[NONEXISTENT\] /);
+    // STATUS item, checks before APPEND (and their effect on the state).
+    c.write('A1 APPEND INBOX {10}\r\n');
+    await c.line();
+    c.write('Subject: x\r\n');
+    assert.match(await c.line(), /^A1 OK \[APPENDUID /);
+    c.write('A2 APPEND INBOX {1001}\r\n');
+    await c.line();
+    c.write(`${'x'.repeat(1001)}\r\n`);
+    assert.match(await c.line(), /^A2 NO \[OVERQUOTA\] XAUDIT: over quota/);
+    assert.deepEqual(await c.command('STATUS INBOX (MESSAGES XAUDIT-APPENDS)'), ['* STATUS "INBOX" (MESSAGES 3 XAUDIT-APPENDS 1)', 'T6 OK Status completed']);
+    // SELECT responses, FETCH item (a message field from storage), SEARCH key, wrapper.
+    const select = await c.command('SELECT INBOX');
+    assert.ok(select.includes('* OK [XAUDIT 3] audited'), select.join('\n'));
+    assert.deepEqual(await c.command('FETCH 1:2 (XAUDIT-AUDIT)'), ['* 1 FETCH (XAUDIT-AUDIT "first")', '* 2 FETCH (XAUDIT-AUDIT "none")', 'T8 OK Fetch completed']);
+    assert.deepEqual(await c.command('SEARCH XAUDIT-BIG'), ['* SEARCH 2', 'T9 OK Search completed']);
+    assert.deepEqual(await c.command('NOOP'), ['T10 OK XAUDIT saw NOOP']);
+    // The control API reaches the state; the change feed fed it.
+    const state = server.extension<Audit>('XAUDIT')!;
+    assert.equal(state.appends, 1);
+    assert.ok(state.changes.includes('append'));
+    // Store fields: kept in snapshots, restored by reset.
+    const audited = server.store.get('Audited')!;
+    setField(audited, 'xaudit', 'changed');
+    assert.equal(server.control.snapshot()['']!.folders!['Audited']!['xaudit'], 'changed');
+    server.control.reset();
+    assert.equal(getField(server.store.get('Audited')!, 'xaudit'), 'yes');
+    assert.equal(state.changes.at(-1), 'reset');
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('store field values are validated when the plugin is loaded, typo-checked always', () => {
+  assert.throws(
+    () => createServer({ plugins: [auditPlugin('XAUDIT')], storage: { INBOX: { xaudit: 5 } } }),
+    /storage\.INBOX\.xaudit: expected a string/,
+  );
+  assert.throws(() => createServer({ plugins: [auditPlugin('XAUDIT')], storage: { INBOX: { xaudt: 'a' } } }), /storage\.INBOX\.xaudt: unknown key; did you mean "xaudit"\?/);
+  // A built-in's keys are known without the plugin (fixtures carry them).
+  assert.throws(() => createServer({ storage: { INBOX: { 'special-uze': '\\Sent' } } }), /did you mean "special-use"\?/);
+});
+
+test('two extensions adding the same command or item fail construction, naming both', () => {
+  const a: Plugin = { name: 'XA', commands: [{ name: 'XCMD', states: ['authenticated'], run: () => ({ status: 'OK', text: 'a' }) }] };
+  const b: Plugin = { name: 'XB', commands: [{ name: 'XCMD', states: ['authenticated'], run: () => ({ status: 'OK', text: 'b' }) }] };
+  assert.throws(() => createServer({ plugins: [a, b] }), /XA and XB both add the command XCMD/);
+  const c: Plugin = { name: 'XC', statusItems: [{ name: 'APPENDLIMIT', value: () => 1 }] };
+  assert.throws(() => createServer({ plugins: ['APPENDLIMIT', c] }), /APPENDLIMIT and XC both add the STATUS item APPENDLIMIT/);
+});
+
+/** What a client sees from one server: capabilities, LIST, STATUS, a denied SELECT, a refused APPEND, NOOP. */
+async function observe(plugins: NonNullable<Parameters<typeof createServer>[0]>['plugins']): Promise<string[]> {
+  const { server, port } = await startServer({
+    plugins,
+    pluginOptions: { APPENDLIMIT: { limit: 100 } },
+    storage: { INBOX: {}, '': { folders: { Sent: { 'special-use': '\\Sent' }, Secret: {}, Audited: { xaudit: 'x' } } } },
+  });
+  try {
+    const c = await rawSession(port);
+    const out: string[] = [];
+    out.push(...(await c.command('CAPABILITY')));
+    out.push(...(await c.command('LIST "" "*" RETURN (SPECIAL-USE)')));
+    out.push(...(await c.command('STATUS INBOX (MESSAGES APPENDLIMIT XA-APPENDS XB-APPENDS)')));
+    out.push(...(await c.command('SELECT Secret')));
+    out.push(...(await c.command('NOOP')));
+    c.write('A1 APPEND INBOX {101}\r\n');
+    out.push(await c.line());
+    c.close();
+    return out;
+  } finally {
+    await server.stop();
+  }
+}
+
+test('loading order never changes behaviour', async () => {
+  // XA hides Secret (NONEXISTENT), XB denies it openly (NOPERM): the revealing deny wins in both orders.
+  const xa = (): Plugin => auditPlugin('XA', { deny: 'Secret' });
+  const xb = (): Plugin => ({ ...auditPlugin('XB'), access: (r) => (r.path === 'Secret' && r.right === 'r' ? { allow: false, reveal: true } : undefined) });
+  const one = await observe(['IDLE', 'APPENDLIMIT', xa(), 'SPECIAL-USE', 'CHILDREN', xb(), 'UIDPLUS']);
+  const two = await observe([xb(), 'UIDPLUS', 'CHILDREN', 'SPECIAL-USE', xa(), 'APPENDLIMIT', 'IDLE']);
+  assert.deepEqual(one, two);
+  assert.ok(one.some((l) => /NO \[NOPERM\]/.test(l)), one.join('\n'));
+  assert.ok(one.includes('* LIST (\\HasNoChildren \\Sent) "/" "Sent"'), one.join('\n'));
+  assert.ok(one.some((l) => /^A1 NO \[TOOBIG\]/.test(l)), one.join('\n'));
+  // Wrappers nest in the canonical order too: XA's is outermost.
+  assert.ok(one.includes('T6 OK XA saw NOOP'), one.join('\n'));
+});
+
+test('per-server state: two servers never share it', () => {
+  const plugin = auditPlugin('XAUDIT');
+  const s1 = createServer({ plugins: [plugin] });
+  const s2 = createServer({ plugins: [plugin] });
+  s1.control.addMessage('INBOX', { raw: 'Subject: a\r\n\r\nb\r\n', checks: true });
+  assert.equal(s1.extension<Audit>('XAUDIT')!.appends, 1);
+  assert.equal(s2.extension<Audit>('XAUDIT')!.appends, 0);
+  assert.equal(s1.extension('NOPE'), undefined);
+});
+
+test('events: a type an extension declares is valid in the REST event stream and reaches it', async () => {
+  const plugin: Plugin = { name: 'XEVENTS', events: ['xping'] };
+  const { server, restPort } = await startRest({ plugins: [plugin] });
+  try {
+    assert.ok(server.eventTypes().includes('xping'));
+    const stream = await openEvents(restPort, '/v1/events?types=xping');
+    assert.equal(stream.status, 200);
+    await stream.waitFor(/: connected/);
+    (server as unknown as { emit(type: string, payload: unknown): boolean }).emit('xping', { n: 1 });
+    assert.equal(await stream.waitFor(/event: xping\ndata: \{"n":1\}/), 'event: xping\ndata: {"n":1}');
+    stream.close();
+    const bad = await request(restPort, 'GET', '/v1/events?types=nope');
+    assert.equal(bad.status, 400);
+    assert.match(bad.json.error.message, /valid types: .*acl.*xping/);
+  } finally {
+    await server.stop();
+  }
+});
