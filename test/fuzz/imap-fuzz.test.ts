@@ -66,6 +66,14 @@ describe('fuzz oracle: response checker', () => {
       'A142 OK [READ-WRITE] SELECT completed\r\n',
       'a.1 NO [TRYCREATE] No such mailbox\r\n',
       'A2 OK [COPYUID 38505 304,319:320 3956:3958] Done\r\n',
+      // Extension responses a plugin may bring.
+      '* VANISHED (EARLIER) 300:310,405,411\r\n',
+      '* SEARCH 2 5 (MODSEQ 917162500)\r\n',
+      '* 1 FETCH (BINARY[1] ~{3}\r\na\0b UID 4)\r\n',
+      '* LIST (\\HasNoChildren) "/" Sent ("CHILDINFO" ("SUBSCRIBED"))\r\n',
+      '* STATUS INBOX (APPENDLIMIT NIL HIGHESTMODSEQ 7011231777)\r\n',
+      '* QUOTA "" (STORAGE 10 512)\r\n',
+      '* ESEARCH (TAG "A282") MIN 2 COUNT 3\r\n',
     ];
     for (const line of ok) assert.doesNotThrow(() => responses(line), line);
     const [fetch] = responses(ok[8]!);

@@ -191,6 +191,7 @@ class Cursor {
     const c = this.peek();
     if (c === 0x22) return { t: 'str', v: this.quoted() };
     if (c === 0x7b) return { t: 'str', v: this.literal() };
+    if (c === 0x7e && this.s.charCodeAt(this.pos + 1) === 0x7b) return { t: 'str', v: this.literal8() };
     if (allowNil && this.s.startsWith('NIL', this.pos) && !isAtomChar(this.s.charCodeAt(this.pos + 3))) {
       this.pos += 3;
       return { t: 'nil' };
@@ -226,6 +227,16 @@ class Cursor {
     if (data === undefined || data.length !== Number(m[1])) this.fail('literal size mismatch');
     // RFC 3501 literal: *CHAR8, CHAR8 = %x01-ff (NUL needs literal8).
     if (data.includes(0)) this.fail('NUL in a literal');
+    return data;
+  }
+  /** literal8 (RFC 3516): `~{n}` CRLF, any bytes. */
+  literal8(): Buffer {
+    this.char('~');
+    const m = /^\{(\d+)\}\r\n/.exec(this.s.slice(this.pos, this.pos + 16));
+    if (!m) this.fail('malformed literal8');
+    this.pos += m[0].length;
+    const data = this.literals[this.lit++];
+    if (data === undefined || data.length !== Number(m[1])) this.fail('literal8 size mismatch');
     return data;
   }
   astring(): Buffer {
@@ -280,7 +291,7 @@ class Cursor {
       this.char(')');
       return { t: 'list', v: items };
     }
-    if (c === 0x22 || c === 0x7b) return this.string(false);
+    if (c === 0x22 || c === 0x7b || (c === 0x7e && this.s.charCodeAt(this.pos + 1) === 0x7b)) return this.string(false);
     if (c >= 0x30 && c <= 0x39) {
       const start = this.pos;
       const d = this.scan((x) => x >= 0x30 && x <= 0x39);
@@ -555,14 +566,51 @@ function untagged(c: Cursor, r: Response): ParsedResponse {
       else c.pos += 3;
       c.sp();
       c.mailbox();
+      // LIST-EXTENDED (RFC 5258): mbox-list-extended.
+      if (c.trySp()) {
+        const ext = c.value();
+        if (ext.t !== 'list') c.fail('LIST extended data is not a list');
+      }
       break;
     }
     case 'SEARCH': {
       const nums: number[] = [];
-      while (c.trySp()) nums.push(c.nzNumber());
+      while (c.trySp()) {
+        if (c.peek() === 0x28) {
+          // CONDSTORE (RFC 7162): search-sort-mod-seq = "(" "MODSEQ" SP mod-sequence-value ")"
+          c.char('(');
+          if (c.atom().toUpperCase() !== 'MODSEQ') c.fail('expected MODSEQ');
+          c.sp();
+          c.scan((x) => x >= 0x30 && x <= 0x39);
+          c.char(')');
+          break;
+        }
+        nums.push(c.nzNumber());
+      }
       out.search = nums;
       break;
     }
+    case 'VANISHED': {
+      // RFC 7162: "VANISHED" [SP "(EARLIER)"] SP known-uids
+      c.sp();
+      if (c.s.startsWith('(EARLIER) ', c.pos)) c.pos += 10;
+      c.uidSet();
+      break;
+    }
+    case 'ESEARCH':
+    case 'QUOTA':
+    case 'QUOTAROOT':
+    case 'ACL':
+    case 'LISTRIGHTS':
+    case 'MYRIGHTS':
+    case 'METADATA':
+    case 'LANGUAGE':
+    case 'COMPARATOR':
+    case 'SORT':
+    case 'THREAD':
+      // Extension responses (RFC 4731, 9208, 4314, 5464, 5255, 5256): well-formed values to the end.
+      while (c.trySp()) c.value();
+      break;
     case 'STATUS': {
       c.sp();
       c.mailbox();
@@ -571,9 +619,11 @@ function untagged(c: Cursor, r: Response): ParsedResponse {
       if (c.peek() !== 0x29) {
         for (;;) {
           const att = c.atom().toUpperCase();
-          if (!/^(MESSAGES|RECENT|UIDNEXT|UIDVALIDITY|UNSEEN|HIGHESTMODSEQ|SIZE|DELETED|APPENDLIMIT)$/.test(att)) c.fail(`unknown STATUS item ${att}`);
           c.sp();
-          c.number();
+          // APPENDLIMIT may be NIL (RFC 7889); MAILBOXID is a list (RFC 8474); the rest are numbers.
+          if (att === 'APPENDLIMIT' && c.s.startsWith('NIL', c.pos)) c.pos += 3;
+          else if (att === 'MAILBOXID') c.value();
+          else c.scan((x) => x >= 0x30 && x <= 0x39) || c.fail(`STATUS ${att} without a number`);
           if (!c.trySp()) break;
         }
       }
