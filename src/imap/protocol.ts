@@ -23,6 +23,7 @@ import type {
   StatusItem,
   TransferCheckInput,
 } from '../extensions/extension.js';
+import type { Route } from '../rest/route.js';
 import type { Server } from '../server.js';
 import type { StoreChange } from '../store/changes.js';
 import type { Mailbox } from '../store/mailbox.js';
@@ -133,6 +134,8 @@ function buildProtocol(server: Server): ImapProtocol {
   const selectOwners = new Map<string, Extension>();
   const createParameters = new Map<string, CommandParameter>();
   const createOwners = new Map<string, Extension>();
+  const routes = new Map<string, Route>();
+  const routeOwners = new Map<string, Extension>();
   const sasl = new Map<string, SaslMechanism>();
   const saslOwners = new Map<string, Extension>();
   const enableable = new Set<string>();
@@ -163,6 +166,8 @@ function buildProtocol(server: Server): ImapProtocol {
     }
     for (const p of e.select?.parameters ?? []) unique('SELECT parameter', selectParameters, p.name, p, owner, selectOwners);
     for (const p of e.create?.parameters ?? []) unique('CREATE parameter', createParameters, p.name, p, owner, createOwners);
+    // The router takes the first match, so two plugins serving one route would make order matter.
+    for (const r of e.routes ?? []) unique('REST route', routes, `${r.method} ${r.path.replace(/\{\w+\}/g, '{}')}`, r, owner, routeOwners);
     for (const m of e.sasl ?? []) unique('SASL mechanism', sasl, m.name, m, owner, saslOwners);
     for (const cap of e.enable ?? []) enableable.add(cap.toUpperCase());
     for (const type of e.events ?? []) if (!eventTypes.includes(type)) eventTypes.push(type);

@@ -12,7 +12,14 @@ export type MailboxChangeType = 'create' | 'delete' | 'rename' | 'subscribe' | '
 
 export type StoreChange =
   | { kind: 'append'; mailbox: Mailbox; messages: Message[]; origin: Origin }
-  | { kind: 'expunge'; mailbox: Mailbox; uids: number[]; origin: Origin }
+  | {
+      kind: 'expunge';
+      mailbox: Mailbox;
+      uids: number[];
+      /** The removed messages, in UID order (sizes for quota accounting). */
+      messages: Message[];
+      origin: Origin;
+    }
   | {
       kind: 'flags';
       mailbox: Mailbox;

@@ -9,6 +9,9 @@ import { Message } from './message.js';
 import { isValidMutf7 } from './mutf7.js';
 
 export type FlagMode = 'set' | 'add' | 'remove';
+
+/** The largest UID (a 32-bit nz-number). */
+const MAX_UID = 0xffffffff;
 export type UidMode = 'keep' | 'renumber' | 'offset' | 'shuffle';
 
 export interface AppendInput {
@@ -280,7 +283,7 @@ export class Store {
     target.recount();
     if (moved.length) {
       inbox.highestModseq++;
-      this.emit({ kind: 'expunge', mailbox: inbox, uids: oldUids, origin });
+      this.emit({ kind: 'expunge', mailbox: inbox, uids: oldUids, messages: moved, origin });
       this.emit({ kind: 'append', mailbox: target, messages: copies, origin });
     }
     this.emit({ kind: 'mailbox', type: 'rename', path: target.path, oldPath: 'INBOX', mailbox: target, origin });
@@ -320,6 +323,13 @@ export class Store {
   /** Adds messages at the end of a mailbox (APPEND, delivery). */
   append(mailbox: Mailbox, inputs: AppendInput[], origin: Origin): Message[] {
     if (inputs.length === 0) return [];
+    // UIDs and UIDNEXT are 32-bit numbers (RFC 3501 §2.3.1.1): past them the mailbox needs a new UIDVALIDITY.
+    if (mailbox.uidnext + inputs.length > MAX_UID) {
+      throw new ServiceError(
+        'LIMIT',
+        `${JSON.stringify(mailbox.path)} has no UIDs left (UIDNEXT ${mailbox.uidnext}); give it a new UIDVALIDITY with renumbered UIDs first`,
+      );
+    }
     const modseq = ++mailbox.highestModseq;
     const added = inputs.map(
       (input) =>
@@ -393,17 +403,19 @@ export class Store {
     if (doomed.size === 0) return [];
     const kept: Message[] = [];
     const removed: number[] = [];
+    const gone: Message[] = [];
     let unseenRemoved = 0;
     for (const m of mailbox.messages) {
       if (doomed.has(m.uid)) {
         removed.push(m.uid);
+        gone.push(m);
         if (!m.seen) unseenRemoved++;
       } else kept.push(m);
     }
     mailbox.messages = kept;
     mailbox.unseen -= unseenRemoved;
     mailbox.highestModseq++;
-    this.emit({ kind: 'expunge', mailbox, uids: removed, origin });
+    this.emit({ kind: 'expunge', mailbox, uids: removed, messages: gone, origin });
     return removed;
   }
 
@@ -462,6 +474,9 @@ export class Store {
           throw new ServiceError('INVALID', `offset ${offset} would make UID ${oldUids[0]} smaller than 1`);
         }
         if (mailbox.uidnext + offset < 1) throw new ServiceError('INVALID', `offset ${offset} would make UIDNEXT smaller than 1`);
+        if (mailbox.uidnext + offset > MAX_UID) {
+          throw new ServiceError('INVALID', `offset ${offset} would make UIDNEXT larger than ${MAX_UID}, the largest UID`);
+        }
         newUids = oldUids.map((u) => u + offset);
         mailbox.uidnext += offset;
         break;

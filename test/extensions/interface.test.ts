@@ -204,3 +204,97 @@ test('events: a type an extension declares is valid in the REST event stream and
     await server.stop();
   }
 });
+
+test('usage kept incrementally from the change feed (the QUOTA pattern) matches a recount after every kind of change', async () => {
+  interface Usage { bytes: number; messages: number }
+  const recount = (server: ReturnType<typeof createServer>): Usage => {
+    let bytes = 0;
+    let messages = 0;
+    for (const m of server.store.list()) for (const msg of m.messages) (bytes += msg.size), messages++;
+    return { bytes, messages };
+  };
+  let serverRef: ReturnType<typeof createServer> | null = null;
+  const usage: Plugin<Usage> = {
+    name: 'XUSAGE',
+    setup: ({ server }) => {
+      serverRef = server;
+      return { ...recount(server) };
+    },
+    onChange: (change, state) => {
+      if (change.kind === 'append') for (const m of change.messages) (state.bytes += m.size), state.messages++;
+      else if (change.kind === 'expunge') for (const m of change.messages) (state.bytes -= m.size), state.messages--;
+      else if (change.kind === 'mailbox' && change.type === 'delete' && change.mailbox) {
+        for (const m of change.mailbox.messages) (state.bytes -= m.size), state.messages--;
+      } else if (change.kind === 'reset') Object.assign(state, recount(serverRef!));
+    },
+  };
+  const { server, port } = await startServer({
+    plugins: ['MOVE', usage],
+    storage: { INBOX: { messages: ['Subject: a\r\n\r\n1\r\n', 'Subject: b\r\n\r\n22\r\n'] }, '': { folders: { Box: { messages: ['Subject: c\r\n\r\n333\r\n'] } } } },
+  });
+  try {
+    const state = server.extension<Usage>('XUSAGE')!;
+    const check = (): void => assert.deepEqual({ ...state }, recount(server));
+    check();
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    await c.command('COPY 1:2 Box');
+    check();
+    await c.command('MOVE 1 Box');
+    check();
+    await c.command('STORE 1 +FLAGS (\\Deleted)');
+    await c.command('EXPUNGE');
+    check();
+    server.control.addMessage('Box', { raw: 'Subject: d\r\n\r\n4444\r\n' });
+    server.control.renameMailbox('INBOX', { newPath: 'Old' });
+    check();
+    await c.command('LOGOUT');
+    server.control.expungeMessages('Box', { uids: [1] });
+    server.control.deleteMailbox('Old');
+    check();
+    server.control.reset();
+    check();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('two plugins serving the same REST route fail construction', () => {
+  const route = { method: 'GET' as const, path: '/v1/x/{id}', params: [{ name: 'id', type: 'string' as const, description: 'id' }], summary: 'x', status: 200, response: { type: 'object' as const }, handle: () => ({}) };
+  assert.throws(
+    () => createServer({ plugins: [{ name: 'XR1', routes: [route] }, { name: 'XR2', routes: [{ ...route, path: '/v1/x/{other}', params: [{ name: 'other', type: 'string', description: 'o' }] }] }] }),
+    /XR1 and XR2 both add the REST route GET \/V1\/X\/\{\}/,
+  );
+});
+
+test('the example of docs/extensions.md works as written', () => {
+  interface Counter { count: number; max: number; reset(): void }
+  const counter: Plugin<Counter> = {
+    name: 'XCOUNT',
+    options: { type: 'object', properties: { max: { type: 'integer', minimum: 1 } } },
+    setup: ({ options }) => {
+      const max = (options.max as number | undefined) ?? 3;
+      const state: Counter = { count: 0, max, reset: () => void (state.count = 0) };
+      return state;
+    },
+    capabilities: () => ['XCOUNT'],
+    checks: {
+      append: (_input, state) => {
+        if (state.count >= state.max) throw new ServiceError('LIMIT', 'No more appends');
+        state.count++;
+      },
+    },
+    onChange: (change, state) => {
+      if (change.kind === 'reset') state.reset();
+    },
+    statusItems: [{ name: 'XCOUNT', value: (_mailbox, _session, state) => state.count }],
+  };
+  const server = createServer({ plugins: [counter], pluginOptions: { XCOUNT: { max: 2 } } });
+  const add = (): unknown => server.control.addMessage('INBOX', { raw: 'Subject: x\r\n\r\ny\r\n', checks: true });
+  add();
+  add();
+  assert.throws(add, /No more appends/);
+  assert.equal(server.extension<Counter>('XCOUNT')!.count, 2);
+  server.control.reset();
+  assert.equal(server.extension<Counter>('XCOUNT')!.count, 0);
+});
