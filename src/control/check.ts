@@ -1,4 +1,5 @@
 import { ServiceError } from '../errors.js';
+import { isFlagSyntax } from '../store/flags.js';
 
 /**
  * Small argument checks for the control API. In-process callers may pass
@@ -60,4 +61,14 @@ export function checkOneOf<T extends string>(value: unknown, name: string, allow
     throw invalid(`${name}: expected one of ${allowed.join(', ')}, got ${describe(value)}`);
   }
   return value as T;
+}
+
+/** Flags: strings an IMAP client could receive as flags (RFC 3501 `flag`); `\\Recent` is the server's, not settable. */
+export function checkFlags(value: unknown, name: string): string[] {
+  const flags = checkStringArray(value, name);
+  flags.forEach((flag, i) => {
+    if (!isFlagSyntax(flag)) throw invalid(`${name}[${i}]: ${JSON.stringify(flag)} is not a flag (an atom, optionally after one backslash)`);
+    if (flag.toLowerCase() === '\\recent') throw invalid(`${name}[${i}]: \\Recent is set by the server and cannot be stored`);
+  });
+  return flags;
 }

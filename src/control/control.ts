@@ -11,7 +11,7 @@ import {
   checkObject,
   checkOneOf,
   checkString,
-  checkStringArray,
+  checkFlags,
   checkUids,
   invalid,
   optionalBoolean,
@@ -308,7 +308,7 @@ export class ControlApi {
     const o = checkObject(input, 'message');
     if (o.raw === undefined) throw invalid('raw: required');
     const raw = decodeSource(o.raw, o.encoding);
-    const flags = o.flags === undefined ? [] : checkStringArray(o.flags, 'flags');
+    const flags = o.flags === undefined ? [] : checkFlags(o.flags, 'flags');
     let internaldate: InternalDate;
     if (o.internaldate === undefined) internaldate = internalDateFromMs(this.ctx.now());
     else {
@@ -327,7 +327,7 @@ export class ControlApi {
     const mailbox = this.mailbox(path);
     const o = checkObject(input, 'options');
     const uids = checkUids(o.uids);
-    const flags = checkStringArray(o.flags, 'flags');
+    const flags = checkFlags(o.flags, 'flags');
     const mode = checkOneOf(o.mode, 'mode', ['set', 'add', 'remove'] as const, 'set');
     const messages = this.store.requireMessages(mailbox, uids);
     this.store.setFlags(mailbox, messages, flags, mode, null);

@@ -15,3 +15,11 @@ export const DEFAULT_PERMANENT_FLAGS: readonly string[] = ['\\Answered', '\\Flag
 export function isSettableFlag(flag: string): boolean {
   return flag.toLowerCase() !== '\\recent' && flag !== '\\*';
 }
+
+/** A flag as RFC 3501 writes it: an atom, optionally after one backslash (`flag-keyword` / `flag-extension`). */
+const FLAG_SYNTAX = /^\\?[^\x00-\x20\x7f-\uffff(){%*"\\\]]+$/;
+
+/** True when `flag` can be sent over IMAP as a flag (no spaces, specials, 8-bit or control bytes). */
+export function isFlagSyntax(flag: string): boolean {
+  return FLAG_SYNTAX.test(flag);
+}
