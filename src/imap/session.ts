@@ -54,6 +54,7 @@ function responseCodeOf(code: string): string {
     case 'OVERQUOTA':
     case 'TOOBIG':
     case 'LIMIT':
+    case 'USEATTR':
       return code;
     default:
       return 'CANNOT';
