@@ -11,7 +11,7 @@
  *   (RFC 3501 §7.2.6);
  * - after `* BYE` only the tagged OK of LOGOUT, then the connection ends;
  * - tagged responses answer the command sent, continuation requests only
- *   where one was asked for.
+ *   where one was asked for (IDLE).
  *
  * Commands run one at a time; `command()` returns the responses that came
  * with it. Callers add the checks only they can make (what their STORE,
@@ -71,6 +71,8 @@ export class StrictClient {
   private greeting: ((r: ParsedResponse) => void) | null = null;
   /** Commands answered. */
   commands = 0;
+  /** Set while a command waits for a continuation request (IDLE). */
+  private continuation: (() => void) | null = null;
 
   private constructor(
     readonly name: string,
@@ -147,7 +149,10 @@ export class StrictClient {
     }
     const p = this.pending;
     if (r.kind === 'continuation') {
-      this.mismatch(this.current, `unexpected continuation request: ${text}`);
+      const waiter = this.continuation;
+      this.continuation = null;
+      if (waiter && p) waiter();
+      else this.mismatch(this.current, `unexpected continuation request: ${text}`);
       return;
     }
     if (r.kind === 'tagged') {
@@ -265,6 +270,29 @@ export class StrictClient {
       this.pending = { tag, text, untagged: [], growth: 0, expunged: 0, resolve, reject };
       this.socket.write(literal ? Buffer.concat([Buffer.from(`${tag} ${text} {${literal.length}+}\r\n`), literal, Buffer.from('\r\n')]) : `${tag} ${text}\r\n`);
     });
+  }
+
+  /**
+   * IDLE (RFC 2177) for `ms` milliseconds: the continuation request, the
+   * updates that arrive meanwhile (checked like any others), DONE, the
+   * tagged OK.
+   */
+  async idle(ms: number): Promise<Result> {
+    const continued = new Promise<void>((resolve) => {
+      this.continuation = resolve;
+    });
+    const result = this.command('IDLE');
+    const answered = await Promise.race([continued.then(() => false), result.then(() => true)]);
+    if (answered) {
+      this.continuation = null;
+      this.mismatch('IDLE', 'IDLE answered without a continuation request');
+      return result;
+    }
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    this.socket.write('DONE\r\n');
+    const r = await result;
+    if (r.tagged.type !== 'OK') this.mismatch('IDLE', `IDLE answered ${r.tagged.response.text}`);
+    return r;
   }
 
   /** LOGOUT: `* BYE`, the tagged OK, then the server closes the connection. */

@@ -2,7 +2,7 @@
  * Four state-tracking clients (test/helpers/strict-client.ts) and the
  * control API as a fifth actor change one server at the same time for a
  * few seconds: APPEND, STORE with new keywords, EXPUNGE, COPY and MOVE
- * (into the selected mailbox too), SELECT, NOOP, LOGOUT. Every response
+ * (into the selected mailbox too), SELECT, NOOP, IDLE, LOGOUT. Every response
  * is checked against each client's model of its mailbox, every command
  * against what it must have caused, and at the end every model against
  * the store. The test asserts zero mismatches.
@@ -155,10 +155,16 @@ class Actor {
       this.count('SELECT');
       return;
     }
-    if (k < 84) {
+    if (k < 80) {
       const r = await c.command('NOOP');
       this.count('NOOP');
       this.expectOk('NOOP', r);
+      return;
+    }
+    if (k < 84) {
+      // Updates arrive while the client waits; they are checked like the others.
+      await c.idle(5 + this.r.below(20));
+      this.count('IDLE');
       return;
     }
     if (k < 96) {
@@ -262,7 +268,7 @@ test('four strict clients and the control API change one server at once: zero mi
   // The run did what it says: every kind of action happened, by every actor.
   const total: Record<string, number> = {};
   for (const a of actors) for (const [k, v] of Object.entries(a.counts)) total[k] = (total[k] ?? 0) + v;
-  for (const kind of ['APPEND', 'STORE', 'STORE new keyword', 'EXPUNGE', 'COPY', 'MOVE', 'COPY into itself', 'MOVE into itself', 'SELECT', 'NOOP', 'LOGOUT']) {
+  for (const kind of ['APPEND', 'STORE', 'STORE new keyword', 'EXPUNGE', 'COPY', 'MOVE', 'COPY into itself', 'MOVE into itself', 'SELECT', 'NOOP', 'IDLE', 'LOGOUT']) {
     assert.ok((total[kind] ?? 0) > 0, `no ${kind} in the run: ${JSON.stringify(total)}`);
   }
   for (const kind of ['addMessage', 'setFlags', 'expunge']) assert.ok((controlCounts[kind] ?? 0) > 0, `control actor never did ${kind}`);
