@@ -54,8 +54,28 @@ export function findPart(root: MimeNode, part: readonly number[]): MimeNode | nu
 }
 
 /**
+ * Whether HEADER.FIELDS / HEADER.FIELDS.NOT end with a blank line: when the
+ * header has one — its own, or the one that a delimiter right after it took
+ * as its line break. RFC 3501 §6.4.5: no blank line for a message with no
+ * body and no blank line. HEADER.FIELDS of the message itself always ends
+ * with one (as Dovecot writes it; Dovecot also adds one to such nested
+ * messages in some cases, reading on past the end of the message — see
+ * docs/mime.md).
+ */
+function endsWithBlank(raw: Buffer, node: MimeNode, exclude: boolean): boolean {
+  if (!exclude && node.depth === 0) return true;
+  const end = node.headerEnd;
+  const lastEnd = node.fields.length > 0 ? node.fields[node.fields.length - 1]!.end : node.headerStart;
+  if (end > lastEnd) return true; // a blank line inside the header block
+  // the blank line the next delimiter took: a bare line break right after the header
+  return end > 0 && raw[end - 1] === 10 && (raw[end] === 10 || (raw[end] === 13 && raw[end + 1] === 10));
+}
+
+/**
  * The header fields of `node` named (or, with `exclude`, not named) in
- * `names`, in message order, followed by the blank line.
+ * `names`, in message order, then the blank line (see endsWithBlank).
+ * HEADER.FIELDS ends each field with a line break; HEADER.FIELDS.NOT keeps
+ * the header's bytes as they are (Dovecot).
  * @returns the selected header bytes
  */
 export function headerFields(raw: Buffer, node: MimeNode, names: readonly string[], exclude: boolean): Buffer {
@@ -64,9 +84,9 @@ export function headerFields(raw: Buffer, node: MimeNode, names: readonly string
   for (const f of node.fields) {
     if (wanted.has(f.key) === exclude) continue;
     pieces.push(raw.subarray(f.start, f.end));
-    if (f.end === f.start || raw[f.end - 1] !== 10) pieces.push(CRLF);
+    if (!exclude && (f.end === f.start || raw[f.end - 1] !== 10)) pieces.push(CRLF);
   }
-  pieces.push(CRLF);
+  if (endsWithBlank(raw, node, exclude)) pieces.push(CRLF);
   return Buffer.concat(pieces);
 }
 
