@@ -38,6 +38,7 @@ export async function run(args: string[] = []): Promise<void> {
     ['time', `${fmt(seconds, 1)} s`],
     ['bytes sent', `${(report.bytesSent / 2 ** 20).toFixed(0)} MiB`],
     ['responses checked', report.responses.toLocaleString('en-US')],
+    ['inputs per state', `not authenticated ${report.states.notAuthenticated}, authenticated ${report.states.authenticated}, selected ${report.states.selected}`],
     ['tagged OK / NO / BAD', ['OK', 'NO', 'BAD'].map((s) => report.statuses[s] ?? 0).join(' / ')],
     ['batches / reconnects', `${report.batches} / ${report.reconnects} (closed by server ${report.closedByServer}, literal too large to fill ${report.refills})`],
     ['findings', String(report.findings.length)],

@@ -56,6 +56,8 @@ export interface FuzzReport {
   findings: Finding[];
   /** Tagged statuses seen, for a sanity check that the inputs reach the commands. */
   statuses: Record<string, number>;
+  /** Inputs generated for each session state. */
+  states: Record<FuzzState, number>;
 }
 
 const MAX_LINE = 8192;
@@ -452,6 +454,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   let reconnects = 0;
   let closedByServer = 0;
   let refills = 0;
+  const states: Record<FuzzState, number> = { notAuthenticated: 0, authenticated: 0, selected: 0 };
   let probeN = 0;
   const control = new Rand(options.seed ^ 0x5eed);
 
@@ -486,16 +489,17 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       const parts: Buffer[] = [];
       const r = gen.r;
       let state = conn.state;
-      if (state === 'notAuthenticated' && r.chance(0.6)) {
+      if (state === 'notAuthenticated' && r.chance(0.4)) {
         parts.push(Buffer.from(`S${probeN} LOGIN testuser testpass\r\n`));
         state = 'authenticated';
       }
-      if (state === 'authenticated' && r.chance(0.6)) {
+      if (state === 'authenticated' && r.chance(0.5)) {
         parts.push(Buffer.from(`S${probeN} ${r.chance(0.85) ? 'SELECT' : 'EXAMINE'} ${r.pick(['INBOX', 'INBOX', 'Archive'])}\r\n`));
         state = 'selected';
       }
       const n = Math.min(batch, roundEnd - done);
       for (let i = 0; i < n; i++) parts.push(gen.input(state));
+      states[state] += n;
       done += n;
       const data = Buffer.concat(parts);
       bytesSent += data.length;
@@ -546,5 +550,6 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     durationMs: Date.now() - started,
     findings: [...fuzz.findings.values()],
     statuses: fuzz.statuses,
+    states,
   };
 }

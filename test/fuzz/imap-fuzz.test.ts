@@ -174,6 +174,8 @@ describe('fuzz run', () => {
     assert.equal(report.inputs, 20_000);
     // The inputs reach the commands: every kind of answer shows up.
     for (const status of ['OK', 'NO', 'BAD']) assert.ok((report.statuses[status] ?? 0) > 100, `${status}: ${report.statuses[status]}`);
+    // Every state gets its share of inputs.
+    for (const [state, n] of Object.entries(report.states)) assert.ok(n > 1500, `${state}: ${n} inputs`);
     assert.ok(report.responses > report.inputs / 2);
   });
 
