@@ -180,7 +180,9 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
   // for an unsubscribed parent of a subscribed child (§6.3.9: "foo", not
   // "foo/bar", flagged \Noselect).
   const listed = new Set(names);
-  if (patterns.some((p) => p.includes('%'))) {
+  // With the SUBSCRIBED selection option a parent that is not itself subscribed is listed only
+  // under RECURSIVEMATCH, with CHILDINFO (RFC 5258 §3, below).
+  if (patterns.some((p) => p.includes('%')) && !selection.has('SUBSCRIBED')) {
     for (const path of names) {
       const sep = store.delimiterFor(path);
       for (const level of levelsAbove(path, sep)) {
@@ -188,7 +190,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
         const mailbox = store.get(level) ?? null;
         if (!visible(mailbox, level)) continue;
         const entry: ListEntry = { path: level, mailbox };
-        const attrs = mailbox && bySubscription && !lsub ? [...mailbox.attributes] : ['\\Noselect'];
+        const attrs = ['\\Noselect'];
         if (!lsub && withChildren) attrs.push('\\HasChildren');
         found.set(level, { entry, attrs, delimiter: sep, childInfo: false });
       }
