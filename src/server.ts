@@ -37,7 +37,11 @@ export class Server extends EventEmitter<ServerEventMap> {
   readonly control: ControlApi;
   /** Script rules: make the server misbehave on purpose, repeatably. */
   readonly script: ScriptEngine;
-  /** Checks run before a message is added with `checks: true` and before APPEND (QUOTA, APPENDLIMIT). */
+  /**
+   * Ad-hoc checks run before APPEND and before a message is added with
+   * `checks: true`, beside the extensions' `checks.append` (throw a
+   * ServiceError to refuse). Extensions use their `checks` point instead.
+   */
   readonly appendChecks: AppendCheck[] = [];
   private imapListener: net.Server | null = null;
   private secureContext: tls.SecureContext | null = null;

@@ -137,6 +137,11 @@ describe('SPECIAL-USE over REST', () => {
       assert.equal(nested.json.path, 'Archive/2026');
       // The control operation is the same one.
       assert.deepEqual(server.extension('SPECIAL-USE')!.setSpecialUse('Stuff', { specialUse: ['\\Junk'] }).specialUse, ['\\Junk']);
+      // Snapshots show the change; reset restores the options' attributes.
+      assert.deepEqual(server.control.snapshot()['']!.folders!['Stuff']!['special-use'], ['\\Junk']);
+      server.control.reset();
+      assert.deepEqual(server.control.getMailbox('Stuff').specialUse, []);
+      assert.deepEqual(server.control.getMailbox('Drafts').specialUse, ['\\Drafts']);
       // In the OpenAPI document.
       const doc = await request(restPort, 'GET', '/v1/openapi.json');
       assert.ok(doc.json.paths['/v1/mailboxes/{path}/special-use'].put);
