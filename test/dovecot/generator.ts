@@ -148,8 +148,10 @@ class Gen {
     if (r === 0) return { header: this.feature('no-boundary', ''), value: null };
     if (r === 1) return { header: this.feature('no-boundary', '; boundary=""'), value: null };
     if (r === 2) {
-      const v = `${'b'.repeat(72)}${n}`;
-      return { header: this.feature('long-boundary', `; boundary="${v}"`), value: v };
+      // over 70 characters (RFC 2046's limit); Dovecot compares only the first 80
+      const length = this.pick([72, 85]);
+      const v = `${'b'.repeat(length)}${n}`;
+      return { header: this.feature(length > 80 ? 'long-boundary' : 'boundary-over-70', `; boundary="${v}"`), value: v };
     }
     if (r === 3 && parents.length > 0) {
       const v = parents[parents.length - 1]!;
