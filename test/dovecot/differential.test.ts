@@ -12,7 +12,7 @@
  * Deliberate differences are in ALLOW below, each with its reason; they
  * are documented in docs/mime.md. Set ROOKERY_DIFF_COUNT / ROOKERY_DIFF_SEED
  * to explore other message sets, ROOKERY_DIFF_VERBOSE=1 to print every
- * difference.
+ * difference, ROOKERY_DOVECOT to use another dovecot binary.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

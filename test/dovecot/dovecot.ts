@@ -15,8 +15,10 @@ import path from 'node:path';
 /** Where Debian (and most distributions) install the binary. */
 const CANDIDATES = ['/usr/sbin/dovecot', '/usr/local/sbin/dovecot', '/usr/bin/dovecot'];
 
-/** Path of the dovecot binary, or null when it is not installed. */
+/** Path of the dovecot binary (ROOKERY_DOVECOT when set), or null when it is not installed. */
 export function findDovecot(): string | null {
+  const chosen = process.env.ROOKERY_DOVECOT;
+  if (chosen !== undefined && chosen !== '') return existsSync(chosen) ? chosen : null;
   for (const c of CANDIDATES) if (existsSync(c)) return c;
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     if (dir && existsSync(path.join(dir, 'dovecot'))) return path.join(dir, 'dovecot');
