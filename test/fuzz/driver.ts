@@ -121,6 +121,10 @@ class FuzzConnection {
   private probe: { tags: string[]; seen: Map<string, string>; resolve: (r: ProbeResult) => void } | null = null;
   private onGreeting: (() => void) | null = null;
   private gotReset = false;
+  /** The last responses (shortened), shown with a finding. */
+  private recent: string[] = [];
+  /** Our end of the connection (for matching server-side logs). */
+  private localPort = 0;
 
   constructor(
     private readonly fuzz: Fuzzer,
@@ -157,13 +161,16 @@ class FuzzConnection {
     });
     socket.on('close', () => this.onClose(socket));
     await greeted;
+    this.localPort = socket.localPort ?? 0;
   }
 
   private onClose(socket: net.Socket): void {
     if (socket !== this.socket) return;
     this.socket = null;
     this.closed = true;
-    if (!this.sawBye && !this.gotReset) this.fuzz.finding('close-without-bye', 'the server closed the connection without * BYE', this.sent);
+    if (!this.sawBye && !this.gotReset) {
+      this.fuzz.finding('close-without-bye', 'the server closed the connection without * BYE', `${this.sent}\n[last responses: ${this.recent.join(' | ')}; client port ${this.localPort}]`);
+    }
     const p = this.probe;
     this.probe = null;
     p?.resolve('closed');
@@ -196,6 +203,8 @@ class FuzzConnection {
 
   private onResponse(r: Response): void {
     this.fuzz.responses++;
+    this.recent.push(r.text.slice(0, 120));
+    if (this.recent.length > 4) this.recent.shift();
     let p: ParsedResponse;
     try {
       p = parseResponse(r);
