@@ -1,7 +1,7 @@
 /**
  * Fuzz bench: the IMAP fuzzer of test/fuzz/ for a long run (10^6 inputs by
  * default; `--inputs N` or FUZZ_INPUTS, `--seed N` or FUZZ_SEED,
- * `--connections N`). Prints inputs/s and every finding with the input
+ * `--connections N`, `--batch N` inputs per write and probe). Prints inputs/s and every finding with the input
  * that led to it.
  */
 import { runFuzz } from '../test/fuzz/driver.js';
@@ -19,12 +19,14 @@ export async function run(args: string[] = []): Promise<void> {
   const inputs = option(args, 'inputs', 'FUZZ_INPUTS', 1_000_000);
   const seed = option(args, 'seed', 'FUZZ_SEED', Date.now() % 1_000_000);
   const connections = option(args, 'connections', 'FUZZ_CONNECTIONS', 6);
-  console.log(`\nfuzz: ${inputs.toLocaleString('en-US')} inputs, seed ${seed}, ${connections} connections`);
+  const batch = option(args, 'batch', 'FUZZ_BATCH', 24);
+  console.log(`\nfuzz: ${inputs.toLocaleString('en-US')} inputs, seed ${seed}, ${connections} connections, ${batch} inputs per batch`);
   let last = Date.now();
   const report = await runFuzz({
     seed,
     inputs,
     connections,
+    batch,
     onProgress: (done) => {
       if (Date.now() - last < 5000) return;
       last = Date.now();
