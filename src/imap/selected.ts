@@ -35,7 +35,7 @@ export class SelectedMailbox {
     readonly readOnly: boolean,
   ) {
     this.view = [...mailbox.messages];
-    for (const m of this.view) for (const f of m.flags) if (!f.startsWith('\\')) this.keywords.add(f);
+    for (const k of mailbox.keywords) this.keywords.add(k);
     const floor = mailbox.recentFloor;
     for (let i = this.lowerBound(floor); i < this.view.length; i++) this.recent.add(this.view[i]!.uid);
     // SELECT claims \Recent; EXAMINE only looks (RFC 3501 §6.3.2).
@@ -102,9 +102,7 @@ export class SelectedMailbox {
     const out: (Untagged | string)[] = [];
     // Keywords that arrive with new messages or flag changes are announced
     // before the EXISTS or FETCH that carries them (RFC 3501 §7.2.6).
-    let fresh = this.learnKeywords(this.pendingNew);
-    fresh = this.learnKeywords(this.pendingFlags.values()) || fresh;
-    if (fresh) out.push(...this.flagsResponses());
+    if (this.learnKeywords()) out.push(...this.flagsResponses());
     if (allowExpunge && this.pendingExpunge.size) {
       const kept: Message[] = [];
       const gone: number[] = [];
@@ -151,19 +149,15 @@ export class SelectedMailbox {
   }
 
   /**
-   * Adds the keywords of `messages` this session has not been told of;
-   * true when there was any, and FLAGS must be sent again.
+   * Takes in the keywords the mailbox has gained since this session was
+   * last told; true when there was any, and FLAGS must be sent again before
+   * any response that shows flags. O(1) when nothing changed: the mailbox's
+   * keyword list only grows.
    */
-  learnKeywords(messages: Iterable<Message>): boolean {
-    let fresh = false;
-    for (const m of messages) {
-      for (const f of m.flags) {
-        if (f.startsWith('\\') || this.keywords.has(f)) continue;
-        this.keywords.add(f);
-        fresh = true;
-      }
-    }
-    return fresh;
+  learnKeywords(): boolean {
+    if (this.mailbox.keywords.size === this.keywords.size) return false;
+    for (const k of this.mailbox.keywords) this.keywords.add(k);
+    return true;
   }
 
   /** `* FLAGS (...)` and `* OK [PERMANENTFLAGS (...)]` as this session knows them (SELECT, and on a new keyword). */

@@ -20,6 +20,12 @@ export class Mailbox {
   extra: Record<string, unknown>;
   /** Messages without `\Seen`, kept up to date by the store. */
   unseen = 0;
+  /**
+   * Every keyword a message of this mailbox has carried, in the order they
+   * came. It only grows (as Dovecot's keyword list does), so a session can
+   * tell by its size alone whether FLAGS must be sent again.
+   */
+  readonly keywords = new Set<string>();
   /** UIDs at or above this have not yet been seen as \Recent by any session. */
   recentFloor: number;
 
@@ -81,6 +87,11 @@ export class Mailbox {
   byUid(uid: number): Message | undefined {
     const i = this.indexOfUid(uid);
     return i < 0 ? undefined : this.messages[i];
+  }
+
+  /** Adds the keywords among `flags` to the mailbox's keyword list. */
+  noteKeywords(flags: Iterable<string>): void {
+    for (const f of flags) if (!f.startsWith('\\')) this.keywords.add(f);
   }
 
   /** Recomputes the unseen counter (after bulk changes). */

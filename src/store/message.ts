@@ -1,3 +1,4 @@
+import { servedSize } from '../mime/crlf.js';
 import type { InternalDate } from './internal-date.js';
 
 /**
@@ -29,8 +30,12 @@ export class Message {
     this.extra = init.extra ?? null;
   }
 
+  /**
+   * Size as clients see it (RFC822.SIZE): bare LF line ends are served as
+   * CRLF, so they count two octets. The stored bytes stay as they came.
+   */
   get size(): number {
-    return this.raw.length;
+    return servedSize(this.raw);
   }
 
   get seen(): boolean {

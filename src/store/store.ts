@@ -113,6 +113,7 @@ export class Store {
     mailbox.messages = messages;
     mailbox.recentFloor = mailbox.uidnext;
     mailbox.recount();
+    for (const m of messages) mailbox.noteKeywords(m.flags);
     this.mailboxes.set(mailbox.path, mailbox);
     if (seed.subscribed) this.subscriptions.add(mailbox.path);
   }
@@ -281,6 +282,7 @@ export class Store {
     );
     target.messages = copies;
     target.recount();
+    for (const m of copies) target.noteKeywords(m.flags);
     if (moved.length) {
       inbox.highestModseq++;
       this.emit({ kind: 'expunge', mailbox: inbox, uids: oldUids, messages: moved, origin });
@@ -345,6 +347,7 @@ export class Store {
     for (const m of added) {
       mailbox.messages.push(m);
       if (!m.seen) mailbox.unseen++;
+      mailbox.noteKeywords(m.flags);
     }
     this.emit({ kind: 'append', mailbox, messages: added, origin });
     return added;
@@ -384,6 +387,7 @@ export class Store {
         for (const f of wanted) after.delete(f);
       }
       if (sameFlags(before, after)) continue;
+      if (mode !== 'remove') mailbox.noteKeywords(after);
       if (modseq === 0) modseq = ++mailbox.highestModseq;
       const wasSeen = before.has('\\Seen');
       m.flags = after;

@@ -119,7 +119,7 @@ test('Python imaplib: full session against Rookery', { skip: skipReason, timeout
     assert.equal(
       r.bodystructure[1][0],
       '2 (UID 2 BODYSTRUCTURE (("text" "plain" ("charset" "utf-8") NIL NIL "7bit" 15 0 NIL NIL NIL NIL)' +
-        ' ("text" "html" ("charset" "utf-8") NIL NIL "7bit" 18 0 NIL NIL NIL NIL) "alternative" ("boundary" "b1") NIL NIL NIL))',
+        '("text" "html" ("charset" "utf-8") NIL NIL "7bit" 18 0 NIL NIL NIL NIL) "alternative" ("boundary" "b1") NIL NIL NIL))',
     );
     assert.equal(r.body1[0], 'OK');
     const sections: [string, string | null][] = r.body1[1];

@@ -153,3 +153,20 @@ describe('disconnect through the control API', () => {
     await a.closedByServer();
   });
 });
+
+describe('NUL in served literals', () => {
+  test('a message holding NUL is served as a literal with 0x80 in its place (CHAR8 has no NUL; Dovecot does the same)', async () => {
+    const raw = Buffer.from('Subject: nul\r\n\r\na\0b\r\n', 'latin1');
+    const started = await startServer({ storage: { INBOX: {} } });
+    server = started.server;
+    server.control.addMessage('INBOX', { raw: raw.toString('base64'), encoding: 'base64' });
+    const c = await rawSession(started.port);
+    await c.command('SELECT INBOX');
+    const lines = await c.command('FETCH 1 BODY.PEEK[TEXT]');
+    assert.equal(lines[0], '* 1 FETCH (BODY[TEXT] {5}\r\na\x80b\r\n)');
+    // The store keeps the bytes as they came.
+    const stored = server.control.getMessage('INBOX', 1) as { raw: string; encoding?: string };
+    assert.deepEqual(Buffer.from(stored.raw, stored.encoding === 'base64' ? 'base64' : 'latin1'), raw);
+    c.close();
+  });
+});

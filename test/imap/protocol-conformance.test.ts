@@ -82,11 +82,12 @@ describe('FETCH', () => {
     c.close();
   });
 
+  // Sibling parts go back to back: `body-type-mpart = 1*body SP media-subtype` (RFC 3501 §9).
   test('BODY has no extension data; BODYSTRUCTURE has it', async () => {
     const c = await selected();
     assert.deepEqual(await c.command('FETCH 2 (BODY BODYSTRUCTURE)'), [
-      '* 2 FETCH (BODY (("text" "plain" ("charset" "us-ascii") NIL NIL "7bit" 10 0) ("text" "html" ("charset" "us-ascii") NIL NIL "quoted-printable" 9 0) "mixed")' +
-        ' BODYSTRUCTURE (("text" "plain" ("charset" "us-ascii") NIL NIL "7bit" 10 0 NIL NIL NIL NIL) ("text" "html" ("charset" "us-ascii") NIL NIL "quoted-printable" 9 0 NIL NIL NIL NIL) "mixed" ("boundary" "XX") NIL NIL NIL))',
+      '* 2 FETCH (BODY (("text" "plain" ("charset" "us-ascii") NIL NIL "7bit" 10 0)("text" "html" ("charset" "us-ascii") NIL NIL "quoted-printable" 9 0) "mixed")' +
+        ' BODYSTRUCTURE (("text" "plain" ("charset" "us-ascii") NIL NIL "7bit" 10 0 NIL NIL NIL NIL)("text" "html" ("charset" "us-ascii") NIL NIL "quoted-printable" 9 0 NIL NIL NIL NIL) "mixed" ("boundary" "XX") NIL NIL NIL))',
       'T3 OK Fetch completed',
     ]);
     c.close();

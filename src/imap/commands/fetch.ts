@@ -133,6 +133,10 @@ async function run(ctx: CommandContext): Promise<CommandResult> {
     for (const m of unseen) newlySeen.add(m.uid);
     if (unseen.length) session.server.store.setFlags(selected.mailbox, unseen, ['\\Seen'], 'add', session.id, { silent: true });
   }
+  // Flags shown here may carry a keyword another session just added: FLAGS first (RFC 3501 §7.2.6).
+  if ((wantsFlags || newlySeen.size > 0) && selected.learnKeywords()) {
+    for (const response of selected.flagsResponses()) session.untaggedList(response);
+  }
   if (items.every((a) => TEXT_ITEMS.has(a.type))) {
     session.batch(() => fetchAsText(session, selected, targets, items));
     return ok('Fetch completed');

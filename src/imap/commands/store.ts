@@ -62,7 +62,7 @@ function run(ctx: CommandContext): CommandResult {
     }
   }
   // A keyword new to the mailbox is announced even to a .SILENT store (RFC 3501 §7.2.6).
-  if (selected.learnKeywords(targets.map((n) => n.message))) {
+  if (selected.learnKeywords()) {
     for (const response of selected.flagsResponses()) session.untaggedList(response);
   }
   if (!silent) {

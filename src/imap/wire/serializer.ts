@@ -49,6 +49,13 @@ export function isAdjoined(list: readonly ImapValue[]): boolean {
   return ADJOINED.has(list);
 }
 
+/** A copy of `data` with every NUL byte replaced by 0x80. */
+function withoutNul(data: Buffer): Buffer {
+  const copy = Buffer.from(data);
+  for (let i = copy.indexOf(0); i >= 0; i = copy.indexOf(0, i + 1)) copy[i] = 0x80;
+  return copy;
+}
+
 function bufferIsQuotable(buf: Buffer): boolean {
   for (let i = 0; i < buf.length; i++) {
     const c = buf[i]!;
@@ -120,6 +127,9 @@ class Writer {
   }
 
   literal(data: Buffer, binary: boolean): void {
+    // A literal is CHAR8, which has no NUL (RFC 3501 §9); only literal8 may carry one. Like
+    // Dovecot, a NUL in a message served as text goes out as 0x80, so the size stays the same.
+    if (!binary && data.indexOf(0) >= 0) data = withoutNul(data);
     this.text += `${binary ? '~' : ''}{${data.length}}\r\n`;
     this.bytes(data);
   }
