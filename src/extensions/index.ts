@@ -22,6 +22,11 @@ import * as children from './children/index.js';
 import * as specialUse from './special-use/index.js';
 import * as createSpecialUse from './create-special-use/index.js';
 import * as appendlimit from './appendlimit/index.js';
+import * as metadataServer from './metadata-server/index.js';
+import * as metadata from './metadata/index.js';
+import * as acl from './acl/index.js';
+import * as listMyrights from './list-myrights/index.js';
+import * as quota from './quota/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
   idle,
@@ -40,6 +45,9 @@ const FOLDERS: readonly { extension: Extension }[] = [
   specialUse,
   createSpecialUse,
   appendlimit,
+  acl,
+  listMyrights,
+  quota,
 ];
 
 let catalog: Map<string, Extension> | null = null;

@@ -1,0 +1,210 @@
+/**
+ * The QUOTA plugin's per-server state and control API: the limits of the
+ * one quota root `""` and its usage, kept incrementally from the store's
+ * change feed (never by scanning the store per operation).
+ */
+import { ServiceError } from '../../errors.js';
+import type { Server } from '../../server.js';
+import type { StoreChange } from '../../store/changes.js';
+import { getField, serverFields, setField } from '../../store/fields.js';
+import type { Mailbox } from '../../store/mailbox.js';
+import type { Message } from '../../store/message.js';
+import type { Store } from '../../store/store.js';
+
+/** The resources this server limits (RFC 9208 §5): STORAGE in KiB, MESSAGE and MAILBOX as counts. */
+export const RESOURCES = ['STORAGE', 'MESSAGE', 'MAILBOX'] as const;
+export type QuotaResource = (typeof RESOURCES)[number];
+
+/** Limits by resource; a resource that is left out has no limit. */
+export type QuotaLimits = { [R in QuotaResource]?: number };
+export type QuotaUsage = { [R in QuotaResource]: number };
+
+/** The Quota resource of the control-service spec. */
+export interface QuotaInfo {
+  /** Always `""`: one quota root over the whole tree. */
+  root: string;
+  limits: QuotaLimits;
+  /** STORAGE in KiB (octets / 1024, rounded up), MESSAGE and MAILBOX as counts. */
+  usage: QuotaUsage;
+}
+
+/** The control API of QUOTA: `server.extension('QUOTA')`. */
+export interface QuotaApi {
+  /** The quota root `""`: its limits and usage. */
+  getQuota(): QuotaInfo;
+  /**
+   * Replaces all limits (a resource left out has none afterwards; `{}`
+   * removes every limit). Limits are integers from 0; STORAGE is in KiB. A
+   * limit below the current usage is allowed: later additions are refused.
+   */
+  setQuota(limits: QuotaLimits): QuotaInfo;
+  /** Usage in exact units: STORAGE in octets (RFC822.SIZE summed), MESSAGE and MAILBOX as counts. */
+  usageOctets(): { storage: number; messages: number; mailboxes: number };
+}
+
+/** The storage key of the limits on the server-wide object `storage[""]`. */
+export const STORAGE_KEY = 'quota';
+
+/** The name of the only quota root. */
+export const ROOT = '';
+
+/**
+ * Checks a limits object (pluginOptions, storage, REST, control API) and
+ * returns a clean copy; `report` gets one message per problem (the caller
+ * decides whether that throws).
+ */
+export function checkLimits(value: unknown, report: (message: string) => void): QuotaLimits {
+  const out: QuotaLimits = {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    report(`expected an object of limits such as { "STORAGE": 1024, "MESSAGE": 100, "MAILBOX": 10 }`);
+    return out;
+  }
+  for (const [key, limit] of Object.entries(value as Record<string, unknown>)) {
+    if (limit === undefined) continue;
+    const resource = RESOURCES.find((r) => r === key);
+    if (!resource) {
+      const near = RESOURCES.find((r) => r === key.toUpperCase());
+      report(`${key}: unknown quota resource${near ? `; did you mean "${near}"?` : `; valid: ${RESOURCES.join(', ')}`}`);
+      continue;
+    }
+    if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0) {
+      report(`${key}: expected an integer from 0${resource === 'STORAGE' ? ' (KiB)' : ''}, got ${JSON.stringify(limit)}`);
+      continue;
+    }
+    out[resource] = limit;
+  }
+  return out;
+}
+
+/** Octets in KiB as RFC 9208 counts STORAGE: rounded up, so any content shows and usage > limit exactly when over. */
+export const kib = (octets: number): number => Math.ceil(octets / 1024);
+
+export class QuotaState implements QuotaApi {
+  /** Exact usage: octets, messages, mailboxes. */
+  private octets = 0;
+  private messages = 0;
+  private mailboxes = 0;
+  limits: QuotaLimits = {};
+
+  constructor(
+    private readonly server: Server,
+    /** `pluginOptions.QUOTA`, used while the storage holds no limits of its own. */
+    private readonly optionLimits: QuotaLimits,
+  ) {
+    this.recount();
+  }
+
+  /** The whole count, at setup and after a reset only. */
+  private recount(): void {
+    let octets = 0;
+    let messages = 0;
+    const all = this.server.store.list();
+    for (const mailbox of all) {
+      messages += mailbox.messages.length;
+      for (const m of mailbox.messages) octets += m.size;
+    }
+    this.octets = octets;
+    this.messages = messages;
+    this.mailboxes = all.length;
+    const stored = getField(serverFields(this.server.store), STORAGE_KEY);
+    // Validated when the options were read; a malformed value would have failed construction.
+    this.limits = stored === undefined ? { ...this.optionLimits } : checkLimits(stored, () => undefined);
+  }
+
+  private add(messages: readonly Message[], sign: 1 | -1): void {
+    let octets = 0;
+    for (const m of messages) octets += m.size;
+    this.octets += sign * octets;
+    this.messages += sign * messages.length;
+  }
+
+  /** Follows the store: every change that adds or removes messages or mailboxes. */
+  onChange(change: StoreChange): void {
+    switch (change.kind) {
+      case 'append':
+        this.add(change.messages, 1);
+        break;
+      case 'expunge':
+        this.add(change.messages, -1);
+        break;
+      case 'mailbox':
+        if (change.type === 'create') this.mailboxes++;
+        else if (change.type === 'delete') {
+          this.mailboxes--;
+          if (change.mailbox) this.add(change.mailbox.messages, -1);
+        }
+        // A rename keeps every message and mailbox (renaming INBOX arrives as create, expunge and append).
+        break;
+      case 'reset':
+        this.recount();
+        break;
+      default:
+        break;
+    }
+  }
+
+  getQuota(): QuotaInfo {
+    return {
+      root: ROOT,
+      limits: { ...this.limits },
+      usage: { STORAGE: kib(this.octets), MESSAGE: this.messages, MAILBOX: this.mailboxes },
+    };
+  }
+
+  setQuota(limits: QuotaLimits): QuotaInfo {
+    const problems: string[] = [];
+    const clean = checkLimits(limits, (m) => problems.push(m));
+    if (problems.length) throw new ServiceError('INVALID', problems.join('; '));
+    this.limits = clean;
+    // Kept in the store: snapshots write it, reset restores the storage's (or the options') limits.
+    setField(serverFields(this.server.store), STORAGE_KEY, { ...clean });
+    return this.getQuota();
+  }
+
+  /** The store whose usage this follows (CREATE checks look at its missing parents). */
+  serverStore(): Store {
+    return this.server.store;
+  }
+
+  usageOctets(): { storage: number; messages: number; mailboxes: number } {
+    return { storage: this.octets, messages: this.messages, mailboxes: this.mailboxes };
+  }
+
+  /** Throws OVERQUOTA when adding `messages` messages of `octets` octets and `mailboxes` mailboxes would pass a limit. */
+  check(add: { octets?: number; messages?: number; mailboxes?: number }): void {
+    const { STORAGE, MESSAGE, MAILBOX } = this.limits;
+    const octets = add.octets ?? 0;
+    const messages = add.messages ?? 0;
+    const mailboxes = add.mailboxes ?? 0;
+    if (STORAGE !== undefined && octets > 0 && this.octets + octets > STORAGE * 1024) {
+      throw new ServiceError(
+        'OVERQUOTA',
+        `Quota exceeded: STORAGE would be ${kib(this.octets + octets)} KiB (${this.octets + octets} octets), the limit is ${STORAGE} KiB`,
+      );
+    }
+    if (MESSAGE !== undefined && messages > 0 && this.messages + messages > MESSAGE) {
+      throw new ServiceError('OVERQUOTA', `Quota exceeded: MESSAGE would be ${this.messages + messages}, the limit is ${MESSAGE}`);
+    }
+    if (MAILBOX !== undefined && mailboxes > 0 && this.mailboxes + mailboxes > MAILBOX) {
+      throw new ServiceError('OVERQUOTA', `Quota exceeded: MAILBOX would be ${this.mailboxes + mailboxes}, the limit is ${MAILBOX}`);
+    }
+  }
+
+  /** Resources that have a limit, in RFC order, with usage and limit (the QUOTA response's list). */
+  quotaList(): { resource: QuotaResource; usage: number; limit: number }[] {
+    const usage = this.getQuota().usage;
+    const out: { resource: QuotaResource; usage: number; limit: number }[] = [];
+    for (const r of RESOURCES) {
+      const limit = this.limits[r];
+      if (limit !== undefined) out.push({ resource: r, usage: usage[r], limit });
+    }
+    return out;
+  }
+
+  /** Octets of the messages flagged \Deleted in a mailbox (STATUS DELETED-STORAGE). */
+  static deletedOctets(mailbox: Mailbox): number {
+    let octets = 0;
+    for (const m of mailbox.messages) if (m.flags.has('\\Deleted')) octets += m.size;
+    return octets;
+  }
+}
