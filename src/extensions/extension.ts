@@ -197,7 +197,8 @@ export interface LiteralInfo {
  * An access question. The core asks it before every mailbox operation with
  * the RFC 4314 right it needs: `l` LIST/LSUB visibility, `r`
  * SELECT/EXAMINE/STATUS/FETCH, `s` `\Seen`, `t` `\Deleted`, `w` other flags,
- * `i` APPEND/COPY/MOVE target, `k` CREATE (and a RENAME target; asked of
+ * `i` APPEND/COPY/MOVE target (and `s`/`t`/`w` there for the flags the new
+ * messages keep), `k` CREATE (and a RENAME target; asked of
  * the parent: `mailbox` is the parent or null at the top, `path` the parent
  * path or ""), `x` DELETE/RENAME source, `e` EXPUNGE/CLOSE/MOVE source.
  * `p` and `a` are never asked by the core (the ACL extension's own commands

@@ -360,6 +360,26 @@ export function accessRefusal(
   return no(verdict.text ?? `Permission denied (right ${right} is missing)`, 'NOPERM');
 }
 
+/** The RFC 4314 right needed to set or clear a flag: `s` for \\Seen, `t` for \\Deleted, `w` for the others. */
+export function flagRight(flag: string): Right {
+  if (flag === '\\Seen') return 's';
+  if (flag === '\\Deleted') return 't';
+  return 'w';
+}
+
+/**
+ * The flags of an APPEND or COPY/MOVE the session may set on messages new in
+ * `mailbox` (RFC 4314 §4: a flag whose right is missing is dropped, the
+ * command does not fail). Null when every flag may be set.
+ */
+export function flagFilter(session: ImapSession, mailbox: Mailbox, command: string): ((flag: string) => boolean) | null {
+  const protocol = imapProtocol(session.server);
+  const may = new Map<Right, boolean>();
+  for (const right of ['s', 't', 'w'] as const) may.set(right, protocol.access(session, right, mailbox, mailbox.path, command).allow);
+  if ([...may.values()].every(Boolean)) return null;
+  return (flag) => may.get(flagRight(flag))!;
+}
+
 /** Runs a check and turns a ServiceError into the command's NO with its response code. */
 export function checkResult(run: () => void): CommandResult | null {
   try {

@@ -1,10 +1,11 @@
 /**
- * APPEND (RFC 3501 §6.3.11). Extension points: access (`i` on the target),
+ * APPEND (RFC 3501 §6.3.11). Extension points: access (`i` on the target;
+ * `s`/`t`/`w` for the flags it sets),
  * checks before the append (quota, size limits), the result code (APPENDUID).
  */
 import { internalDateFromMs } from '../../store/internal-date.js';
 import { AUTHENTICATED, no, ok, type CommandSpec } from '../command.js';
-import { accessRefusal, checkResult, imapProtocol } from '../protocol.js';
+import { accessRefusal, checkResult, flagFilter, imapProtocol } from '../protocol.js';
 import { InvalidName, mailboxArg } from './mailboxes.js';
 
 export const append: CommandSpec = {
@@ -41,7 +42,10 @@ export const append: CommandSpec = {
     });
     if (failed) return failed;
     const internaldate = date ?? internalDateFromMs(server.now());
-    const [message] = server.store.append(mailbox, [{ raw, flags, internaldate }], session.id);
+    // Flags the user has no right to set are dropped, the APPEND still succeeds (RFC 4314 §4).
+    const keep = flagFilter(session, mailbox, name);
+    const kept = keep ? flags.filter(keep) : flags;
+    const [message] = server.store.append(mailbox, [{ raw, flags: kept, internaldate }], session.id);
     const code = protocol.appendCode(mailbox, [message!.uid]);
     return ok('Append completed', code);
   },

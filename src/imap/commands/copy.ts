@@ -1,11 +1,14 @@
 /**
  * COPY (RFC 3501 §6.4.7) and MOVE (RFC 6851, registered by the MOVE
- * extension). Extension points: access (`i` on the target; a MOVE also `t`
- * and `e` on the source), checks before the copy or move (quota), the
+ * extension). Extension points: access (`i` on the target, `s`/`t`/`w` for
+ * the flags the copies keep; a MOVE also `t` and `e` on the source), checks before the copy or move (quota), the
  * result code (COPYUID).
  */
+import type { Mailbox } from '../../store/mailbox.js';
+import type { Message } from '../../store/message.js';
+import type { Store } from '../../store/store.js';
 import { SELECTED, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
-import { accessRefusal, checkResult, imapProtocol } from '../protocol.js';
+import { accessRefusal, checkResult, flagFilter, imapProtocol } from '../protocol.js';
 import { resolveSet } from '../sequence.js';
 import { atom } from '../wire/values.js';
 import { InvalidName, mailboxArg } from './mailboxes.js';
@@ -43,7 +46,9 @@ function transfer(ctx: CommandContext, move: boolean): CommandResult {
   // The selected mailbox is a target like any other: the copies get new
   // UIDs and a MOVE expunges the originals, so the client sees EXPUNGE for
   // the old numbers and EXISTS for the copies (RFC 6851 §3.3).
-  const pairs = store.copy(messages, target, session.id);
+  // Flags the user has no right to set in the target are not copied (RFC 4314 §4).
+  const keep = flagFilter(session, target, ctx.name);
+  const pairs = keep ? copyKeeping(store, messages, target, session.id, keep) : store.copy(messages, target, session.id);
   if (move) store.expunge(selected.mailbox, pairs.map((p) => p.uid), session.id);
   const code = protocol.copyCode(target, pairs);
   if (move) {
@@ -52,6 +57,19 @@ function transfer(ctx: CommandContext, move: boolean): CommandResult {
     return ok(`${verb} completed`);
   }
   return ok(`${verb} completed`, code);
+}
+
+/** Copies like `store.copy`, the copies keeping only the flags `keep` accepts. */
+function copyKeeping(store: Store, messages: readonly Message[], target: Mailbox, origin: number, keep: (flag: string) => boolean): { uid: number; targetUid: number }[] {
+  const ordered = [...messages].sort((a, b) => a.uid - b.uid);
+  const inputs = ordered.map((m) => ({
+    raw: m.raw,
+    flags: [...m.flags].filter(keep),
+    internaldate: m.internaldate,
+    extra: m.extra ? structuredClone(m.extra) : null,
+  }));
+  const added = store.append(target, inputs, origin);
+  return ordered.map((m, i) => ({ uid: m.uid, targetUid: added[i]!.uid }));
 }
 
 export const copy: CommandSpec = { name: 'COPY', states: SELECTED, run: (ctx) => transfer(ctx, false) };

@@ -186,9 +186,11 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
     for (const path of names) {
       const sep = store.delimiterFor(path);
       for (const level of levelsAbove(path, sep)) {
-        if (listed.has(level) || found.has(level) || !matchesWith(level, sep)) continue;
-        const mailbox = store.get(level) ?? null;
-        if (!visible(mailbox, level)) continue;
+        if (found.has(level) || !matchesWith(level, sep)) continue;
+        // A mailbox the user may not list is, for this user, a level that does not exist (RFC 4314 §4).
+        const existing = store.get(level) ?? null;
+        if (listed.has(level) && (existing === null || visible(existing, level))) continue;
+        const mailbox = existing !== null && visible(existing, level) ? existing : null;
         const entry: ListEntry = { path: level, mailbox };
         const attrs = ['\\Noselect'];
         if (!lsub && withChildren) attrs.push('\\HasChildren');

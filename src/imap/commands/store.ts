@@ -1,6 +1,6 @@
 /** STORE and UID STORE (RFC 3501 §6.4.6). Extension point: access (`s`, `t`, `w` per flag). */
 import type { Right } from '../../extensions/extension.js';
-import { imapProtocol } from '../protocol.js';
+import { flagRight as rightFor, imapProtocol } from '../protocol.js';
 import type { FlagMode } from '../../store/store.js';
 import { SELECTED, failBad, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import { resolveSet } from '../sequence.js';
@@ -8,12 +8,6 @@ import { atom } from '../wire/values.js';
 
 const MODES: Record<string, FlagMode> = { '': 'set', '+': 'add', '-': 'remove' };
 
-/** The RFC 4314 right needed to change a flag. */
-function rightFor(flag: string): Right {
-  if (flag === '\\Seen') return 's';
-  if (flag === '\\Deleted') return 't';
-  return 'w';
-}
 
 function run(ctx: CommandContext): CommandResult {
   const { session, args } = ctx;
