@@ -45,6 +45,8 @@ const FOLDERS: readonly { extension: Extension }[] = [
   specialUse,
   createSpecialUse,
   appendlimit,
+  metadataServer,
+  metadata,
   acl,
   listMyrights,
   quota,
