@@ -58,8 +58,8 @@ export class Server extends EventEmitter<ServerEventMap> {
     super();
     this.options = resolveOptions(options);
     this.store = new Store(this.options.storage, this.options.users);
-    this.script = new ScriptEngine(this.options.scriptSeed, (firing) => this.emit('script', firing));
-    if (this.options.script.length > 0) this.script.add(this.options.script);
+    // Rules are checked against the command table (a `command` no one defines would never match).
+    this.script = new ScriptEngine(this.options.scriptSeed, (firing) => this.emit('script', firing), () => imapProtocol(this).commands);
     // Extensions see every change before sessions and events do (quota usage, ACL of a new mailbox).
     this.store.onChange((change) => imapProtocol(this).onChange(change));
     this.store.onChange((change) => this.publish(change));
@@ -75,6 +75,8 @@ export class Server extends EventEmitter<ServerEventMap> {
     });
     // Extensions' per-server state (`setup`) is made now, so their control APIs exist from the start.
     imapProtocol(this);
+    // After the protocol: the `script` option's rules are checked against its command table.
+    if (this.options.script.length > 0) this.script.addOptionRules(this.options.script);
   }
 
   /**

@@ -13,8 +13,8 @@ import type { ListenAddress, Server } from '../server.js';
 import { hostVerdict, isLoopbackHost, parseHost, type HostVerdict } from './host.js';
 import { openApiDocument } from './openapi.js';
 import type { Method, Route, RouteContext } from './route.js';
-import { BUILTIN_ROUTES } from './routes.js';
-import { validate } from './schema.js';
+import { BUILTIN_ROUTES, VERSION } from './routes.js';
+import { validate, type Schema } from './schema.js';
 
 export const MAX_BODY = 64 * 1024 * 1024;
 export const DEFAULT_PING_INTERVAL = 15_000;
@@ -52,6 +52,9 @@ export function statusOf(code: ErrorCode): number {
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+
+/** The body of a route that declares none: `{}` (or no body at all); any key is an unknown field. */
+const NO_FIELDS: Schema = { type: 'object', properties: {}, additionalProperties: false };
 
 interface CompiledRoute {
   route: Route;
@@ -460,7 +463,7 @@ export class RestServer {
     if (body === NO_BODY) return;
     const ctx: RouteContext = { server: this.server, params, query: new URLSearchParams(search), body, req, res };
     if (route.stream) return this.openStream(ctx);
-    if (route.path === '/v1/openapi.json') return this.send(res, 200, openApiDocument(this.routeTable, '5.0.0'));
+    if (route.path === '/v1/openapi.json') return this.send(res, 200, openApiDocument(this.routeTable, VERSION));
     const handled = route.handle(ctx);
     const result = typeof (handled as PromiseLike<unknown> | null)?.then === 'function' ? await handled : handled;
     this.send(res, route.status, result);
@@ -504,7 +507,8 @@ export class RestServer {
         return NO_BODY;
       }
       try {
-        if (route.body) validate(body, route.body);
+        // Arrays only reach here for routes that declare them (script rules), with a schema.
+        validate(body, route.body ?? NO_FIELDS);
       } catch (err) {
         this.fail(res, err);
         return NO_BODY;

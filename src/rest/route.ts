@@ -36,7 +36,13 @@ export interface Route {
   operation?: string;
   params?: Param[];
   query?: QueryParam[];
-  /** Request body schema; absent: the route takes no body (a body must still be a JSON object). */
+  /**
+   * Request body schema (validation and the OpenAPI document both come from
+   * it). Objects are open unless they say `additionalProperties: false`; then
+   * an unknown key is 400 INVALID naming it, with a "did you mean" when a
+   * declared key is close (the built-in routes close all of theirs). Absent:
+   * the route takes no body fields (`{}` or no body; any key is refused).
+   */
   body?: Schema;
   /** Accepts an array body as well as an object (script rules). */
   allowArray?: boolean;

@@ -4,9 +4,13 @@
  */
 import { ServiceError } from '../errors.js';
 import { EVENT_TYPES } from '../events.js';
-import type { ScriptRule } from '../script/rule.js';
+import { SCRIPT_EVENTS, type ScriptRule } from '../script/rule.js';
+import { SESSION_STATES } from '../script/validate.js';
 import type { Param, Route } from './route.js';
-import { arrayOf, bool, int, nullable, obj, ref, str, type Schema } from './schema.js';
+import { arrayOf, bool, closeObjects, int, nullable, obj, ref, str, type Schema } from './schema.js';
+
+/** The server's version (the OpenAPI document). */
+export const VERSION = '5.0.0';
 
 const P_PATH: Param = { name: 'path', type: 'string', description: 'Mailbox storage name, URL encoded as one segment (`/` is `%2F`)' };
 const P_SESSION: Param = { name: 'session', type: 'integer', description: 'Session number' };
@@ -14,9 +18,14 @@ const P_NAME: Param = { name: 'name', type: 'string', description: 'User name' }
 const P_UID: Param = { name: 'uid', type: 'integer', description: 'Message UID' };
 const P_ID: Param = { name: 'id', type: 'integer', description: 'Script rule id' };
 
-const encoding: Schema = { type: 'string', enum: ['utf-8', 'base64'] };
+const encoding: Schema = { type: 'string', enum: ['utf-8', 'base64'], default: 'utf-8' };
+/** A value with its default (documentation: validation does not apply it). */
+const dflt = (schema: Schema, value: Schema['default'], description?: string): Schema => ({ ...schema, default: value, ...(description ? { description } : {}) });
 const uids = arrayOf(int(1));
-const xoauth2 = obj({ accessToken: str(), sessionTimeout: int(0) }, ['accessToken']);
+const xoauth2 = obj(
+  { accessToken: str('Access token an XOAUTH2 login must present'), sessionTimeout: { ...int(0), description: 'Milliseconds a session logged in with this token lasts (then `* BYE`); no limit when left out' } },
+  ['accessToken'],
+);
 const uidMap = obj({ uidvalidity: int(), uids: arrayOf(obj({ uid: int(), targetUid: int() })) });
 const deleted = obj({ deleted: bool });
 const changed = obj({ changed: bool });
@@ -38,7 +47,7 @@ export const serverRoutes: Route[] = [
   },
   {
     method: 'POST', path: '/v1/shutdown', summary: 'Stop the server (answers first)', operation: 'shutdown',
-    body: obj({ graceful: bool }), status: 202, response: obj({ shutdown: bool }),
+    body: obj({ graceful: dflt(bool, true, 'false: close sessions right away') }), status: 202, response: obj({ shutdown: bool }),
     handle: () => ({ shutdown: true }),
     after: ({ server, body }) => {
       server.control.shutdown({ graceful: (o(body).graceful as boolean | undefined) ?? true }).catch(() => undefined);
@@ -54,7 +63,7 @@ export const sessionRoutes: Route[] = [
   },
   {
     method: 'DELETE', path: '/v1/sessions/{session}', summary: 'Disconnect a session', operation: 'disconnect', params: [P_SESSION],
-    body: obj({ text: str('BYE text'), reset: bool }), status: 200, response: obj({ disconnected: bool }),
+    body: obj({ text: dflt(str(), 'Disconnected by the server', 'BYE text'), reset: dflt(bool, false, 'true: a TCP reset instead of BYE') }), status: 200, response: obj({ disconnected: bool }),
     handle: (ctx) => ctx.server.control.disconnect(n(ctx, 'session'), o(ctx.body)),
   },
   {
@@ -91,7 +100,7 @@ export const userRoutes: Route[] = [
   },
   {
     method: 'DELETE', path: '/v1/users/{name}', summary: 'Delete a user', operation: 'deleteUser', params: [P_NAME],
-    body: obj({ disconnect: bool }), status: 200, response: deleted,
+    body: obj({ disconnect: dflt(bool, true, "false: keep the user's sessions") }), status: 200, response: deleted,
     handle: (ctx) => ctx.server.control.deleteUser(p(ctx, 'name'), o(ctx.body)),
   },
 ];
@@ -104,7 +113,7 @@ export const mailboxRoutes: Route[] = [
   },
   {
     method: 'POST', path: '/v1/mailboxes', summary: 'Create a mailbox with missing superior levels', operation: 'createMailbox',
-    body: obj({ path: str(), subscribed: { ...bool, default: true } }, ['path']), status: 201, response: ref('MailboxInfo'),
+    body: obj({ path: str('Plain mailbox name'), subscribed: dflt(bool, true) }, ['path']), status: 201, response: ref('MailboxInfo'),
     handle: ({ server, body }) => server.control.createMailbox(body as never),
   },
   {
@@ -135,7 +144,12 @@ export const mailboxRoutes: Route[] = [
   {
     method: 'POST', path: '/v1/mailboxes/{path}/uidvalidity', summary: 'New UIDVALIDITY and optionally new UIDs', operation: 'resetUidValidity',
     params: [P_PATH],
-    body: obj({ uidvalidity: int(1), uids: { type: 'string', enum: ['keep', 'renumber', 'offset', 'shuffle'] }, offset: int(), seed: int() }),
+    body: obj({
+      uidvalidity: { ...int(1), maximum: 0xffffffff, description: 'New UIDVALIDITY; the old value + 1 when left out' },
+      uids: dflt({ type: 'string', enum: ['keep', 'renumber', 'offset', 'shuffle'] }, 'keep', 'keep, renumber (1..n), offset (old UID + offset), shuffle (a permutation drawn from seed)'),
+      offset: dflt(int(), 0, 'For uids: offset'),
+      seed: dflt(int(), 1, 'For uids: shuffle; the same seed gives the same order'),
+    }),
     status: 200, response: obj({ uidvalidity: int(), uidnext: int(), uids: arrayOf(obj({ uid: int(), newUid: int() })) }),
     handle: (ctx) => ctx.server.control.resetUidValidity(p(ctx, 'path'), ctx.body as never),
   },
@@ -157,7 +171,7 @@ export const messageRoutes: Route[] = [
     method: 'GET', path: '/v1/mailboxes/{path}/messages', summary: 'List messages, ordered by UID', operation: 'listMessages', params: [P_PATH],
     query: [
       { name: 'uids', description: 'Comma-separated UIDs; only these', schema: str() },
-      { name: 'raw', description: '`true` includes the source in base64', schema: { type: 'string', enum: ['true', 'false'] } },
+      { name: 'raw', description: '`true` includes the source in base64', schema: dflt({ type: 'string', enum: ['true', 'false'] }, 'false') },
     ],
     status: 200, response: arrayOf(ref('MessageInfo')),
     handle: (ctx) => {
@@ -175,7 +189,13 @@ export const messageRoutes: Route[] = [
   {
     method: 'POST', path: '/v1/mailboxes/{path}/messages', summary: 'Add a message like a delivery', operation: 'addMessage', params: [P_PATH],
     body: obj(
-      { raw: str('Message source: UTF-8 text, or base64 with `encoding: base64`'), encoding, flags: arrayOf(str()), internaldate: str('RFC 3501 date-time'), checks: bool },
+      {
+        raw: str('Message source: UTF-8 text, or base64 with `encoding: base64`'),
+        encoding,
+        flags: dflt(arrayOf(str()), []),
+        internaldate: str('RFC 3501 date-time (`dd-Mon-yyyy hh:mm:ss +zzzz`); the server clock when left out'),
+        checks: dflt(bool, false, 'true: refused as APPEND would refuse it (QUOTA, APPENDLIMIT)'),
+      },
       ['raw'],
     ),
     status: 201, response: obj({ uid: int(), uidvalidity: int() }),
@@ -183,7 +203,7 @@ export const messageRoutes: Route[] = [
   },
   {
     method: 'POST', path: '/v1/mailboxes/{path}/messages/flags', summary: 'Set, add or remove flags', operation: 'setFlags', params: [P_PATH],
-    body: obj({ uids, flags: arrayOf(str()), mode: { type: 'string', enum: ['set', 'add', 'remove'] } }, ['uids', 'flags']),
+    body: obj({ uids, flags: arrayOf(str()), mode: dflt({ type: 'string', enum: ['set', 'add', 'remove'] }, 'set') }, ['uids', 'flags']),
     status: 200, response: arrayOf(obj({ uid: int(), flags: arrayOf(str()) })),
     handle: (ctx) => ctx.server.control.setFlags(p(ctx, 'path'), ctx.body as never),
   },
@@ -260,9 +280,51 @@ export const docRoutes: Route[] = [
   },
 ];
 
-export const BUILTIN_ROUTES: Route[] = [...serverRoutes, ...sessionRoutes, ...userRoutes, ...mailboxRoutes, ...messageRoutes, ...scriptRoutes, ...docRoutes];
+/**
+ * The built-in routes, every request body closed: an object a body schema
+ * declares takes only the keys it lists (an unknown key is 400 INVALID with a
+ * "did you mean"), and the OpenAPI document says so with
+ * `additionalProperties: false`.
+ */
+export const BUILTIN_ROUTES: Route[] = [...serverRoutes, ...sessionRoutes, ...userRoutes, ...mailboxRoutes, ...messageRoutes, ...scriptRoutes, ...docRoutes].map(
+  (r) => (r.body ? { ...r, body: closeObjects(r.body) } : r),
+);
 
 const strArray = arrayOf(str());
+
+const ms = (min: number, description: string): Schema => ({ type: 'integer', minimum: min, maximum: 2_147_483_647, description });
+
+/**
+ * A script rule as JSON carries it: every field the rule validator knows
+ * (src/script/validate.ts; a test keeps the two lists equal), none other.
+ */
+export const SCRIPT_RULE: Schema = obj(
+  {
+    on: { type: 'string', enum: SCRIPT_EVENTS, description: 'When the rule is asked: greeting, command, input (IDLE DONE, SASL lines), response (bytes about to go out), quiet (no traffic for quietFor ms)' },
+    command: str('Command name as sessions see it (`FETCH`, `UID FETCH`, `AUTHENTICATE PLAIN`), any case; a server refuses a name that neither the core nor a loaded plugin defines'),
+    tag: str('Only the command with this tag'),
+    session: { ...int(1), description: 'Only this session number' },
+    state: { type: 'string', enum: SESSION_STATES, description: 'Only sessions in this state' },
+    user: str('Only sessions logged in as this user'),
+    mailbox: str('Only sessions with this mailbox selected (storage name)'),
+    match: str('Regular expression the event text must match'),
+    nth: { ...int(1), description: 'Act only on the nth match' },
+    times: { ...int(1), description: 'Act at most this often; without it, every time' },
+    chance: { type: 'number', minimum: 0, maximum: 1, description: 'Share of matches it acts on, drawn from the PRNG seeded by scriptSeed; without it, every match' },
+    quietFor: ms(1, 'For on: quiet (required there): milliseconds without traffic'),
+    send: str('Text to send; `$TAG` is the command tag (`*` where there is none)'),
+    run: dflt(bool, false, 'true: the command also runs, its output after send'),
+    drop: dflt(bool, false, 'true: send nothing (the output is dropped)'),
+    delay: dflt(ms(0, 'Milliseconds to wait before acting'), 0),
+    chunk: { ...int(1), description: 'Send the output in chunks of this many bytes' },
+    chunkDelay: dflt({ oneOf: [ms(0, 'Milliseconds between chunks'), { type: 'string', enum: ['tick'] }] }, 0, 'Between chunks (needs chunk): milliseconds or "tick"'),
+    truncate: { ...int(0), description: 'Send only this many bytes of the output, then close the connection' },
+    close: dflt({ oneOf: [bool, { type: 'string', enum: ['reset'] }] }, false, 'true: close the connection after acting; "reset": a TCP reset'),
+    before: str('Text to send before the output'),
+    after: str('Text to send after the output'),
+  },
+  ['on'],
+);
 
 /** Shared response schemas (OpenAPI components). */
 export const COMPONENTS: Record<string, Schema> = {
@@ -277,6 +339,6 @@ export const COMPONENTS: Record<string, Schema> = {
     session: int(), user: nullable(str()), state: { type: 'string', enum: ['Not Authenticated', 'Authenticated', 'Selected', 'Logout'] },
     mailbox: nullable(str()), readOnly: bool, enabled: strArray, secure: bool, compressed: bool, remoteAddress: nullable(str()),
   }),
-  ScriptRule: { type: 'object', properties: { on: { type: 'string', enum: ['greeting', 'command', 'input', 'response', 'quiet'] } }, required: ['on'], additionalProperties: true },
+  ScriptRule: closeObjects(SCRIPT_RULE),
   ScriptRuleEntry: obj({ id: int(), rule: ref('ScriptRule'), matched: int(), hits: int() }),
 };

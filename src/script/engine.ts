@@ -5,7 +5,7 @@
  */
 import { Prng } from '../util/prng.js';
 import { ruleForEvent, type ScriptContext, type ScriptOn, type ScriptRule, type ScriptRuleHandle, type ScriptRuleInfo } from './rule.js';
-import { validateRules } from './validate.js';
+import { validateRules, type CommandTable } from './validate.js';
 
 interface Entry {
   id: number;
@@ -38,6 +38,11 @@ export class ScriptEngine {
   constructor(
     private readonly seed: number,
     private readonly onFire: (firing: ScriptFiring) => void = () => undefined,
+    /**
+     * The server's command table: a rule's `command` must name one of its
+     * commands. Without it (an engine on its own) any name is taken.
+     */
+    private readonly commands?: () => CommandTable,
   ) {
     this.prng = new Prng(seed);
   }
@@ -46,8 +51,17 @@ export class ScriptEngine {
   add(rules: readonly ScriptRule[]): ScriptRuleHandle[];
   add(rule: ScriptRule): ScriptRuleHandle;
   add(rules: ScriptRule | readonly ScriptRule[]): ScriptRuleHandle | ScriptRuleHandle[] {
-    const valid = validateRules(rules);
-    const handles = valid.map((rule) => {
+    const handles = this.insert(validateRules(rules, '', this.commands?.()));
+    return Array.isArray(rules) ? handles : handles[0]!;
+  }
+
+  /** Adds the rules of the `script` option; messages name them as the options do (`script: [0].command: ...`). */
+  addOptionRules(rules: readonly ScriptRule[]): void {
+    this.insert(validateRules(rules, 'script: ', this.commands?.()));
+  }
+
+  private insert(valid: readonly ScriptRule[]): ScriptRuleHandle[] {
+    return valid.map((rule) => {
       const entry: Entry = {
         id: this.nextId++,
         rule,
@@ -58,7 +72,6 @@ export class ScriptEngine {
       this.entries.push(entry);
       return this.handle(entry);
     });
-    return Array.isArray(rules) ? handles : handles[0]!;
   }
 
   private handle(entry: Entry): ScriptRuleHandle {

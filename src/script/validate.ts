@@ -1,10 +1,23 @@
 /**
  * Validation of script rules when they are added: an unknown field, a wrong
  * type or a contradictory combination is a ServiceError('INVALID') naming
- * the field.
+ * the field, with a "did you mean" when the field (or value) is close to a
+ * known one. Given the command table of a server, a `command` that neither
+ * the core nor a loaded plugin defines is refused too: such a rule would
+ * never match.
  */
 import { ServiceError } from '../errors.js';
+import { suggestKey } from '../options/typos.js';
 import { SCRIPT_EVENTS, type ScriptOn, type ScriptRule } from './rule.js';
+
+/** The session states events and rules name (`state`). */
+export const SESSION_STATES = ['Not Authenticated', 'Authenticated', 'Selected', 'Logout'] as const;
+
+/**
+ * The commands a server defines, by upper-case name (`FETCH`, `UID FETCH`,
+ * `AUTHENTICATE`): the keys of `imapProtocol(server).commands`.
+ */
+export type CommandTable = ReadonlyMap<string, unknown>;
 
 type Check = (value: unknown) => string | null;
 
@@ -33,7 +46,7 @@ const FIELDS: Readonly<Record<string, Check>> = {
   command: str,
   tag: strOrRegExp,
   session: intAtLeast(1),
-  state: str,
+  state: (v) => (typeof v === 'string' && (SESSION_STATES as readonly string[]).includes(v) ? null : `one of ${SESSION_STATES.join(', ')}`),
   user: str,
   mailbox: str,
   match: (v) => {
@@ -65,22 +78,80 @@ const FIELDS: Readonly<Record<string, Check>> = {
 
 const KNOWN = new Map<string, Check>(Object.entries(FIELDS));
 
+/** Every field a rule may have (`when` only in-process: it is a function). */
+export const RULE_FIELDS: readonly string[] = [...KNOWN.keys()];
+
+/** Fields whose values are names from a fixed list: a close miss gets a suggestion. */
+const VALUE_LISTS: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
+  ['on', SCRIPT_EVENTS],
+  ['state', SESSION_STATES],
+]);
+
 function invalid(where: string, field: string, message: string): ServiceError {
   return new ServiceError('INVALID', `${where}${field}: ${message}`);
 }
 
-/** Validates one rule; returns a shallow copy. `where` prefixes messages (`script[2].`). */
-export function validateRule(value: unknown, where = ''): ScriptRule {
+/** A key as a message shows it: plain when it reads as a name, else quoted (and shortened). */
+function label(key: string): string {
+  const shown = key.length > 64 ? `${key.slice(0, 64)}...` : key;
+  return /^[A-Za-z_$][\w$-]*$/.test(shown) ? shown : JSON.stringify(shown);
+}
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+const didYouMean = (hint: string | undefined): string => (hint === undefined ? '' : `; did you mean ${JSON.stringify(hint)}?`);
+
+/**
+ * Why `command` names no command of `commands`, or null when it does.
+ * `UID <name>` counts when `<name>` exists, `AUTHENTICATE <mechanism>` when
+ * AUTHENTICATE does (sessions report `AUTHENTICATE PLAIN` in command events).
+ */
+function commandProblem(command: string, on: ScriptOn, commands: CommandTable): string | null {
+  const name = command.toUpperCase();
+  const auth = /^AUTHENTICATE (\S+)$/.exec(name);
+  if (auth && commands.has('AUTHENTICATE')) {
+    // Only command events carry the mechanism; while AUTHENTICATE runs (input, response, quiet) it is `AUTHENTICATE`.
+    return on === 'command' ? null : `the mechanism is only part of the name in command events; for on: ${on} use "AUTHENTICATE"`;
+  }
+  if (commands.has(name)) return null;
+  const uid = /^UID (\S+)$/.exec(name);
+  if (uid && commands.has(uid[1]!)) return null;
+  const names = [...commands.keys()].sort();
+  let hint = suggestKey(name, names);
+  if (hint === undefined && name.includes(' ')) {
+    // A typo in the first word (`AUTHENTICTE PLAIN`, `UDI FETCH`): suggest it with the rest kept.
+    const [first, ...rest] = name.split(' ');
+    const head = suggestKey(first!, [...names.filter((n) => !n.includes(' ')), 'UID']);
+    if (head !== undefined) hint = [head, ...rest].join(' ');
+  }
+  const what = `no command ${JSON.stringify(command)} on this server: neither the core nor a loaded plugin defines it, so the rule would never match`;
+  if (hint !== undefined) return `${what}${didYouMean(hint)}`;
+  return `${what}; commands: ${names.join(', ')}; to answer a command the server does not know, leave out command and use match (for example ${JSON.stringify(`^\\S+ ${escapeRegExp(command.split(' ')[0]!)}\\b`)})`;
+}
+
+/**
+ * Validates one rule; returns a shallow copy. `where` prefixes messages
+ * (`script[2].`). With `commands` (a server's command table), `command` must
+ * name one of them.
+ */
+export function validateRule(value: unknown, where = '', commands?: CommandTable): ScriptRule {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ServiceError('INVALID', `${where || 'rule'}: expected an object`);
   }
   const rule = value as Record<string, unknown>;
   for (const [key, v] of Object.entries(rule)) {
     const check = KNOWN.get(key);
-    if (!check) throw invalid(where, key, `unknown field; known fields: ${[...KNOWN.keys()].join(', ')}`);
+    if (!check) {
+      const hint = suggestKey(key, RULE_FIELDS);
+      throw invalid(where, label(key), `unknown field${hint === undefined ? `; known fields: ${RULE_FIELDS.join(', ')}` : didYouMean(hint)}`);
+    }
     if (v === undefined) continue;
     const expected = check(v);
-    if (expected) throw invalid(where, key, `expected ${expected}`);
+    if (expected) {
+      const list = VALUE_LISTS.get(key);
+      const hint = list && typeof v === 'string' ? suggestKey(v, list) : undefined;
+      throw invalid(where, key, `expected ${expected}${typeof v === 'string' ? `, got ${JSON.stringify(v.length > 64 ? `${v.slice(0, 64)}...` : v)}` : ''}${didYouMean(hint)}`);
+    }
   }
   if (!Object.hasOwn(rule, 'on') || rule.on === undefined) throw invalid(where, 'on', 'required');
   const on = rule.on as ScriptOn;
@@ -107,11 +178,15 @@ export function validateRule(value: unknown, where = ''): ScriptRule {
   if (on === 'greeting' || on === 'quiet') {
     for (const k of ['command', 'tag']) if (has(k) && on === 'greeting') throw invalid(where, k, 'no command at greeting');
   }
+  if (commands && typeof rule.command === 'string') {
+    const p = commandProblem(rule.command, on, commands);
+    if (p) throw invalid(where, 'command', p);
+  }
   return { ...(rule as unknown as ScriptRule) };
 }
 
 /** Validates a rule or an array of rules; all or nothing. */
-export function validateRules(value: unknown, where = ''): ScriptRule[] {
-  if (Array.isArray(value)) return value.map((r, i) => validateRule(r, `${where}[${i}].`));
-  return [validateRule(value, where)];
+export function validateRules(value: unknown, where = '', commands?: CommandTable): ScriptRule[] {
+  if (Array.isArray(value)) return value.map((r, i) => validateRule(r, `${where}[${i}].`, commands));
+  return [validateRule(value, where, commands)];
 }

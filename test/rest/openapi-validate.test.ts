@@ -109,7 +109,7 @@ describe('OpenAPI document from a running server', () => {
       // Something in every listing: a message, a logged-in session, a script rule.
       r.server.control.addMessage('INBOX', { raw: 'Subject: openapi\r\n\r\nbody\r\n', flags: ['\\Seen'] });
       r.server.control.createMailbox({ path: 'Archive/2026' });
-      r.server.script.add({ on: 'command', command: 'XNOTHING', send: '$TAG NO never\r\n' });
+      r.server.script.add({ on: 'command', command: 'CHECK', tag: 'never-sent', send: '$TAG NO never\r\n' });
       imap = await RawClient.connect(r.imapPort);
       await imap.line();
       assert.match(tagged(await imap.command('LOGIN testuser testpass')), /^T1 OK/);
@@ -215,7 +215,7 @@ describe('OpenAPI document from a running server', () => {
         ['post', '/v1/mailboxes/{path}/messages/flags', '/v1/mailboxes/INBOX/messages/flags', { uids: [1, 2], flags: ['$Done'], mode: 'add' }, 200],
         ['post', '/v1/mailboxes/{path}/messages/copy', '/v1/mailboxes/INBOX/messages/copy', { uids: [2], target: 'Written' }, 200],
         ['post', '/v1/mailboxes/{path}/uidvalidity', '/v1/mailboxes/Written/uidvalidity', { uids: 'renumber' }, 200],
-        ['post', '/v1/script/rules', '/v1/script/rules', [{ on: 'command', command: 'XOTHER', send: '$TAG NO x\r\n' }], 201],
+        ['post', '/v1/script/rules', '/v1/script/rules', [{ on: 'command', command: 'CHECK', tag: 'never-sent-either', send: '$TAG NO x\r\n' }], 201],
         ['put', '/v1/users/{name}', '/v1/users/nobody', { password: 'x' }, 404],
       ];
       for (const [method, template, target, body, status] of writes) {

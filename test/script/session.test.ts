@@ -71,7 +71,7 @@ test('raw: send+run, before/after, drop, response rule; RegExp match shows as {}
     server.script.add([
       { on: 'command', match: /^X2 /, send: '* OK scripted\r\n', run: true },
       { on: 'command', command: 'NOOP', match: '^W', before: '* OK before\r\n', after: '* OK after\r\n' },
-      { on: 'command', command: 'CHECKX', drop: true },
+      { on: 'command', command: 'CHECK', drop: true },
       { on: 'response', match: '^T2 OK', send: '$TAG OK replaced\r\n' },
     ]);
     const c = await rawSession(port);
@@ -84,7 +84,7 @@ test('raw: send+run, before/after, drop, response rule; RegExp match shows as {}
     assert.equal(l2[0], '* OK before');
     assert.match(l2[1]!, /^W3 OK/);
     assert.equal(await c.line(), '* OK after');
-    c.write('D1 CHECKX\r\n');
+    c.write('D1 CHECK\r\n');
     const l4 = await c.command('NOOP');
     assert.deepEqual(l4, ['T2 OK replaced']);
     assert.equal(c.pending(), '');
@@ -95,7 +95,7 @@ test('raw: send+run, before/after, drop, response rule; RegExp match shows as {}
       [
         ['command', 'NOOP', 'X2'],
         ['command', 'NOOP', 'W3'],
-        ['command', 'CHECKX', 'D1'],
+        ['command', 'CHECK', 'D1'],
         ['response', 'NOOP', 'T2'],
       ],
     );
