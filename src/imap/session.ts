@@ -32,6 +32,9 @@ const BATCH_BYTES = 256 * 1024;
 export const OUTPUT_HIGH_WATER = 1024 * 1024;
 const OUTPUT_LOW_WATER = 256 * 1024;
 
+/** How long the server waits for the client's FIN after its own before it closes for good. */
+const CLOSE_GRACE_MS = 2000;
+
 const STATE_NAMES: Record<ImapState | 'logout', SessionState> = {
   notAuthenticated: 'Not Authenticated',
   authenticated: 'Authenticated',
@@ -348,10 +351,17 @@ export class ImapSession implements SessionHandle {
     socket.off('data', this.onData);
     socket.on('data', () => undefined);
     socket.resume();
-    socket.end(() => {
+    // Destroyed only when the client has closed its side too (or after a grace period): closing
+    // while its input still arrives makes the kernel send a reset, which can destroy the BYE
+    // and the last answers in flight.
+    const destroy = (): void => {
+      clearTimeout(timer);
       socket.destroy();
       if (this.tcp !== socket) this.tcp.destroy();
-    });
+    };
+    const timer = setTimeout(destroy, CLOSE_GRACE_MS);
+    socket.once('end', destroy);
+    socket.end();
   }
 
   /** Sends what a rule says instead of / around `normal` (null: no normal output). */

@@ -132,7 +132,7 @@ describe('LOGOUT', () => {
     await ended;
     assert.match(received, /\* BYE .*\r\na1 OK .*\r\n$/);
     // The server must not wait for our FIN: its session is closed although we never ended.
-    for (let i = 0; i < 100 && closes.length === 0; i++) await settle();
+    for (let i = 0; i < 150 && closes.length === 0; i++) await settle();
     assert.equal(closes.length, 1, 'close event while the client still holds its socket open');
     assert.deepEqual(server.control.sessions(), []);
     socket.destroy();
@@ -167,6 +167,20 @@ describe('NUL in served literals', () => {
     // The store keeps the bytes as they came.
     const stored = server.control.getMessage('INBOX', 1) as { raw: string; encoding?: string };
     assert.deepEqual(Buffer.from(stored.raw, stored.encoding === 'base64' ? 'base64' : 'latin1'), raw);
+    c.close();
+  });
+});
+
+describe('response text (RFC 3501 §9 resp-text is 7-bit TEXT-CHAR)', () => {
+  test('an echoed 8-bit charset name goes out as ?, and text that ends like a literal marker gets a full stop', async () => {
+    const started = await startServer({ storage: { INBOX: { messages: [mail('one')] } } });
+    server = started.server;
+    const c = await rawSession(started.port);
+    await c.command('SELECT INBOX');
+    c.write(Buffer.concat([Buffer.from('A9 SEARCH CHARSET {8+}\r\nX-BOG'), Buffer.from([0xc3, 0x9a]), Buffer.from('S ALL\r\n')]));
+    const line = await c.line();
+    assert.match(line, /^A9 NO \[BADCHARSET \(US-ASCII UTF-8\)\] Unsupported charset X-BOG\?+S$/);
+    assert.deepEqual(await c.command('SELECT "x{3}"'), ["T3 NO [NONEXISTENT] Mailbox doesn't exist: x{3}."]);
     c.close();
   });
 });

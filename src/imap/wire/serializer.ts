@@ -29,6 +29,9 @@ export type ResponseCode = string | { name: string; args?: readonly ImapValue[] 
 const NEEDS_LITERAL = /[\x00\r\n\u0080-\uffff]/;
 const QUOTED_SPECIAL = /["\\]/g;
 const TEXT_UNSAFE = /[\r\n\x00]/g;
+/** resp-text is 7-bit TEXT-CHARs (RFC 3501 §9): anything else is shown as `?`. */
+const NOT_ASCII = /[^\x01-\x7f]/g;
+const LITERAL_AT_END = /\{\d+\+?\}$/;
 
 const ADJOINED = new WeakSet<readonly ImapValue[]>();
 
@@ -157,7 +160,11 @@ class Writer {
 
   /** Human-readable text: CR, LF and NUL would break the line, so they become spaces. */
   humanText(text: string): void {
-    this.text += text.replace(TEXT_UNSAFE, ' ');
+    let clean = text.replace(TEXT_UNSAFE, ' ').replace(NOT_ASCII, '?');
+    // Text that ends like a literal marker would make a client that scans for `{n}` first wait
+    // for bytes that never come (an echoed mailbox name `{3}`, say).
+    if (LITERAL_AT_END.test(clean)) clean += '.';
+    this.text += clean;
   }
 
   finish(): Buffer {
