@@ -18,6 +18,17 @@ import { resolveStorage, type FieldValidator, type StorageContext } from './stor
 import { resolveTls } from './tls.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
 
+/** The limits that keep a broken or hostile client from costing unbounded memory, descriptors or time. */
+export const LIMIT_KEYS = [
+  'maxCommandBeforeLogin',
+  'maxConnections',
+  'maxUnauthenticated',
+  'loginTimeout',
+  'idleTimeout',
+  'maxOutputBuffer',
+  'shutdownTimeout',
+] as const;
+
 /**
  * Every top-level option name, including ones that later features read, so
  * none is ever reported as a typo of another. Unknown keys that are not
@@ -37,13 +48,7 @@ export const TOP_LEVEL_KEYS = [
   'maxLineLength',
   'maxLiteralBeforeLogin',
   'maxLiteral',
-  'maxCommandBeforeLogin',
-  'maxConnections',
-  'maxUnauthenticated',
-  'loginTimeout',
-  'idleTimeout',
-  'maxOutputBuffer',
-  'shutdownTimeout',
+  ...LIMIT_KEYS,
   'debug',
   'script',
   'secure',
@@ -194,17 +199,6 @@ function storageContext(base: StorageContext, loaded: readonly Extension[], cust
     namespaceFields: validators((e) => e.storage?.server),
   };
 }
-
-/** The limits that keep a broken or hostile client from costing unbounded memory, descriptors or time. */
-export const LIMIT_KEYS = [
-  'maxCommandBeforeLogin',
-  'maxConnections',
-  'maxUnauthenticated',
-  'loginTimeout',
-  'idleTimeout',
-  'maxOutputBuffer',
-  'shutdownTimeout',
-] as const;
 
 export type Limits = { [K in (typeof LIMIT_KEYS)[number]]: number };
 
