@@ -1,4 +1,4 @@
-/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse ...]`; no name runs all. */
+/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins ...]`; no name runs all. */
 const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<void> }>> = {
   lifecycle: () => import('./lifecycle.js'),
   mailbox: () => import('./mailbox.js'),
@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   fuzz: () => import('./fuzz.js'),
   'fuzz-rest': () => import('./fuzz-rest.js'),
   abuse: () => import('./abuse.js'),
+  plugins: () => import('./plugins.js'),
 };
 
 const args = process.argv.slice(2);

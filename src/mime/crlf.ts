@@ -14,8 +14,8 @@
 let served: WeakMap<Buffer, Buffer> | null = null;
 let sizes: WeakMap<Buffer, number> | null = null;
 
-/** Number of LF bytes in `raw` with no CR before them. */
-function bareLfCount(raw: Buffer): number {
+/** Number of LF bytes in `raw` with no CR before them (uncached, for hot paths that should not grow the size cache: `raw.length + bareLfCount(raw)` is RFC822.SIZE). */
+export function bareLfCount(raw: Buffer): number {
   let n = 0;
   for (let i = raw.indexOf(10); i >= 0; i = raw.indexOf(10, i + 1)) if (i === 0 || raw[i - 1] !== 13) n++;
   return n;

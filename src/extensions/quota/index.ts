@@ -22,7 +22,7 @@ import type { Schema } from '../../rest/schema.js';
 import type { Extension } from '../extension.js';
 import { always } from '../shared.js';
 import { commands } from './commands.js';
-import { QuotaState, RESOURCES, STORAGE_KEY, checkLimits, kib, type QuotaApi, type QuotaLimits } from './state.js';
+import { QuotaState, RESOURCES, STORAGE_KEY, checkLimits, kib, octetsOf, type QuotaApi, type QuotaLimits } from './state.js';
 
 export type { QuotaApi, QuotaInfo, QuotaLimits, QuotaResource, QuotaUsage } from './state.js';
 
@@ -105,7 +105,7 @@ export const extension: Extension<QuotaState> = {
     append: ({ size }, state) => state.check({ octets: size, messages: 1 }),
     copy: ({ messages }, state) => {
       let octets = 0;
-      for (const m of messages) octets += m.size;
+      for (const m of messages) octets += octetsOf(m);
       state.check({ octets, messages: messages.length });
     },
     // MOVE keeps the messages inside the one root: usage does not change, nothing to refuse.
