@@ -56,6 +56,15 @@ const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').dig
 /** The body of a route that declares none: `{}` (or no body at all); any key is an unknown field. */
 const NO_FIELDS: Schema = { type: 'object', properties: {}, additionalProperties: false };
 
+/**
+ * A PUT, POST or DELETE route without a body schema takes `{}`: said so in
+ * its schema, so the OpenAPI document shows what validation does. (A GET
+ * body is checked against the same, but a GET has no request body to show.)
+ */
+function withBody(route: Route): Route {
+  return route.body || route.method === 'GET' ? route : { ...route, body: NO_FIELDS };
+}
+
 interface CompiledRoute {
   route: Route;
   segments: string[];
@@ -162,9 +171,11 @@ export class RestServer {
     this.pingInterval = config.pingInterval ?? DEFAULT_PING_INTERVAL;
     this.maxEventStreams = config.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS;
     this.maxStreamBuffer = config.maxStreamBuffer ?? DEFAULT_MAX_STREAM_BUFFER;
-    this.routes = [...BUILTIN_ROUTES, ...pluginRoutes];
-    this.builtinTable = buildTable(BUILTIN_ROUTES);
-    this.pluginTable = buildTable(pluginRoutes);
+    const builtin = BUILTIN_ROUTES.map(withBody);
+    const plugins = pluginRoutes.map(withBody);
+    this.routes = [...builtin, ...plugins];
+    this.builtinTable = buildTable(builtin);
+    this.pluginTable = buildTable(plugins);
     const headersTimeout = config.headersTimeout ?? 60_000;
     this.http = http.createServer(
       {

@@ -63,8 +63,8 @@ function check(ajv: AjvInstance, schema: JsonObject, body: unknown, what: string
 /** Sample values for path parameters; `missing` picks ones that do not exist. */
 function fill(path: string, missing: boolean): string {
   const samples: Record<string, string> = missing
-    ? { path: 'No such mailbox', name: 'nobody', session: '999999', uid: '999999', id: '999999' }
-    : { path: 'INBOX', name: 'testuser', session: '999999', uid: '1', id: '1' };
+    ? { path: 'No such mailbox', name: 'nobody', session: '999999', uid: '999999', id: '999999', identifier: 'nobody' }
+    : { path: 'INBOX', name: 'testuser', session: '999999', uid: '1', id: '1', identifier: 'anyone' };
   return path.replace(/\{(\w+)\}/g, (_m, name: string) => {
     const v = samples[name];
     assert.ok(v !== undefined, `no sample value for {${name}} in ${path}`);
