@@ -4,12 +4,13 @@
  */
 import { ServiceError } from '../errors.js';
 import { EVENT_TYPES } from '../events.js';
+import { LIMIT_KEYS } from '../options/resolve.js';
 import { SCRIPT_EVENTS, type ScriptRule } from '../script/rule.js';
 import { SESSION_STATES } from '../script/validate.js';
 import type { Param, Route } from './route.js';
 import { arrayOf, bool, closeObjects, int, nullable, obj, ref, str, type Schema } from './schema.js';
 
-/** The server's version (the OpenAPI document). */
+/** The server's version (the OpenAPI document, GET /v1/health). */
 export const VERSION = '5.0.0';
 
 const P_PATH: Param = { name: 'path', type: 'string', description: 'Mailbox storage name, URL encoded as one segment (`/` is `%2F`)' };
@@ -34,7 +35,62 @@ const p = (ctx: { params: Record<string, string | number> }, name: string): stri
 const n = (ctx: { params: Record<string, string | number> }, name: string): number => ctx.params[name] as number;
 const o = (body: unknown): Record<string, unknown> => body as Record<string, unknown>;
 
+type HealthLimitKey = 'maxLineLength' | 'maxLiteralBeforeLogin' | 'maxLiteral' | (typeof LIMIT_KEYS)[number];
+
+/**
+ * The options GET /v1/health reports under `limits`: the input limits and
+ * the options' LIMIT_KEYS. A function, not a constant: the options module
+ * imports this one (plugin routes are checked against the built-in ones), so
+ * LIMIT_KEYS is not there yet while this module loads.
+ */
+export function healthLimitKeys(): HealthLimitKey[] {
+  return ['maxLineLength', 'maxLiteralBeforeLogin', 'maxLiteral', ...LIMIT_KEYS];
+}
+
+/** The `rest` options GET /v1/health reports under `limits.rest`. */
+export const HEALTH_REST_LIMIT_KEYS = ['maxEventStreams', 'maxStreamBuffer'] as const;
+
+const address = (description: string): Schema => ({ ...obj({ host: str(), port: int(0) }, ['host', 'port']), description });
+
+const healthSchema = (): Schema => obj(
+  {
+    ok: { type: 'boolean', description: 'Always true: the server answers and its IMAP listener listens' },
+    version: str('Server version'),
+    imap: { ...obj({ host: str(), port: int(0), secure: { ...bool, description: 'Implicit TLS' } }, ['host', 'port', 'secure']), description: 'The IMAP listener' },
+    rest: address('The REST listener'),
+    smtp: { type: 'null', description: 'SMTP intake is not part of this version' },
+    limits: {
+      ...obj(
+        {
+          ...Object.fromEntries(healthLimitKeys().map((k) => [k, { ...int(0), description: `The ${k} option` }])),
+          rest: obj(Object.fromEntries(HEALTH_REST_LIMIT_KEYS.map((k) => [k, { ...int(1), description: `The rest.${k} option` }])), [...HEALTH_REST_LIMIT_KEYS]),
+        },
+        [...healthLimitKeys(), 'rest'],
+      ),
+      description: 'Every limit option with the value in force',
+    },
+  },
+  ['ok', 'version', 'imap', 'rest', 'smtp', 'limits'],
+);
+
 export const serverRoutes: Route[] = [
+  {
+    method: 'GET', path: '/v1/health', summary: 'Ready signal: the server is up; its listeners, version and limits', operation: 'health',
+    status: 200, response: ref('Health'),
+    handle: ({ server, req }) => {
+      const imap = server.address();
+      // The IMAP listener closes first when the server stops: a stopping server is not up.
+      if (imap === null) throw new ServiceError('CANNOT', 'The server is stopping');
+      const rest = server.restAddress() ?? { host: req.socket.localAddress ?? '', port: req.socket.localPort ?? 0 };
+      const o = server.options;
+      const limits: Record<string, unknown> = {};
+      for (const key of healthLimitKeys()) limits[key] = o[key];
+      const restLimits: Record<string, number> = {};
+      for (const key of HEALTH_REST_LIMIT_KEYS) restLimits[key] = o.rest?.[key] ?? 0;
+      limits.rest = restLimits;
+      return { ok: true, version: VERSION, imap: { host: imap.host, port: imap.port, secure: o.secure }, rest, smtp: null, limits };
+    },
+  },
   {
     method: 'GET', path: '/v1/snapshot', summary: 'The whole store in the shape of the storage option', operation: 'snapshot',
     status: 200, response: { type: 'object', additionalProperties: true },
@@ -340,5 +396,9 @@ export const COMPONENTS: Record<string, Schema> = {
     mailbox: nullable(str()), readOnly: bool, enabled: strArray, secure: bool, compressed: bool, remoteAddress: nullable(str()),
   }),
   ScriptRule: closeObjects(SCRIPT_RULE),
+  // A getter: built when the document is, after the options module has loaded (see healthLimitKeys).
+  get Health(): Schema {
+    return healthSchema();
+  },
   ScriptRuleEntry: obj({ id: int(), rule: ref('ScriptRule'), matched: int(), hits: int() }),
 };
