@@ -85,6 +85,12 @@ declare module '../extension.js' {
 
 interface State extends AclApi {
   readonly server: Server;
+  /**
+   * Mailboxes the current command created from a session, in order (an IMAP
+   * CREATE makes missing parents first; `create.created` gets the named one
+   * only). Any other change clears it.
+   */
+  created: { mailbox: Mailbox; origin: number }[];
   /** The ACL of a mailbox as the rules read it (null: none, every right for everyone). */
   aclOf(mailbox: Mailbox): Acl | null;
   /** The rights `user` has on `mailbox`. */
@@ -122,6 +128,7 @@ function setup(server: Server): State {
   };
   const state: State = {
     server,
+    created: [],
     aclOf: (mailbox) => aclFromField(getField(mailbox, ACL_KEY)),
     rightsOf: (mailbox, user) => effectiveRights(state.aclOf(mailbox), user),
     change(mailbox, edit) {
@@ -427,20 +434,30 @@ export const extension: Extension<State> = {
     },
   },
   create: {
-    // The creator gets every right, on top of the parent's ACL when the parent has one.
+    // The creator gets every right on the mailbox and the missing parents the CREATE made,
+    // on top of the parent's ACL when the parent has one.
     created: (mailbox, _params, session, state) => {
-      if (session.user === null) return;
+      const made = state.created.filter((c) => c.origin === session.id && (c.mailbox === mailbox || mailbox.path.startsWith(c.mailbox.path + c.mailbox.delimiter)));
+      state.created = [];
+      if (!made.some((c) => c.mailbox === mailbox)) made.push({ mailbox, origin: session.id });
+      const user = session.user;
+      if (user === null) return;
       const store = session.server.store;
-      const parentPath = store.parentOf(mailbox.path);
-      const parent = parentPath === null ? undefined : store.get(parentPath);
-      const inherited = parent ? state.aclOf(parent) : null;
-      const acl: Acl = new Map([...(inherited ?? [])].map(([id, rights]) => [id, new Set(rights)]));
-      acl.set(session.user, new Set(ALL_RIGHTS));
-      setField(mailbox, ACL_KEY, aclToObject(acl));
-      session.server.emit('acl', { path: mailbox.path });
+      for (const { mailbox: m } of made) {
+        const parentPath = store.parentOf(m.path);
+        const parent = parentPath === null ? undefined : store.get(parentPath);
+        const inherited = parent ? state.aclOf(parent) : null;
+        const acl: Acl = new Map([...(inherited ?? [])].map(([id, rights]) => [id, new Set(rights)]));
+        acl.set(user, new Set(ALL_RIGHTS));
+        setField(m, ACL_KEY, aclToObject(acl));
+        session.server.emit('acl', { path: m.path });
+      }
     },
   },
   onChange: (change, state) => {
+    if (change.kind === 'mailbox' && change.type === 'create' && change.origin !== null && change.mailbox) {
+      state.created.push({ mailbox: change.mailbox, origin: change.origin });
+    } else if (state.created.length > 0) state.created = [];
     // Renaming INBOX moves its messages to a new mailbox; the ACL goes along (RFC 4314 §4: a
     // RENAME keeps the ACLs), and INBOX keeps its own. Other renames move the Mailbox object
     // with its fields; a delete drops the object and its ACL.

@@ -184,6 +184,8 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
   // under RECURSIVEMATCH, with CHILDINFO (RFC 5258 §3, below).
   if (patterns.some((p) => p.includes('%')) && !selection.has('SUBSCRIBED')) {
     for (const path of names) {
+      // Only a name the user may list makes its levels appear.
+      if (!visible(store.get(path) ?? null, path)) continue;
       const sep = store.delimiterFor(path);
       for (const level of levelsAbove(path, sep)) {
         if (found.has(level) || !matchesWith(level, sep)) continue;
