@@ -11,6 +11,13 @@
  * 401; every answer has `Cache-Control: no-store` and no CORS header; 2xx
  * answers are JSON (or an event stream); an answer arrives at all.
  *
+ * Bodies carry typos on purpose (issue 19): misspelt keys of the route's
+ * fields (`pasword`, `Mode`, `subscribe`), unknown keys, typos inside nested
+ * objects (`xoauth2.acessToken`), misspelt rule fields and rule commands no
+ * one defines (`FECTH`). A request whose body holds one, sent whole to the
+ * route it was made for, must not succeed: a 2xx answer to it is a finding
+ * (the key was silently dropped).
+ *
  * Used by test/fuzz/rest-fuzz.test.ts (a short run in `npm test`) and
  * bench/fuzz-rest.ts (long runs with figures).
  */
@@ -18,6 +25,7 @@ import net from 'node:net';
 import type { Server } from '../../src/index.js';
 import { BUILTIN_ROUTES } from '../../src/rest/routes.js';
 import type { Schema } from '../../src/rest/schema.js';
+import { RULE_FIELDS as KNOWN_RULE_FIELDS } from '../../src/script/validate.js';
 import { Prng } from '../../src/util/prng.js';
 
 export interface Finding {
@@ -34,6 +42,8 @@ export interface FuzzResult {
   statuses: Map<number, number>;
   /** Bytes sent in requests. */
   bytes: number;
+  /** Requests whose body held a typo or unknown key where the server must refuse it (and was checked for that). */
+  typos: number;
 }
 
 const STATUS_OF: Record<string, number> = {
@@ -42,8 +52,14 @@ const STATUS_OF: Record<string, number> = {
 
 class Gen {
   readonly rng: Prng;
+  /** What in the body being built must make the server refuse it (an unknown key), or null. */
+  refuse: string | null = null;
   constructor(seed: number) {
     this.rng = new Prng(seed);
+  }
+  /** Notes that the body holds something the server must refuse (the first one is kept). */
+  mustRefuse(what: string): void {
+    this.refuse ??= what;
   }
   chance(p: number): boolean {
     return this.rng.next() < p;
@@ -57,6 +73,37 @@ class Gen {
 }
 
 const PROTO_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'prototype'];
+
+/**
+ * A misspelling of `name` that is none of `known`: two letters swapped, one
+ * left out, one doubled, the case of one changed, or one added.
+ */
+function typo(g: Gen, name: string, known: readonly string[]): string {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const at = g.int(Math.max(1, name.length));
+    let out: string;
+    switch (g.int(5)) {
+      case 0:
+        out = name.length > 1 ? name.slice(0, at) + (name[at + 1] ?? '') + (name[at] ?? '') + name.slice(at + 2) : `${name}${name}`;
+        break;
+      case 1:
+        out = name.slice(0, at) + name.slice(at + 1);
+        break;
+      case 2:
+        out = name.slice(0, at) + (name[at] ?? 'x') + name.slice(at);
+        break;
+      case 3: {
+        const c = name[at] ?? 'x';
+        out = name.slice(0, at) + (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()) + name.slice(at + 1);
+        break;
+      }
+      default:
+        out = name.slice(0, at) + g.pick(['e', 's', 'x', '_', '-']) + name.slice(at);
+    }
+    if (out !== '' && out !== name && !known.includes(out)) return out;
+  }
+  return `${name}_x`;
+}
 
 const MAILBOX_NAMES = [
   'INBOX', 'inbox', 'Archive', 'Archive/2024', 'Work/Projects/A', 'Sent', 'Trash', '&Jjo-', '&', '&-', '&AGE-', 'Ünïcode', '日本語',
@@ -111,7 +158,16 @@ const FIELD_VALUES: Record<string, (g: Gen) => string> = {
   subscribed: (g) => g.pick(['true', 'false', '1', '"yes"']),
   name: (g) => JSON.stringify(g.pick(USER_NAMES) + (g.chance(0.5) ? String(g.int(50)) : '')),
   password: (g) => JSON.stringify(g.pick(['pw', '', 'x'.repeat(1000), '\u0000'])),
-  xoauth2: (g) => g.pick(['null', '{"accessToken":"t"}', '{"accessToken":"t","sessionTimeout":1000}', '{"accessToken":""}', '{"sessionTimeout":-1}', '{"accessToken":"t","sessionTimeout":1e309}', '"t"']),
+  xoauth2: (g) => {
+    if (g.chance(0.2)) {
+      // A typo inside the nested object.
+      const known = ['accessToken', 'sessionTimeout'];
+      const bad = typo(g, g.pick(known), known);
+      g.mustRefuse(`xoauth2.${bad}`);
+      return g.chance(0.5) ? `{${JSON.stringify(bad)}:"t"}` : `{"accessToken":"t",${JSON.stringify(bad)}:1000}`;
+    }
+    return g.pick(['null', '{"accessToken":"t"}', '{"accessToken":"t","sessionTimeout":1000}', '{"accessToken":""}', '{"sessionTimeout":-1}', '{"accessToken":"t","sessionTimeout":1e309}', '"t"']);
+  },
   disconnect: (g) => g.pick(['true', 'false']),
   raw: (g) => JSON.stringify(g.chance(0.8) ? g.pick(MESSAGES) : Buffer.from(g.pick(MESSAGES)).toString('base64')),
   encoding: (g) => JSON.stringify(g.pick(['utf-8', 'base64', 'binary', 'UTF-8', ''])),
@@ -139,7 +195,12 @@ const FIELD_VALUES: Record<string, (g: Gen) => string> = {
 
 const RULE_FIELDS: Record<string, (g: Gen) => string> = {
   on: (g) => JSON.stringify(g.pick(['command', 'greeting', 'input', 'response', 'quiet', 'bogus'])),
-  command: (g) => JSON.stringify(g.pick(['NOOP', 'LOGIN', 'FETCH', 'UID FETCH', ''])),
+  command: (g) => {
+    const command = g.pick(['NOOP', 'LOGIN', 'FETCH', 'UID FETCH', '', 'fetch', 'uid store', 'AUTHENTICATE PLAIN', 'IDLE', 'FECTH', 'UID FECTH', 'NOOOP', 'XYZZY', 'UID XYZZY']);
+    // Names no server defines: a rule with one would never match.
+    if (['', 'FECTH', 'UID FECTH', 'NOOOP', 'XYZZY', 'UID XYZZY'].includes(command)) g.mustRefuse(`command ${JSON.stringify(command)}`);
+    return JSON.stringify(command);
+  },
   times: (g) => g.pick(['1', '2', '0', '-1', '1.5', '1e309']),
   send: (g) => JSON.stringify(g.pick(['$TAG NO nope\r\n', '* OK x\r\n', ''])),
   match: (g) => JSON.stringify(g.pick(['NOOP', '(', '[a-', '.*', '(a+)+$'])),
@@ -151,27 +212,45 @@ const RULE_FIELDS: Record<string, (g: Gen) => string> = {
   drop: (g) => g.pick(['true', 'false']),
   run: (g) => g.pick(['true', 'false']),
   delay: (g) => g.pick(['0', '5', '-1']),
-  state: (g) => JSON.stringify(g.pick(['Authenticated', 'Selected', 'x'])),
+  state: (g) => {
+    const state = g.pick(['Authenticated', 'Selected', 'Not Authenticated', 'x', 'Authenticted', 'selected']);
+    if (['x', 'Authenticted', 'selected'].includes(state)) g.mustRefuse(`state ${JSON.stringify(state)}`);
+    return JSON.stringify(state);
+  },
 };
 
-function objectText(g: Gen, fields: Record<string, (g: Gen) => string>, names: readonly string[]): string {
+/**
+ * An object of `names` with plausible values, sometimes with a name misspelt
+ * or an unknown key added. `known` is every key the object may have; `strict`
+ * says the server refuses other keys (then the body is marked).
+ */
+function objectText(g: Gen, fields: Record<string, (g: Gen) => string>, names: readonly string[], known: readonly string[], strict: boolean): string {
   const parts: string[] = [];
   for (const name of names) {
     if (g.chance(0.15)) continue;
+    let key = name;
+    if (g.chance(0.03)) {
+      key = typo(g, name, known);
+      if (strict) g.mustRefuse(key);
+    }
     const value = Object.hasOwn(fields, name) && !g.chance(0.06) ? fields[name]!(g) : jsonValue(g);
-    parts.push(`${JSON.stringify(name)}:${value}`);
+    parts.push(`${JSON.stringify(key)}:${value}`);
   }
-  if (g.chance(0.1)) parts.push(`${JSON.stringify(g.pick([...PROTO_NAMES, 'extra', 'path', 'raw']))}:${jsonValue(g)}`);
+  if (g.chance(0.1)) {
+    const key = g.pick([...PROTO_NAMES, 'extra', 'path', 'raw', 'name', 'mod', 'pasword', 'subscribe', 'gracefull', 'comand']);
+    if (strict && !known.includes(key)) g.mustRefuse(key);
+    parts.push(`${JSON.stringify(key)}:${jsonValue(g)}`);
+  }
   return `{${parts.join(',')}}`;
 }
 
 function ruleText(g: Gen): string {
   // Rules that would make IMAP misbehave are fine: the test clears them before its IMAP check.
-  return objectText(g, RULE_FIELDS, Object.keys(RULE_FIELDS));
+  return objectText(g, RULE_FIELDS, Object.keys(RULE_FIELDS), KNOWN_RULE_FIELDS, true);
 }
 
 /** A body for a route: plausible most of the time, mutated or broken otherwise. */
-function bodyFor(g: Gen, fields: readonly string[], isRules: boolean, map: boolean): string {
+function bodyFor(g: Gen, fields: readonly string[], isRules: boolean, map: boolean, strict: boolean): string {
   const roll = g.int(40);
   if (roll === 0) return '';
   if (roll === 1) return jsonValue(g);
@@ -189,7 +268,7 @@ function bodyFor(g: Gen, fields: readonly string[], isRules: boolean, map: boole
     const entries = Array.from({ length: 1 + g.int(3) }, () => `${JSON.stringify(g.pick(names))}:${g.pick(['"v"', 'null', '""', '1', '{}', '"x"'])}`);
     return `{${entries.join(',')}}`;
   }
-  return objectText(g, FIELD_VALUES, fields);
+  return objectText(g, FIELD_VALUES, fields, fields, strict);
 }
 
 /** Percent-encodes the UTF-8 bytes of `s` (a lone surrogate becomes U+FFFD, where encodeURIComponent throws). */
@@ -234,6 +313,11 @@ export interface BuiltRequest {
   describe: string;
   /** An event stream may answer: read its head only. */
   stream: boolean;
+  /**
+   * Set when the body holds a typo or an unknown key the route must refuse
+   * and the request reaches that route whole: any 2xx answer is a finding.
+   */
+  refuse?: string;
 }
 
 /** What the fuzzer needs to know of a route. */
@@ -244,6 +328,8 @@ export interface FuzzRoute {
   fields: string[];
   /** The body is a map of free names (metadata entries). */
   map: boolean;
+  /** The server refuses a body key the route does not declare (a route without body schema takes no keys). */
+  strict: boolean;
   stream: boolean;
 }
 
@@ -253,6 +339,8 @@ function fuzzRoute(method: string, path: string, body: Schema | undefined, strea
     path,
     fields: Object.keys(body?.properties ?? {}),
     map: typeof body?.additionalProperties === 'object' || (body?.type === 'object' && !body.properties && body.additionalProperties !== false),
+    // Script rules (a ref to ScriptRule) are checked by the rule validator, which refuses unknown fields too.
+    strict: body === undefined || body.additionalProperties === false || path === '/v1/script/rules',
     stream,
   };
 }
@@ -281,7 +369,8 @@ export function buildRequest(seed: number, index: number, allRoutes: readonly Fu
   if (route.path === '/v1/reset' && g.chance(0.7)) route = g.pick(routes.filter((r) => r.path !== '/v1/reset'));
   let method = g.chance(0.88) ? route.method : g.pick(METHODS);
   let path: string;
-  if (g.chance(0.06)) {
+  const ownPath = !g.chance(0.06);
+  if (!ownPath) {
     path = g.pick(['/', '/v1', '/v1/', '/v2/users', '//v1/users', '/v1/users/', '/v1/mailboxes/INBOX/messages/1/extra', '*', '/v1/script/rules/x/y', '/V1/USERS', '/v1/users/a/b', '/' + 'a/'.repeat(2000), 'http://localhost/v1/users', 'http://evil.example/v1/users', '/v1/openapi.json/', '/v1/%2e%2e/users']);
   } else {
     path = route.path.replace(/\{(\w+)\}/g, (_m, p: string) => segmentValue(g, p));
@@ -289,8 +378,15 @@ export function buildRequest(seed: number, index: number, allRoutes: readonly Fu
   path += g.pick(QUERIES);
   if (/shutdown/i.test(path) && method !== 'GET') method = 'GET';
   const isRules = route.path === '/v1/script/rules';
-  let body = g.chance(method === 'GET' || method === 'DELETE' ? 0.15 : 0.9) ? bodyFor(g, route.fields, isRules, route.map) : '';
-  if (g.chance(0.03)) body = 'x'.repeat(70_000);
+  g.refuse = null;
+  let body = g.chance(method === 'GET' || method === 'DELETE' ? 0.15 : 0.9) ? bodyFor(g, route.fields, isRules, route.map, route.strict) : '';
+  let refuse = g.refuse as string | null;
+  if (g.chance(0.03)) {
+    body = 'x'.repeat(70_000);
+    refuse = null;
+  }
+  // The oracle holds only for the route the body was made for.
+  if (method !== route.method || !ownPath || /shutdown/i.test(path)) refuse = null;
   const headers: string[] = [];
   const hostRoll = g.chance(0.08);
   if (!hostRoll || g.chance(0.5)) headers.push(`Host: ${hostRoll ? g.pick(HOSTS) : g.pick(HOSTS.slice(0, 4))}`);
@@ -327,6 +423,7 @@ export function buildRequest(seed: number, index: number, allRoutes: readonly Fu
   } else if (framing === 3 && bodyBytes.length > 0) {
     // Declares less than it sends: the rest would be a next request, but the connection closes.
     headers.push(`Content-Length: ${g.int(bodyBytes.length)}`);
+    refuse = null;
   } else if (bodyBytes.length > 0 || g.chance(0.3)) {
     headers.push(`Content-Length: ${bodyBytes.length}`);
   }
@@ -337,6 +434,7 @@ export function buildRequest(seed: number, index: number, allRoutes: readonly Fu
     bytes: Buffer.concat([Buffer.from(head, 'latin1'), framed]),
     describe: `${method} ${path.length > 120 ? path.slice(0, 120) + '...' : path} [${headers.filter((h) => !h.startsWith('X-Big')).join('; ')}] body=${shown}`,
     stream: route.stream,
+    ...(refuse !== null ? { refuse } : {}),
   };
 }
 
@@ -481,6 +579,7 @@ export async function fuzzRest(options: FuzzOptions): Promise<FuzzResult> {
   const statuses = new Map<number, number>();
   let next = start;
   let bytes = 0;
+  let typos = 0;
   const worker = async (): Promise<void> => {
     while (next < start + requests) {
       const index = next++;
@@ -503,10 +602,14 @@ export async function fuzzRest(options: FuzzOptions): Promise<FuzzResult> {
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       options.onAnswer?.(index, answer.status);
       for (const problem of checkAnswer(answer, method)) report(problem);
+      if (req.refuse !== undefined) {
+        typos++;
+        if (answer.status >= 200 && answer.status < 300) report(`accepted a body the route must refuse (${req.refuse}): status ${answer.status}`);
+      }
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return { requests, findings, statuses, bytes };
+  return { requests, findings, statuses, bytes, typos };
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * A short, seeded REST fuzz run (issue 9) against a real listening server
  * with every plugin loaded: random methods, targets, headers, bodies (deep
- * nesting, `__proto__` keys, bad JSON, wrong content types, huge numbers)
+ * nesting, `__proto__` keys, bad JSON, wrong content types, huge numbers,
+ * misspelt and unknown keys at any depth, rule commands no one defines)
  * and framing. Every answer must follow the spec's error rules (see
  * rest-fuzz-core.ts), and the server must work normally afterwards. The long
  * run is `npm run bench -- fuzz-rest`.
@@ -48,6 +49,8 @@ test(`REST fuzz: ${REQUESTS} requests, seed ${SEED}`, async () => {
     assert.equal(result.findings.length, 0, `findings:\n${describeFindings(result.findings)}`);
     // Something of everything was exercised.
     for (const status of [200, 201, 400, 401, 404, 405, 415]) assert.ok((result.statuses.get(status) ?? 0) > 0, `no ${status} answers: ${[...result.statuses].join(' ')}`);
+    // Typos and unknown keys (also nested, also in script rules) reached their routes whole, and none was accepted.
+    assert.ok(result.typos >= 100, `only ${result.typos} requests with a typo reached their route`);
 
     // The store is consistent and a snapshot rebuilds it.
     assert.deepEqual(storeProblems(r.server, (s) => createServer({ storage: s as Storage, plugins: 'all' })), []);
