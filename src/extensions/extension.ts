@@ -164,6 +164,17 @@ export interface CreateCheckInput {
   session: Actor;
 }
 
+/**
+ * A mailbox about to be renamed over IMAP (`path` exists, `newPath` does
+ * not). The store will create the missing superior levels of `newPath`;
+ * renaming INBOX creates `newPath` and moves INBOX's messages into it.
+ */
+export interface RenameCheckInput {
+  source: Mailbox;
+  newPath: string;
+  session: Actor;
+}
+
 /** CREATE points. */
 export interface CreatePoint<S = unknown> {
   /** CREATE parameters this extension accepts (`USE` of RFC 6154); others are BAD. */
@@ -181,6 +192,8 @@ export interface MutationChecks<S = unknown> {
   copy?(input: TransferCheckInput, state: S): void;
   move?(input: TransferCheckInput, state: S): void;
   create?(input: CreateCheckInput, state: S): void;
+  /** IMAP RENAME (e.g. a MAILBOX quota: the missing superior levels, or INBOX's new mailbox). */
+  rename?(input: RenameCheckInput, state: S): void;
 }
 
 /** A literal announced by the client, before any of its bytes are read. */
@@ -301,7 +314,7 @@ export interface Extension<S = unknown> {
   list?: ListPoint<S>;
   select?: SelectPoint<S>;
   create?: CreatePoint<S>;
-  /** Checks before APPEND/COPY/MOVE/CREATE (and addMessage with `checks: true`). */
+  /** Checks before APPEND/COPY/MOVE/CREATE/RENAME (and addMessage with `checks: true`). */
   checks?: MutationChecks<S>;
   /**
    * Decides on a literal before its bytes are read: a refusal ends the

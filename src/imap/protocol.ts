@@ -16,6 +16,7 @@ import type {
   ListContext,
   ListEntry,
   LiteralInfo,
+  RenameCheckInput,
   Right,
   SaslMechanism,
   SearchKeySpec,
@@ -78,6 +79,7 @@ export interface ImapProtocol {
   checkCopy(input: TransferCheckInput): void;
   checkMove(input: TransferCheckInput): void;
   checkCreate(input: CreateCheckInput): void;
+  checkRename(input: RenameCheckInput): void;
   checkLiteral(info: LiteralInfo): { code: string; text: string } | undefined;
   /** Combined access verdict; allow when no extension has an opinion or the session has no user. */
   access(session: ImapSession, right: Right, mailbox: Mailbox | null, path: string, command: string): AccessVerdict;
@@ -289,6 +291,7 @@ function buildProtocol(server: Server): ImapProtocol {
     checkCopy: (input) => runChecks((e) => e.checks?.copy, input),
     checkMove: (input) => runChecks((e) => e.checks?.move, input),
     checkCreate: (input) => runChecks((e) => e.checks?.create, input),
+    checkRename: (input) => runChecks((e) => e.checks?.rename, input),
     checkLiteral(info) {
       for (const e of literalCheckers) {
         const verdict = e.literal!(info, state(e));

@@ -1,7 +1,7 @@
 /**
  * QUOTA (RFC 9208) over real sockets: the RFC's examples on the one root
- * `""`, OVERQUOTA for APPEND, COPY and CREATE, MOVE inside the root, STATUS
- * DELETED-STORAGE, usage that follows every kind of change (checked against
+ * `""`, OVERQUOTA for APPEND, COPY, CREATE and RENAME, MOVE inside the root,
+ * STATUS DELETED-STORAGE, usage that follows every kind of change (checked against
  * a recount), limits from pluginOptions and storage, the REST routes, and
  * the clients imapflow (getQuota) and Python imaplib (getquotaroot,
  * getquota, setquota).
@@ -153,6 +153,23 @@ describe('QUOTA over IMAP', () => {
       // A DELETE frees one.
       await c.command('DELETE a/b');
       assert.equal((await c.command('CREATE z'))[0], 'T7 OK Create completed');
+      c.close();
+    }));
+
+  test('RENAME past MAILBOX is NO [OVERQUOTA]: missing superior levels of the new name, and INBOX\'s new mailbox', () =>
+    withServer({ ...options, pluginOptions: { QUOTA: { MAILBOX: 3 } }, storage: { ...options.storage, '': { folders: { x: {} } } } }, async (server, port) => {
+      const c = await rawSession(port);
+      // INBOX and x: 2 of 3. p/q/r would add p and p/q.
+      assert.match((await c.command('RENAME x p/q/r'))[0]!, /^T2 NO \[OVERQUOTA\] Quota exceeded: MAILBOX would be 4, the limit is 3/);
+      assert.ok(server.store.has('x'));
+      assert.equal((await c.command('RENAME x p/q'))[0], 'T3 OK Rename completed');
+      // Renaming INBOX keeps INBOX and creates the new mailbox.
+      assert.match((await c.command('RENAME INBOX Old'))[0]!, /^T4 NO \[OVERQUOTA\] Quota exceeded: MAILBOX would be 4/);
+      assert.equal(server.store.get('INBOX')!.messages.length, 2);
+      await c.command('SETQUOTA "" (MAILBOX 4 MESSAGE 2)');
+      assert.equal((await c.command('RENAME INBOX Old'))[0], 'T6 OK Rename completed');
+      // The messages moved inside the root: MESSAGE is unchanged.
+      assert.deepEqual(await c.command('GETQUOTA ""'), ['* QUOTA "" (MESSAGE 2 2 MAILBOX 4 4)', 'T7 OK Getquota completed']);
       c.close();
     }));
 

@@ -2,8 +2,8 @@
  * QUOTA (RFC 9208): one quota root `""` over the whole tree with the
  * resources STORAGE (KiB), MESSAGE and MAILBOX; GETQUOTA, GETQUOTAROOT and
  * SETQUOTA (allowed to every user: this is a test server, so `QUOTASET` is
- * advertised); APPEND and COPY over a limit, and CREATE past the MAILBOX
- * limit, are `NO [OVERQUOTA]`, as is the control API's `addMessage` with
+ * advertised); APPEND and COPY over a limit, and CREATE or RENAME past the
+ * MAILBOX limit, are `NO [OVERQUOTA]`, as is the control API's `addMessage` with
  * `checks: true` (REST 409 OVERQUOTA). A MOVE stays inside the root and
  * changes no usage, so it is never refused. The STATUS item
  * `DELETED-STORAGE` (KiB held by `\Deleted` messages) comes with
@@ -109,13 +109,11 @@ export const extension: Extension<QuotaState> = {
       state.check({ octets, messages: messages.length });
     },
     // MOVE keeps the messages inside the one root: usage does not change, nothing to refuse.
-    create: ({ path }, state) => {
-      // The mailbox and every missing superior level the store will create with it.
-      const store = state.serverStore();
-      let count = 1;
-      for (let parent = store.parentOf(path); parent !== null && !store.has(parent); parent = store.parentOf(parent)) count++;
-      state.check({ mailboxes: count });
-    },
+    // The mailbox and every missing superior level the store will create with it.
+    create: ({ path }, state) => state.check({ mailboxes: 1 + state.missingParents(path) }),
+    // A rename moves mailboxes (no new usage) but creates the new name's missing superior
+    // levels; renaming INBOX also creates the new mailbox (INBOX stays, its messages move).
+    rename: ({ source, newPath }, state) => state.check({ mailboxes: state.missingParents(newPath) + (source.path === 'INBOX' ? 1 : 0) }),
   },
   onChange: (change, state) => state.onChange(change),
   statusItems: [

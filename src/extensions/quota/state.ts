@@ -10,7 +10,6 @@ import type { StoreChange } from '../../store/changes.js';
 import { getField, serverFields, setField } from '../../store/fields.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import type { Message } from '../../store/message.js';
-import type { Store } from '../../store/store.js';
 
 /** The resources this server limits (RFC 9208 §5): STORAGE in KiB, MESSAGE and MAILBOX as counts. */
 export const RESOURCES = ['STORAGE', 'MESSAGE', 'MAILBOX'] as const;
@@ -169,9 +168,12 @@ export class QuotaState implements QuotaApi {
     return this.getQuota();
   }
 
-  /** The store whose usage this follows (CREATE checks look at its missing parents). */
-  serverStore(): Store {
-    return this.server.store;
+  /** Superior levels of `path` that do not exist yet (the store creates them with it). */
+  missingParents(path: string): number {
+    const store = this.server.store;
+    let count = 0;
+    for (let parent = store.parentOf(path); parent !== null && !store.has(parent); parent = store.parentOf(parent)) count++;
+    return count;
   }
 
   usageOctets(): { storage: number; messages: number; mailboxes: number } {

@@ -2,7 +2,7 @@
  * CREATE, DELETE, RENAME, SUBSCRIBE, UNSUBSCRIBE (RFC 3501 §6.3.3-7).
  * Extension points: CREATE parameters (RFC 4466), access (`k` on the
  * parent for CREATE and a RENAME target, `x` for DELETE and a RENAME
- * source), checks before CREATE, the `created` hook.
+ * source), checks before CREATE and RENAME, the `created` hook.
  */
 import type { Mailbox } from '../../store/mailbox.js';
 import { isValidMutf7 } from '../../store/mutf7.js';
@@ -122,6 +122,8 @@ export const rename: CommandSpec = {
     if (store.has(to)) return no('Target mailbox already exists', 'ALREADYEXISTS');
     const denied = createRefusal(session, store.normalizePath(to), name);
     if (denied) return denied;
+    const failed = checkResult(() => imapProtocol(session.server).checkRename({ source, newPath: store.normalizePath(to), session }));
+    if (failed) return failed;
     store.renameMailbox(from, to, session.id);
     return ok('Rename completed');
   },
