@@ -353,7 +353,11 @@ describe('QUOTA with real clients', () => {
         assert.deepEqual(quota.message, { usage: 1, limit: 50, status: '2%' });
         // An APPEND over the limit fails with the OVERQUOTA code.
         await client.mailboxOpen('INBOX');
-        await assert.rejects(client.append('INBOX', sized(600 * 1024)), (err: any) => err.serverResponseCode === 'OVERQUOTA' || /OVERQUOTA/.test(String(err.response ?? err.message)));
+        await assert.rejects(client.append('INBOX', sized(600 * 1024)), (err: any) => {
+          assert.equal(err.serverResponseCode, 'OVERQUOTA');
+          assert.match(err.responseText, /^Quota exceeded: STORAGE would be 610 KiB/);
+          return true;
+        });
       } finally {
         await client.logout().catch(() => undefined);
       }
