@@ -29,6 +29,12 @@ export class SelectedMailbox {
    * offering it (as Dovecot does).
    */
   readonly keywords = new Set<string>();
+  /**
+   * The flags the session's user may change here (RFC 4314 §5.1.1: PERMANENTFLAGS
+   * reflects the user's rights), as SELECT found them through the access point;
+   * null when every flag may be changed. `\*` follows the keywords' right.
+   */
+  changeableFlag: ((flag: string) => boolean) | null = null;
 
   constructor(
     readonly mailbox: Mailbox,
@@ -166,7 +172,8 @@ export class SelectedMailbox {
     let permanent = '';
     if (!this.readOnly) {
       const list = new Set([...(this.mailbox.permanentFlags ?? DEFAULT_PERMANENT_FLAGS), ...this.keywords, '\\*']);
-      permanent = [...list].join(' ');
+      const may = this.changeableFlag;
+      permanent = [...list].filter((f) => may === null || may(f === '\\*' ? '$keyword' : f)).join(' ');
     }
     return [
       [atom('FLAGS'), flags],

@@ -63,6 +63,9 @@ describe('RFC 4314 examples', () => {
             apple: { acl: { testuser: 'rit' } },
             pear: { acl: { testuser: 'rset' } },
             hidden: { acl: { alice: ALL } },
+            perm: { acl: { testuser: 'lrwis' } },
+            seenOnly: { acl: { testuser: 'lrs' } },
+            noexp: { acl: { testuser: 'lrswit' } },
           },
         },
       },
@@ -198,23 +201,40 @@ describe('RFC 4314 examples', () => {
     c.close();
   });
 
-  test('§4: SELECT and STATUS need r; EXPUNGE needs e; CLOSE without e expunges nothing', async () => {
+  test('§4: SELECT and STATUS need r (NOPERM with l, NONEXISTENT without); EXPUNGE needs e; CLOSE without e expunges nothing', async () => {
     const c = await rawSession(port);
     // A has r but not l: the mailbox exists for NOPERM purposes only with l, so SELECT works (r).
     assert.match((await c.command('SELECT A')).at(-1)!, /^T2 OK \[READ-ONLY\]/);
     assert.deepEqual(await c.command('SELECT A/B'), ['T3 NO [NOPERM] Permission denied: testuser lacks the r right on A/B']);
     assert.deepEqual(await c.command('STATUS A/B (MESSAGES)'), ['T4 NO [NOPERM] Permission denied: testuser lacks the r right on A/B']);
     assert.match((await c.command('STATUS hidden (MESSAGES)'))[0]!, /^T5 NO \[NONEXISTENT\]/);
+    server.control.addMessage('noexp', { raw: mail('doomed'), flags: ['\\Deleted'] });
+    assert.match((await c.command('SELECT noexp')).at(-1)!, /OK \[READ-WRITE\]/);
+    assert.match((await c.command('EXPUNGE')).at(-1)!, /^T7 NO \[NOPERM\]/);
+    assert.deepEqual(await c.command('CLOSE'), ['T8 OK Close completed']);
+    assert.equal(server.store.get('noexp')!.messages.length, 1, 'CLOSE without e expunged nothing');
     c.close();
   });
 
-  test('§5.2: READ-ONLY without i, e and flag rights (banan lrs is READ-ONLY here: \\Seen is shared, so s makes it READ-WRITE)', async () => {
+  test('§5.2: READ-ONLY without i, e and flag rights (banan lrs is READ-WRITE here: \\Seen is shared, so s is a shared flag right)', async () => {
     const c = await rawSession(port);
     // All flags are shared between users here, so "s" is a shared flag right (RFC 4314 §5.2 example 2).
     assert.match((await c.command('SELECT banan')).at(-1)!, /OK \[READ-WRITE\]/);
     assert.match((await c.command('SELECT apple')).at(-1)!, /OK \[READ-WRITE\]/);
     assert.match((await c.command('SELECT pear')).at(-1)!, /OK \[READ-WRITE\]/);
     assert.match((await c.command('SELECT A')).at(-1)!, /OK \[READ-ONLY\]/);
+    c.close();
+  });
+
+  test('§5.1.1: PERMANENTFLAGS reflects the rights (lrwis: no \\Deleted; lrs: only \\Seen)', async () => {
+    const c = await rawSession(port);
+    const perm = (lines: string[]) => lines.find((l) => l.includes('PERMANENTFLAGS'))!;
+    const lines = await c.command('SELECT perm');
+    assert.equal(perm(lines), '* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Draft \\Seen \\*)] Flags permitted.');
+    assert.match(lines.at(-1)!, /OK \[READ-WRITE\]/);
+    assert.equal(sorted((await c.command('MYRIGHTS perm'))[0]!.split(' ').at(-1)!), sorted('lrwis'));
+    assert.equal(perm(await c.command('SELECT seenOnly')), '* OK [PERMANENTFLAGS (\\Seen)] Flags permitted.');
+    assert.match(perm(await c.command('SELECT Source')), /^\* OK \[PERMANENTFLAGS \(.*\\Deleted.*\\\*\)\] Flags permitted\.$/);
     c.close();
   });
 

@@ -1,10 +1,10 @@
 /**
  * SELECT and EXAMINE (RFC 3501 §6.3.1-2). Extension points: parameters
- * (RFC 4466), access (`r`), read-only selection, untagged responses after
+ * (RFC 4466), access (`r`; `s`/`t`/`w` for PERMANENTFLAGS), read-only selection, untagged responses after
  * the core ones (response codes such as HIGHESTMODSEQ).
  */
 import { AUTHENTICATED, no, ok, readParameters, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
-import { accessRefusal, imapProtocol } from '../protocol.js';
+import { accessRefusal, flagFilter, imapProtocol } from '../protocol.js';
 import { atom } from '../wire/values.js';
 import { InvalidName, mailboxArg } from './mailboxes.js';
 
@@ -28,6 +28,7 @@ function open(ctx: CommandContext, examine: boolean): CommandResult {
   if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
   const readOnly = examine || protocol.selectReadOnly(session, mailbox);
   const selected = session.select(mailbox, readOnly);
+  selected.changeableFlag = flagFilter(session, mailbox, ctx.name);
   const firstUnseen = selected.view.findIndex((m) => !m.flags.has('\\Seen')) + 1;
   const [flags, permanentFlags] = selected.flagsResponses();
   session.untaggedList(flags!);
