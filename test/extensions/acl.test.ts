@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from '../../src/index.js';
 import { collect, mail, rawSession, startServer } from '../helpers/server.js';
 import { RawClient } from '../helpers/raw-client.js';
-import { request, startRest } from '../rest/helpers.js';
+import { openEvents, request, startRest } from '../rest/helpers.js';
 
 const users = { testuser: { password: 'testpass' }, alice: { password: 'alicepass' }, bob: { password: 'bobpass' } };
 const ALL = 'lrswipkxtea';
@@ -515,11 +515,26 @@ describe('ACL REST routes', () => {
     assert.doesNotMatch(r.text, /__proto__/);
   });
 
-  test('the routes are in /v1/openapi.json and the acl event type is accepted by the stream', async () => {
+  test('the routes are in /v1/openapi.json; the event stream carries acl events from REST and IMAP', async () => {
     const doc = (await call('GET', '/v1/openapi.json')).json;
     assert.ok(doc.paths['/v1/mailboxes/{path}/acl']?.get, 'GET acl');
     assert.ok(doc.paths['/v1/mailboxes/{path}/acl/{identifier}']?.put, 'PUT acl');
     assert.ok(doc.paths['/v1/mailboxes/{path}/acl/{identifier}']?.delete, 'DELETE acl');
+    // The event stream carries acl events, IMAP and REST alike, with only the path.
+    const stream = await openEvents(rest.restPort, '/v1/events?types=acl');
+    try {
+      assert.equal(stream.status, 200);
+      await stream.waitFor(/: connected/);
+      await call('PUT', '/v1/mailboxes/Team/acl/dave', { rights: 'l' });
+      await stream.waitFor(/event: acl\ndata: \{"path":"Team"\}\n\n/);
+      const c = await rawSession(rest.imapPort);
+      await c.command('SETACL a/b dave l');
+      await stream.waitFor(/event: acl\ndata: \{"path":"a\/b"\}\n\n/);
+      c.close();
+      assert.doesNotMatch(stream.text(), /event: (?!acl)/);
+    } finally {
+      stream.close();
+    }
   });
 
   test('without the plugin the routes are 404 NOTFOUND and absent from the OpenAPI document', async () => {
