@@ -10,9 +10,11 @@
  * without (ratio >= 0.90).
  *
  * Options: `--messages=N` / BENCH_MESSAGES (per round, default 20000),
- * `--rounds=R` / BENCH_ROUNDS (default 7), `--size=S` / BENCH_SIZE (octets
- * per message, default 400), `--window=W` (commands in flight, default 256),
- * `--with=A,B` (other plugins to compare, default ACL,QUOTA).
+ * `--rounds=R` / BENCH_ROUNDS (default 10; an even number runs both orders
+ * equally often), `--size=S` / BENCH_SIZE (octets per message, default
+ * 400), `--window=W` (commands in flight, default 256), `--with=A,B` (the
+ * plugins to compare, default ACL,QUOTA; `--with=,` compares two servers
+ * without plugins, which shows the noise of the machine).
  */
 import net from 'node:net';
 import { createServer } from '../src/index.js';
@@ -90,7 +92,7 @@ async function appendRun(port: number, raw: Buffer, count: number, window: numbe
 
 export async function run(args: string[]): Promise<void> {
   const messages = opt(args, 'messages', 'BENCH_MESSAGES', 20000);
-  const rounds = opt(args, 'rounds', 'BENCH_ROUNDS', 7);
+  const rounds = opt(args, 'rounds', 'BENCH_ROUNDS', 10);
   const size = opt(args, 'size', 'BENCH_SIZE', 400);
   const window = opt(args, 'window', 'BENCH_WINDOW', 256);
   const known = new Set(builtinPluginNames());
