@@ -43,7 +43,8 @@ export const append: CommandSpec = {
     if (failed) return failed;
     const internaldate = date ?? internalDateFromMs(server.now());
     // Flags the user has no right to set are dropped, the APPEND still succeeds (RFC 4314 §4).
-    const keep = flagFilter(session, mailbox, name);
+    // Without flags there is nothing to filter: no access questions on that (common) path.
+    const keep = flags.length > 0 ? flagFilter(session, mailbox, name) : null;
     const kept = keep ? flags.filter(keep) : flags;
     const [message] = server.store.append(mailbox, [{ raw, flags: kept, internaldate }], session.id);
     const code = protocol.appendCode(mailbox, [message!.uid]);
