@@ -351,6 +351,19 @@ describe('ACL across users', () => {
     t.close();
   });
 
+  test('RFC 8440 §4: MYRIGHTS follows each listed mailbox, never a level that is no mailbox', async () => {
+    server.control.createMailbox({ path: 'Deep/Leaf' });
+    const c = await rawSession(port);
+    assert.match((await c.command('SUBSCRIBE bar')).at(-1)!, /OK/);
+    const sub = await c.command('LIST (SUBSCRIBED) "" "b*" RETURN (MYRIGHTS)');
+    assert.deepEqual(sub.slice(0, -1), ['* LIST (\\NonExistent \\Subscribed) "/" "bar"']);
+    const deep = await c.command('LIST "" "Deep/*" RETURN (MYRIGHTS)');
+    assert.deepEqual(deep.slice(0, -1), ['* LIST () "/" "Deep/Leaf"', '* MYRIGHTS "Deep/Leaf" lrswipkxtecda']);
+    // Without the return option, no MYRIGHTS lines.
+    assert.deepEqual((await c.command('LIST "" "Deep/*"')).slice(0, -1), ['* LIST () "/" "Deep/Leaf"']);
+    c.close();
+  });
+
   test('__proto__ is an identifier like any other', async () => {
     const t = await rawSession(port);
     await t.command('CREATE Proto');
