@@ -11,8 +11,8 @@ import type { ServerOptions } from './options/types.js';
 import { suggestKey } from './options/typos.js';
 import { createServer } from './server.js';
 import { TEST_CERTIFICATE } from './tls/test-certificate.js';
+import { VERSION } from './version.js';
 
-const VERSION = '5.0.0';
 
 /** Flags, their value type and help text. Environment names derive from them. */
 const FLAGS = {

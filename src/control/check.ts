@@ -1,4 +1,5 @@
 import { ServiceError } from '../errors.js';
+import { suggestKey } from '../options/typos.js';
 import { isFlagSyntax } from '../store/flags.js';
 
 /**
@@ -13,10 +14,23 @@ export function invalid(message: string): ServiceError {
   return new ServiceError('INVALID', message);
 }
 
-export function checkObject(value: unknown, name: string): Record<string, unknown> {
+/**
+ * An options object. With `keys`, a key outside them is INVALID naming it,
+ * with the likely key (`pasword: unknown field; did you mean "password"?`):
+ * a typo must not silently fall back to a default, in-process as over REST.
+ */
+export function checkObject(value: unknown, name: string, keys?: readonly string[]): Record<string, unknown> {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw invalid(`${name}: expected an object, got ${describe(value)}`);
-  return value as Record<string, unknown>;
+  const o = value as Record<string, unknown>;
+  if (keys) {
+    for (const key of Object.keys(o)) {
+      if (keys.includes(key)) continue;
+      const hint = suggestKey(key, keys);
+      throw invalid(`${key}: unknown field${hint ? `; did you mean ${JSON.stringify(hint)}?` : ` (known: ${keys.join(', ')})`}`);
+    }
+  }
+  return o;
 }
 
 export function checkString(value: unknown, name: string, options: { nonEmpty?: boolean } = {}): string {

@@ -124,7 +124,7 @@ export class ControlApi {
 
   /** Stops the server; graceful (default) waits until the last client has gone. */
   async shutdown(options: { graceful?: boolean } = {}): Promise<{ shutdown: true }> {
-    const o = checkObject(options, 'options');
+    const o = checkObject(options, 'options', ['graceful']);
     const graceful = optionalBoolean(o.graceful, 'graceful') ?? true;
     await this.ctx.shutdown(graceful);
     return { shutdown: true };
@@ -145,7 +145,7 @@ export class ControlApi {
 
   /** Ends a session with `* BYE <text>` (default `Disconnected by the server`) or a TCP reset. */
   disconnect(session: number, options: { text?: string; reset?: boolean } = {}): { disconnected: true } {
-    const o = checkObject(options, 'options');
+    const o = checkObject(options, 'options', ['text', 'reset']);
     const text = optionalString(o.text, 'text');
     const reset = optionalBoolean(o.reset, 'reset');
     const handle = this.requireSession(session);
@@ -167,7 +167,7 @@ export class ControlApi {
   }
 
   addUser(input: AddUserInput): { name: string } {
-    const o = checkObject(input, 'user');
+    const o = checkObject(input, 'user', ['name', 'password', 'xoauth2']);
     const name = checkString(o.name, 'name', { nonEmpty: true });
     const record: UserRecord = {
       password: optionalString(o.password, 'password') ?? null,
@@ -179,7 +179,7 @@ export class ControlApi {
 
   updateUser(name: string, input: UpdateUserInput): { name: string } {
     checkString(name, 'name');
-    const o = checkObject(input, 'user');
+    const o = checkObject(input, 'user', ['password', 'xoauth2']);
     const patch: Partial<UserRecord> = {};
     const password = optionalString(o.password, 'password');
     if (password !== undefined) patch.password = password;
@@ -192,7 +192,7 @@ export class ControlApi {
   /** Deletes a user and, unless `disconnect` is false, ends its sessions. */
   deleteUser(name: string, options: { disconnect?: boolean } = {}): { deleted: true } {
     checkString(name, 'name');
-    const o = checkObject(options, 'options');
+    const o = checkObject(options, 'options', ['disconnect']);
     this.store.deleteUser(name, optionalBoolean(o.disconnect, 'disconnect') ?? true, null);
     return { deleted: true };
   }
@@ -213,12 +213,12 @@ export class ControlApi {
   createMailbox(input: CreateMailboxInput): MailboxInfo;
   createMailbox(input: string | CreateMailboxInput, options: CreateMailboxOptions = {}): MailboxInfo {
     let o: Record<string, unknown>;
-    if (typeof input === 'string') o = { ...checkObject(options, 'options'), path: input };
+    if (typeof input === 'string') o = { ...checkObject(options, 'options', ['subscribed']), path: input };
     else {
       if (typeof input !== 'object' || input === null) {
         throw invalid(`mailbox: expected a path or an object { path, subscribed }, got ${input === null ? 'null' : typeof input}`);
       }
-      o = checkObject(input, 'mailbox');
+      o = checkObject(input, 'mailbox', ['path', 'subscribed']);
     }
     const path = checkString(o.path, 'path', { nonEmpty: true });
     // One rule for mailboxes a test makes (storage, control API, REST): subscribed unless told
@@ -241,7 +241,7 @@ export class ControlApi {
   /** Renames a mailbox with its children; renaming INBOX moves its messages. */
   renameMailbox(path: string, input: { newPath: string }): MailboxInfo {
     checkString(path, 'path');
-    const o = checkObject(input, 'rename');
+    const o = checkObject(input, 'rename', ['newPath']);
     const newPath = checkString(o.newPath, 'newPath', { nonEmpty: true });
     return mailboxInfo(this.store, this.store.renameMailbox(path, newPath, null));
   }
@@ -262,7 +262,7 @@ export class ControlApi {
     input: ResetUidValidityInput = {},
   ): { uidvalidity: number; uidnext: number; uids: { uid: number; newUid: number }[] } {
     const mailbox = this.mailbox(path);
-    const o = checkObject(input, 'options');
+    const o = checkObject(input, 'options', ['uidvalidity', 'uids', 'offset', 'seed']);
     const uids = checkOneOf(o.uids, 'uids', ['keep', 'renumber', 'offset', 'shuffle'] as const, 'keep');
     const options: ResetUidValidityInput = { uids };
     const uidvalidity = optionalInteger(o.uidvalidity, 'uidvalidity', 1, 0xffffffff);
@@ -283,7 +283,7 @@ export class ControlApi {
   /** Messages ordered by UID; `uids` keeps only those, `raw` adds the source in base64. */
   listMessages(path: string, options: { uids?: number[]; raw?: boolean } = {}): MessageInfo[] {
     const mailbox = this.mailbox(path);
-    const o = checkObject(options, 'options');
+    const o = checkObject(options, 'options', ['uids', 'raw']);
     const raw = optionalBoolean(o.raw, 'raw') ?? false;
     if (o.uids === undefined) return mailbox.messages.map((m) => messageInfo(m, raw));
     const wanted = [...new Set(checkUids(o.uids))].sort((a, b) => a - b);
@@ -305,7 +305,7 @@ export class ControlApi {
   /** Adds a message like a delivery. With `checks: true` it is refused as APPEND would refuse it. */
   addMessage(path: string, input: AddMessageInput): { uid: number; uidvalidity: number } {
     const mailbox = this.mailbox(path);
-    const o = checkObject(input, 'message');
+    const o = checkObject(input, 'message', ['raw', 'encoding', 'flags', 'internaldate', 'checks']);
     if (o.raw === undefined) throw invalid('raw: required');
     const raw = decodeSource(o.raw, o.encoding);
     const flags = o.flags === undefined ? [] : checkFlags(o.flags, 'flags');
@@ -325,7 +325,7 @@ export class ControlApi {
   /** Sets, adds or removes flags; answers with the new flags of every named message. */
   setFlags(path: string, input: { uids: number[]; flags: string[]; mode?: FlagMode }): { uid: number; flags: string[] }[] {
     const mailbox = this.mailbox(path);
-    const o = checkObject(input, 'options');
+    const o = checkObject(input, 'options', ['uids', 'flags', 'mode']);
     const uids = checkUids(o.uids);
     const flags = checkFlags(o.flags, 'flags');
     const mode = checkOneOf(o.mode, 'mode', ['set', 'add', 'remove'] as const, 'set');
@@ -337,7 +337,7 @@ export class ControlApi {
   /** Removes messages; answers with the UIDs removed (unknown UIDs are skipped). */
   expungeMessages(path: string, input: { uids: number[] }): { uids: number[] } {
     const mailbox = this.mailbox(path);
-    const o = checkObject(input, 'options');
+    const o = checkObject(input, 'options', ['uids']);
     return { uids: this.store.expunge(mailbox, checkUids(o.uids), null) };
   }
 
@@ -351,7 +351,7 @@ export class ControlApi {
 
   private transfer(path: string, input: unknown, move: boolean): { uidvalidity: number; uids: UidMapping[] } {
     const source = this.mailbox(path);
-    const o = checkObject(input, 'options');
+    const o = checkObject(input, 'options', ['uids', 'target']);
     const uids = checkUids(o.uids);
     const target = this.store.require(checkString(o.target, 'target'));
     const messages = this.store.requireMessages(source, uids);
@@ -363,7 +363,7 @@ export class ControlApi {
 function parseXOAuth2(value: unknown): UserRecord['xoauth2'] | undefined {
   if (value === undefined) return undefined;
   if (value === null) return null;
-  const o = checkObject(value, 'xoauth2');
+  const o = checkObject(value, 'xoauth2', ['accessToken', 'sessionTimeout']);
   const accessToken = checkString(o.accessToken, 'xoauth2.accessToken', { nonEmpty: true });
   const timeout = optionalInteger(o.sessionTimeout, 'xoauth2.sessionTimeout', 0);
   return { accessToken, sessionTimeout: timeout ?? null };

@@ -11,7 +11,8 @@ import type { Param, Route } from './route.js';
 import { arrayOf, bool, closeObjects, int, nullable, obj, ref, str, type Schema } from './schema.js';
 
 /** The server's version (the OpenAPI document, GET /v1/health). */
-export const VERSION = '5.0.0';
+export { VERSION } from '../version.js';
+import { VERSION } from '../version.js';
 
 const P_PATH: Param = { name: 'path', type: 'string', description: 'Mailbox storage name, URL encoded as one segment (`/` is `%2F`)' };
 const P_SESSION: Param = { name: 'session', type: 'integer', description: 'Session number' };

@@ -54,3 +54,14 @@ test('UIDs stay 32-bit: an append past the last UID is LIMIT, an offset past it 
   assert.deepEqual(uids, [0xffffffff - 2, 0xffffffff - 1]);
   createServer({ storage: server.control.snapshot() });
 });
+
+test('in-process typos are refused like REST ones: an unknown key names itself and the likely key', () => {
+  const server = createServer({ storage: { INBOX: { messages: [mail('one')] } } });
+  assert.throws(() => server.control.addUser({ name: 'bob', pasword: 'x' } as never), /pasword: unknown field; did you mean "password"\?/);
+  assert.throws(() => server.control.setFlags('INBOX', { uids: [1], flags: ['\\Seen'], mod: 'add' } as never), /mod: unknown field; did you mean "mode"\?/);
+  assert.throws(() => server.control.createMailbox('X', { subscribd: false } as never), /subscribd: unknown field; did you mean "subscribed"\?/);
+  // Nothing happened: no user, flags untouched, no mailbox.
+  assert.deepEqual(server.control.listUsers().map((u) => u.name), ['testuser']);
+  assert.deepEqual(server.control.listMessages('INBOX')[0]!.flags, []);
+  assert.equal(code(() => server.control.getMailbox('X')), 'NONEXISTENT');
+});

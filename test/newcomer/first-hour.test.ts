@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -201,4 +201,13 @@ test('one rule for subscriptions: mailboxes from storage, createMailbox and REST
   } finally {
     await server.stop();
   }
+});
+
+test('one version everywhere: package.json, --version, and the ready line', async () => {
+  const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version: string };
+  assert.equal(run(['--version']).stdout.trim(), pkg.version);
+  const { child, ready } = await startReady(['--port', '0']);
+  assert.equal((ready as unknown as { version: string }).version, pkg.version);
+  child.kill('SIGTERM');
+  await exited(child);
 });

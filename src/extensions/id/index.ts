@@ -1,6 +1,7 @@
 /** ID (RFC 2971): the server's identity; the client's is accepted and ignored. */
 import { ANY_STATE, ok, type CommandSpec } from '../../imap/command.js';
 import { atom } from '../../imap/wire/values.js';
+import { VERSION } from '../../version.js';
 import type { Extension } from '../extension.js';
 import { always } from '../shared.js';
 
@@ -11,7 +12,7 @@ export const idCommand: CommandSpec = {
     if (args.peekChar() === '(') args.list(() => args.nstring());
     else args.keyword('NIL');
     args.end();
-    session.untagged(atom('ID'), ['name', 'Rookery', 'vendor', 'Rookery', 'version', '5.0.0']);
+    session.untagged(atom('ID'), ['name', 'Rookery', 'vendor', 'Rookery', 'version', VERSION]);
     return ok('ID completed');
   },
 };
