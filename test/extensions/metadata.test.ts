@@ -8,7 +8,7 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from '../../src/index.js';
+import { createServer, type Plugin, type Server } from '../../src/index.js';
 import { rawSession, startServer } from '../helpers/server.js';
 import { tagged } from '../helpers/raw-client.js';
 import { request, startRest } from '../rest/helpers.js';
@@ -275,6 +275,54 @@ describe('METADATA: syntax, names and values', () => {
   });
 });
 
+describe('METADATA: users and rights', () => {
+  // An access plugin: "reader" may read (r) but not write (w) ReadOnly; nobody sees Hidden.
+  const rights: Plugin = {
+    name: 'XRIGHTS',
+    access: (r) => {
+      if (r.path === 'Hidden') return { allow: false, reveal: false };
+      if (r.path === 'ReadOnly' && r.user === 'reader' && r.right === 'w') return { allow: false, reveal: true };
+      return undefined;
+    },
+  };
+  let server: Server;
+  let port: number;
+  before(async () => {
+    ({ server, port } = await startServer({
+      plugins: ['METADATA', rights],
+      users: { testuser: { password: 'testpass' }, reader: { password: 'readerpass' } },
+      storage: { INBOX: {}, '': { folders: { ReadOnly: { metadata: { '/shared/comment': 'ro' } }, Hidden: { metadata: { '/shared/comment': 'h' } } } } },
+    }));
+  });
+  after(() => server.stop());
+
+  test('/private entries belong to the one tree all users share: another user sees and changes them', async () => {
+    const a = await rawSession(port);
+    assert.equal(tagged(await a.command('SETMETADATA INBOX (/private/comment "set by testuser")')), 'T2 OK SETMETADATA complete');
+    a.close();
+    const b = await rawSession(port, false);
+    assert.match(tagged(await b.command('LOGIN reader readerpass')), /^T1 OK /);
+    assert.deepEqual(await b.command('GETMETADATA INBOX /private/comment'), [
+      '* METADATA "INBOX" (/private/comment "set by testuser")',
+      'T2 OK GETMETADATA complete',
+    ]);
+    b.close();
+  });
+
+  test('rights: r to read and to set /private entries, w too for /shared; a hidden mailbox is NONEXISTENT', async () => {
+    const b = await rawSession(port, false);
+    await b.command('LOGIN reader readerpass');
+    assert.deepEqual(await b.command('GETMETADATA ReadOnly /shared/comment'), ['* METADATA "ReadOnly" (/shared/comment "ro")', 'T2 OK GETMETADATA complete']);
+    assert.match(tagged(await b.command('SETMETADATA ReadOnly (/shared/comment "changed")')), /^T3 NO \[NOPERM\] /);
+    assert.match(tagged(await b.command('SETMETADATA ReadOnly (/private/comment "mine" /shared/comment "changed")')), /^T4 NO \[NOPERM\] /);
+    assert.equal(tagged(await b.command('SETMETADATA ReadOnly (/private/comment "mine")')), 'T5 OK SETMETADATA complete');
+    assert.match(tagged(await b.command('GETMETADATA Hidden /shared/comment')), /^T6 NO \[NONEXISTENT\] /);
+    assert.match(tagged(await b.command('SETMETADATA Hidden (/private/x "1")')), /^T7 NO \[NONEXISTENT\] /);
+    assert.deepEqual(server.extension('METADATA')!.getMetadata('ReadOnly'), { '/shared/comment': 'ro', '/private/comment': 'mine' });
+    b.close();
+  });
+});
+
 describe('METADATA-SERVER only', () => {
   let server: Server;
   let port: number;
@@ -424,6 +472,10 @@ describe('METADATA in the store: snapshots, reset, rename, delete', () => {
       assert.match(tagged(await c.command('DELETE Play/Old')), /^T3 OK /);
       assert.match(tagged(await c.command('CREATE Play/Old')), /^T4 OK /);
       assert.deepEqual(api.getMetadata('Play/Old'), {});
+      // RENAME INBOX moves the messages, not the entries: INBOX keeps them, the new mailbox starts without.
+      assert.match(tagged(await c.command('RENAME INBOX Moved')), /^T5 OK /);
+      assert.deepEqual(Object.keys(api.getMetadata('INBOX')), ['/shared/comment', '/shared/__proto__']);
+      assert.deepEqual(api.getMetadata('Moved'), {});
       c.close();
 
       const snap = server.control.snapshot();
