@@ -91,7 +91,7 @@ interface State extends AclApi {
    * only). Any other change clears it.
    */
   created: { mailbox: Mailbox; origin: number }[];
-  /** The ACL of a mailbox as the rules read it (null: none, every right for everyone). */
+  /** The ACL of a mailbox as the rules read it (null: none, every right for everyone). Read-only: copy before changing. */
   aclOf(mailbox: Mailbox): Acl | null;
   /** The rights `user` has on `mailbox`. */
   rightsOf(mailbox: Mailbox, user: string): Set<string>;
@@ -126,21 +126,28 @@ function setup(server: Server): State {
       return invalid(err);
     }
   };
+  // Parsed ACLs by stored object (never mutated: changes store a new object).
+  const parsed = new WeakMap<object, Acl | null>();
   const state: State = {
     server,
     created: [],
-    aclOf: (mailbox) => aclFromField(getField(mailbox, ACL_KEY)),
+    aclOf(mailbox) {
+      // Parsed once per stored value: every command asks, the value changes only when replaced.
+      const field = getField(mailbox, ACL_KEY);
+      if (field === null || typeof field !== 'object') return aclFromField(field);
+      let acl = parsed.get(field);
+      if (acl === undefined) parsed.set(field, (acl = aclFromField(field)));
+      return acl;
+    },
     rightsOf: (mailbox, user) => effectiveRights(state.aclOf(mailbox), user),
     change(mailbox, edit) {
       const before = state.aclOf(mailbox) ?? openAcl();
       const after: Acl = new Map([...before].map(([id, rights]) => [id, new Set(rights)]));
       edit(after);
-      if (!sameAcl(before, after) || state.aclOf(mailbox) === null) {
-        // An open mailbox stays without the key while its ACL is still the open one.
-        if (state.aclOf(mailbox) === null && sameAcl(after, openAcl())) return after;
-        setField(mailbox, ACL_KEY, aclToObject(after));
-        server.emit('acl', { path: mailbox.path });
-      }
+      // Nothing changed: no write and no event (an open mailbox stays without the key).
+      if (sameAcl(before, after)) return after;
+      setField(mailbox, ACL_KEY, aclToObject(after));
+      server.emit('acl', { path: mailbox.path });
       return after;
     },
     getAcl: (path) => aclToObject(state.aclOf(mailboxAt(path)) ?? openAcl()),
