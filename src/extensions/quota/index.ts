@@ -3,8 +3,8 @@
  * resources STORAGE (KiB), MESSAGE and MAILBOX; GETQUOTA, GETQUOTAROOT and
  * SETQUOTA (allowed to every user: this is a test server, so `QUOTASET` is
  * advertised); APPEND and COPY over a limit, and CREATE or RENAME past the
- * MAILBOX limit, are `NO [OVERQUOTA]`, as is the control API's `addMessage` with
- * `checks: true` (REST 409 OVERQUOTA). A MOVE stays inside the root and
+ * MAILBOX limit, are `NO [OVERQUOTA]`, as is the control API's `addMessage`
+ * with `checks: true` (REST 409 OVERQUOTA). A MOVE stays inside the root and
  * changes no usage, so it is never refused. The STATUS item
  * `DELETED-STORAGE` (KiB held by `\Deleted` messages) comes with
  * QUOTA=RES-STORAGE, as RFC 9208 asks; `DELETED` (for QUOTA=RES-MESSAGE) is
@@ -102,13 +102,15 @@ export const extension: Extension<QuotaState> = {
     ],
   },
   checks: {
+    // `size` is the literal's length; a message with bare LFs is served (and counted) a little larger.
     append: ({ size }, state) => state.check({ octets: size, messages: 1 }),
     copy: ({ messages }, state) => {
       let octets = 0;
       for (const m of messages) octets += octetsOf(m);
       state.check({ octets, messages: messages.length });
     },
-    // MOVE keeps the messages inside the one root: usage does not change, nothing to refuse.
+    // No `move`: MOVE keeps the messages inside the one root, usage does not change.
+
     // The mailbox and every missing superior level the store will create with it.
     create: ({ path }, state) => state.check({ mailboxes: 1 + state.missingParents(path) }),
     // A rename moves mailboxes (no new usage) but creates the new name's missing superior

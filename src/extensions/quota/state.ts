@@ -214,7 +214,7 @@ export class QuotaState implements QuotaApi {
   /** Octets of the messages flagged \Deleted in a mailbox (STATUS DELETED-STORAGE). */
   static deletedOctets(mailbox: Mailbox): number {
     let octets = 0;
-    for (const m of mailbox.messages) if (m.flags.has('\\Deleted')) octets += m.size;
+    for (const m of mailbox.messages) if (m.flags.has('\\Deleted')) octets += octetsOf(m);
     return octets;
   }
 }
