@@ -48,6 +48,7 @@ import {
   effectiveRights,
   formatImapRights,
   formatRights,
+  hasRight,
   parseRights,
   parseRightsChange,
   sameAcl,
@@ -425,11 +426,11 @@ export const extension: Extension<State> = {
   commands: [setacl, deleteacl, getacl, listrights, myrights],
   access: (request, state) => {
     if (request.mailbox === null) return undefined;
-    const rights = state.rightsOf(request.mailbox, request.user);
-    if (rights.has(request.right)) return undefined;
+    const acl = state.aclOf(request.mailbox);
+    if (hasRight(acl, request.user, request.right)) return undefined;
     return {
       allow: false,
-      reveal: rights.has('l'),
+      reveal: hasRight(acl, request.user, 'l'),
       text: `Permission denied: ${request.user} lacks the ${request.right} right on ${request.mailbox.path}`,
     };
   },

@@ -131,6 +131,17 @@ export function effectiveRights(acl: Acl | null, user: string): Set<string> {
   return out;
 }
 
+/**
+ * Whether `user` has `right`: `effectiveRights(acl, user).has(right)`
+ * without building the set. Every command asks, so this is the hot path
+ * (an APPEND asks for `i`); a mailbox without an ACL answers at once.
+ */
+export function hasRight(acl: Acl | null, user: string, right: string): boolean {
+  if (acl === null) return true;
+  const granted = acl.get(ANYONE)?.has(right) || acl.get(user)?.has(right);
+  return !!granted && !acl.get('-' + ANYONE)?.has(right) && !acl.get('-' + user)?.has(right);
+}
+
 /** Applies a change to one identifier's entry; an entry left without rights is removed. */
 export function applyChange(acl: Acl, identifier: string, change: RightsChange): void {
   const current = acl.get(identifier) ?? new Set<string>();
