@@ -27,6 +27,7 @@ import * as metadata from './metadata/index.js';
 import * as acl from './acl/index.js';
 import * as listMyrights from './list-myrights/index.js';
 import * as quota from './quota/index.js';
+import * as statusSize from './status-size/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
   idle,
@@ -50,6 +51,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   acl,
   listMyrights,
   quota,
+  statusSize,
 ];
 
 let catalog: Map<string, Extension> | null = null;

@@ -3,6 +3,52 @@ import { AUTHENTICATED, no, ok, type CommandSpec } from '../command.js';
 import { accessRefusal, imapProtocol } from '../protocol.js';
 import { atom, type ImapValue } from '../wire/values.js';
 import { InvalidName, mailboxArg } from './mailboxes.js';
+import type { Mailbox } from '../../store/mailbox.js';
+import type { ImapSession } from '../session.js';
+
+/**
+ * The values of STATUS items for a mailbox, as `name value` pairs (items an
+ * extension leaves out are skipped). Also used by LIST's STATUS return option.
+ */
+export function statusValues(session: ImapSession, mailbox: Mailbox, items: readonly string[]): ImapValue[] {
+  const protocol = imapProtocol(session.server);
+  const out: ImapValue[] = [];
+  for (const item of items) {
+    let value: number | null | undefined;
+    // An extension's item wins over the core's own count (STATUS=SIZE keeps SIZE in O(1)).
+    if (protocol.statusItems.has(item)) value = protocol.statusValue(item, mailbox, session);
+    else switch (item) {
+      case 'MESSAGES':
+        value = mailbox.messages.length;
+        break;
+      case 'RECENT':
+        value = mailbox.messages.length - mailbox.lowerBound(mailbox.recentFloor);
+        break;
+      case 'UIDNEXT':
+        value = mailbox.uidnext;
+        break;
+      case 'UIDVALIDITY':
+        value = mailbox.uidvalidity;
+        break;
+      case 'UNSEEN':
+        value = mailbox.unseen;
+        break;
+      case 'HIGHESTMODSEQ':
+        value = mailbox.highestModseq;
+        break;
+      case 'SIZE':
+        value = mailbox.messages.reduce((sum, m) => sum + m.size, 0);
+        break;
+      case 'DELETED':
+        value = mailbox.messages.reduce((n, m) => n + (m.flags.has('\\Deleted') ? 1 : 0), 0);
+        break;
+      default:
+        value = protocol.statusValue(item, mailbox, session);
+    }
+    if (value !== undefined) out.push(atom(item), value);
+  }
+  return out;
+}
 
 export const status: CommandSpec = {
   name: 'STATUS',
@@ -19,39 +65,7 @@ export const status: CommandSpec = {
     const refused = accessRefusal(session, 'r', mailbox, mailbox.path, name);
     if (refused) return refused;
     if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
-    const out: ImapValue[] = [];
-    for (const item of items) {
-      let value: number | null | undefined;
-      switch (item) {
-        case 'MESSAGES':
-          value = mailbox.messages.length;
-          break;
-        case 'RECENT':
-          value = mailbox.messages.length - mailbox.lowerBound(mailbox.recentFloor);
-          break;
-        case 'UIDNEXT':
-          value = mailbox.uidnext;
-          break;
-        case 'UIDVALIDITY':
-          value = mailbox.uidvalidity;
-          break;
-        case 'UNSEEN':
-          value = mailbox.unseen;
-          break;
-        case 'HIGHESTMODSEQ':
-          value = mailbox.highestModseq;
-          break;
-        case 'SIZE':
-          value = mailbox.messages.reduce((sum, m) => sum + m.size, 0);
-          break;
-        case 'DELETED':
-          value = mailbox.messages.reduce((n, m) => n + (m.flags.has('\\Deleted') ? 1 : 0), 0);
-          break;
-        default:
-          value = protocol.statusValue(item, mailbox, session);
-      }
-      if (value !== undefined) out.push(atom(item), value);
-    }
+    const out = statusValues(session, mailbox, items);
     session.untagged(atom('STATUS'), mailbox.path, out);
     return ok('Status completed');
   },
