@@ -99,6 +99,8 @@ export interface ListContext {
   readonly selection: ReadonlySet<string>;
   /** Return options, upper case (`SPECIAL-USE`, `MYRIGHTS`, `CHILDREN`). */
   readonly returns: ReadonlySet<string>;
+  /** What `ListPoint.parseReturnOption` read for a return option with arguments (`STATUS (MESSAGES)`), by option. */
+  readonly returnArguments?: ReadonlyMap<string, unknown>;
 }
 
 /** LIST and LSUB points. */
@@ -107,6 +109,13 @@ export interface ListPoint<S = unknown> {
   selectionOptions?: readonly string[];
   /** Return options (`LIST "" * RETURN (SPECIAL-USE)`) this extension adds. */
   returnOptions?: readonly string[];
+  /**
+   * Reads the arguments of one of this extension's return options (RFC 5258
+   * `return-option = option-extension`, e.g. LIST-STATUS's `STATUS (MESSAGES)`);
+   * the cursor is right after the option name. Without it the options take
+   * none. The result is in `ListContext.returnArguments`.
+   */
+  parseReturnOption?(option: string, args: ArgParser, state: S): unknown;
   /**
    * Filter for this extension's selection options: called only when one of
    * them was given; false drops the entry.

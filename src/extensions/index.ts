@@ -28,6 +28,7 @@ import * as acl from './acl/index.js';
 import * as listMyrights from './list-myrights/index.js';
 import * as quota from './quota/index.js';
 import * as statusSize from './status-size/index.js';
+import * as listStatus from './list-status/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
   idle,
@@ -52,6 +53,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   listMyrights,
   quota,
   statusSize,
+  listStatus,
 ];
 
 let catalog: Map<string, Extension> | null = null;

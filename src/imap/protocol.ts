@@ -32,7 +32,7 @@ import type { Message } from '../store/message.js';
 import { no, type CommandContext, type CommandResult, type CommandSpec } from './command.js';
 import { coreCommands } from './commands/index.js';
 import { starttls } from './commands/starttls.js';
-import type { ArgParserOptions, SearchKeyParser } from './parser.js';
+import type { ArgParser, ArgParserOptions, SearchKeyParser } from './parser.js';
 import type { SelectedMailbox } from './selected.js';
 import type { ImapSession } from './session.js';
 import type { ImapValue } from './wire/values.js';
@@ -66,6 +66,8 @@ export interface ImapProtocol {
   statusValue(item: string, mailbox: Mailbox, session: ImapSession): number | null | undefined;
   readonly listSelection: ReadonlySet<string>;
   readonly listReturn: ReadonlySet<string>;
+  /** Reads a return option's arguments when its extension takes some (`undefined` when it takes none). */
+  listReturnArguments(option: string, args: ArgParser): unknown;
   listFilter(entry: ListEntry, ctx: ListContext): boolean;
   listAttributes(entry: ListEntry, ctx: ListContext): string[];
   listResponses(entry: ListEntry, ctx: ListContext): (readonly ImapValue[])[];
@@ -255,6 +257,10 @@ function buildProtocol(server: Server): ImapProtocol {
     },
     listSelection,
     listReturn,
+    listReturnArguments(option, args) {
+      const e = returnOwner.get(option.toUpperCase());
+      return e?.list?.parseReturnOption ? e.list.parseReturnOption(option.toUpperCase(), args, state(e)) : undefined;
+    },
     listFilter(entry, ctx) {
       for (const [option, e] of selectionOwner) {
         if (!ctx.selection.has(option) || !e.list!.select) continue;

@@ -83,15 +83,18 @@ interface ListRequest {
   patterns: string[];
   selection: Set<string>;
   returns: Set<string>;
+  /** Arguments of return options that take some (LIST-STATUS's `STATUS (...)`). */
+  returnArguments: Map<string, unknown>;
   extended: boolean;
 }
 
-function readOptions(args: ArgParser, known: ReadonlySet<string>, what: string): Set<string> {
+function readOptions(args: ArgParser, known: ReadonlySet<string>, what: string, readArguments?: (option: string) => void): Set<string> {
   const out = new Set<string>();
   args.list(() => {
     const option = args.atom().toUpperCase();
     if (!known.has(option)) failBad(`Unknown LIST ${what} option ${option.slice(0, 40)}`);
     out.add(option);
+    readArguments?.(option);
   });
   return out;
 }
@@ -114,18 +117,22 @@ function readList(ctx: CommandContext, lsub: boolean): ListRequest {
     extended = true;
   } else patterns = [args.listMailbox()];
   let returns = new Set<string>();
+  const returnArguments = new Map<string, unknown>();
   if (!lsub && !args.atEnd()) {
     args.sp();
     args.keyword('RETURN');
     args.sp();
-    returns = readOptions(args, protocol.listReturn, 'return');
+    returns = readOptions(args, protocol.listReturn, 'return', (option) => {
+      const value = protocol.listReturnArguments(option, args);
+      if (value !== undefined) returnArguments.set(option, value);
+    });
     extended = true;
   }
   args.end();
   if (selection.has('RECURSIVEMATCH') && selection.size === 1) failBad('RECURSIVEMATCH needs another selection option');
   // RFC 5258 §3: the SUBSCRIBED selection option implies the SUBSCRIBED return option.
   if (selection.has('SUBSCRIBED')) returns.add('SUBSCRIBED');
-  return { reference, patterns, selection, returns, extended };
+  return { reference, patterns, selection, returns, returnArguments, extended };
 }
 
 function run(ctx: CommandContext, lsub: boolean): CommandResult {
@@ -135,7 +142,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
   const store = session.server.store;
   const protocol = imapProtocol(session.server);
   const name = lsub ? 'LSUB' : 'LIST';
-  const listCtx: ListContext = { session, lsub, selection, returns };
+  const listCtx: ListContext = { session, lsub, selection, returns, returnArguments: request.returnArguments };
   if (request.patterns.length === 1 && request.patterns[0] === '' && !request.extended) {
     // The hierarchy delimiter and root of the reference (RFC 3501 §6.3.8).
     const delimiter = store.delimiterFor(reference);
