@@ -213,6 +213,15 @@ export interface LiteralInfo {
   size: number;
   /** 0 for the first literal of the command. */
   index: number;
+  /** False for a non-synchronizing literal (`{n+}`, RFC 7888): its bytes follow without a continuation. */
+  sync: boolean;
+}
+
+/** A refusal of a literal: `NO [code] text` unless `response` is `BAD` (LITERAL-'s RFC 7888 §4 `BAD [TOOBIG]`). */
+export interface LiteralRefusal {
+  code: string;
+  text: string;
+  response?: 'NO' | 'BAD';
 }
 
 /**
@@ -327,10 +336,11 @@ export interface Extension<S = unknown> {
   checks?: MutationChecks<S>;
   /**
    * Decides on a literal before its bytes are read: a refusal ends the
-   * command with `NO [code] text` (APPENDLIMIT's TOOBIG). Return undefined
-   * to accept.
+   * command with `NO [code] text` (APPENDLIMIT's TOOBIG), or BAD when the
+   * refusal says so (LITERAL-). The bytes of a refused non-synchronizing
+   * literal are read and dropped. Return undefined to accept.
    */
-  literal?(info: LiteralInfo, state: S): { code: string; text: string } | undefined;
+  literal?(info: LiteralInfo, state: S): LiteralRefusal | undefined;
   /** Access control: undefined means no opinion; any deny wins. */
   access?(request: AccessRequest, state: S): AccessVerdict | undefined;
   /** Response codes added to core results. */

@@ -29,6 +29,7 @@ import * as listMyrights from './list-myrights/index.js';
 import * as quota from './quota/index.js';
 import * as statusSize from './status-size/index.js';
 import * as listStatus from './list-status/index.js';
+import * as literalMinus from './literal-minus/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
   idle,
@@ -54,6 +55,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   quota,
   statusSize,
   listStatus,
+  literalMinus,
 ];
 
 let catalog: Map<string, Extension> | null = null;

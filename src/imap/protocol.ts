@@ -16,6 +16,7 @@ import type {
   ListContext,
   ListEntry,
   LiteralInfo,
+  LiteralRefusal,
   RenameCheckInput,
   Right,
   SaslMechanism,
@@ -82,7 +83,7 @@ export interface ImapProtocol {
   checkMove(input: TransferCheckInput): void;
   checkCreate(input: CreateCheckInput): void;
   checkRename(input: RenameCheckInput): void;
-  checkLiteral(info: LiteralInfo): { code: string; text: string } | undefined;
+  checkLiteral(info: LiteralInfo): LiteralRefusal | undefined;
   /** Combined access verdict; allow when no extension has an opinion or the session has no user. */
   access(session: ImapSession, right: Right, mailbox: Mailbox | null, path: string, command: string): AccessVerdict;
   appendCode(mailbox: Mailbox, uids: readonly number[]): string | undefined;

@@ -140,8 +140,8 @@ export class ImapSession implements SessionHandle {
             return { ok: false, response: 'NO', code: 'TOOBIG', text };
           }
           // Extensions may refuse a literal before its bytes are read (APPENDLIMIT).
-          const refused = imapProtocol(this.server).checkLiteral({ session: this, command: info.command?.toUpperCase() ?? null, size: info.size, index: info.index });
-          if (refused) return { ok: false, response: 'NO', code: refused.code, text: refused.text };
+          const refused = imapProtocol(this.server).checkLiteral({ session: this, command: info.command?.toUpperCase() ?? null, size: info.size, index: info.index, sync: info.sync });
+          if (refused) return { ok: false, response: refused.response ?? 'NO', code: refused.code, text: refused.text };
           return { ok: true };
         },
         sendContinuation: () => this.write(continuation('OK')),
