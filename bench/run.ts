@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   'fuzz-rest': () => import('./fuzz-rest.js'),
   abuse: () => import('./abuse.js'),
   plugins: () => import('./plugins.js'),
+  sync: () => import('./sync.js'),
 };
 
 const args = process.argv.slice(2);

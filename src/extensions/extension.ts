@@ -23,6 +23,8 @@
 import type { CommandContext, CommandResult, CommandSpec } from '../imap/command.js';
 import type { ArgParser } from '../imap/parser.js';
 import type { SelectedMailbox } from '../imap/selected.js';
+import type { Numbered } from '../imap/sequence.js';
+import type { FetchAttribute, SequenceSet } from '../imap/syntax.js';
 import type { ImapSession } from '../imap/session.js';
 import type { ImapValue } from '../imap/wire/values.js';
 import type { Route } from '../rest/route.js';
@@ -140,11 +142,85 @@ export interface SelectPoint<S = unknown> {
   parameters?: readonly CommandParameter[];
   /** True makes a SELECT read-only (`[READ-ONLY]`), e.g. for a user without write rights. */
   readOnly?(session: ImapSession, mailbox: Mailbox, state: S): boolean;
+  /** Untagged responses sent when a SELECT/EXAMINE ends the session's previous selection (`OK [CLOSED]`), before anything else. */
+  closing?(session: ImapSession, state: S): readonly (readonly ImapValue[])[];
+  /** A reason to answer BAD before anything is selected (QRESYNC given without ENABLE QRESYNC), or undefined. */
+  refuse?(session: ImapSession, params: ReadonlyMap<string, unknown>, state: S): string | undefined;
   /**
    * Untagged responses after the core ones (`OK [HIGHESTMODSEQ n]`), as value
    * lists without `*`. `params` holds the given parameters by upper-case name.
    */
   responses?(session: ImapSession, selected: SelectedMailbox, params: ReadonlyMap<string, unknown>, state: S): readonly (readonly ImapValue[])[];
+}
+
+/** A FETCH being run, for the `fetch` point (after its arguments and modifiers were read). */
+export interface FetchContext {
+  readonly session: ImapSession;
+  readonly selected: SelectedMailbox;
+  /** True for UID FETCH. */
+  readonly uid: boolean;
+  readonly set: SequenceSet;
+  /** The items asked for (UID first for UID FETCH). */
+  readonly items: readonly FetchAttribute[];
+  /** Modifiers given (`(CHANGEDSINCE 7)`) by upper-case name, as their `parse` returned them. */
+  readonly params: ReadonlyMap<string, unknown>;
+  /** The core's resolution of `set` against the view (O(set)); a plan may use it or choose its own targets. */
+  resolve(): Numbered[];
+}
+
+/** What a `fetch` point changes about one FETCH; every field optional. */
+export interface FetchPlan {
+  /** The messages to answer for, in ascending order (instead of the whole set). */
+  targets?: Numbered[];
+  /** Items to answer with (instead of those asked for), e.g. with MODSEQ added. */
+  items?: FetchAttribute[];
+  /** Untagged responses before the FETCH responses (`VANISHED (EARLIER) 3:5`), as value lists without `*`. */
+  responses?: readonly (readonly ImapValue[])[];
+}
+
+/** FETCH points: modifiers after the item list (RFC 4466 `fetch-modifiers`). */
+export interface FetchPoint<S = unknown> {
+  modifiers?: readonly CommandParameter[];
+  /** Called for every FETCH (modifiers given or not); undefined changes nothing. */
+  plan?(ctx: FetchContext, state: S): FetchPlan | undefined;
+}
+
+/** A STORE being run, for the `store` point. */
+export interface StoreContext {
+  readonly session: ImapSession;
+  readonly selected: SelectedMailbox;
+  readonly uid: boolean;
+  /** The messages the STORE names (those expunged elsewhere left out). */
+  readonly targets: readonly Numbered[];
+  /** Modifiers given (`(UNCHANGEDSINCE 7)`) by upper-case name. */
+  readonly params: ReadonlyMap<string, unknown>;
+}
+
+/** STORE points: modifiers before the item (RFC 4466 `store-modifiers`). */
+export interface StorePoint<S = unknown> {
+  modifiers?: readonly CommandParameter[];
+  /**
+   * Leaves some messages unchanged: returns those the STORE may change; the
+   * others are reported in the tagged OK as `[MODIFIED set]` (UIDs for UID
+   * STORE). Undefined changes nothing.
+   */
+  filter?(ctx: StoreContext, state: S): readonly Numbered[] | undefined;
+}
+
+/**
+ * How a session's untagged updates are worded (unsolicited and those
+ * answering its own STORE): extra FETCH items after FLAGS (`MODSEQ (12)`),
+ * UID in them, and another form for expunges (`VANISHED`).
+ */
+export interface UpdatePoint<S = unknown> {
+  /** Extra items of a flag FETCH, and whether it carries UID (undefined: none). */
+  flagFetch?(session: ImapSession, message: Message, state: S): { uid: boolean; items: readonly ImapValue[] } | undefined;
+  /**
+   * Words expunges of the session's view (UIDs ascending, sequence numbers
+   * of the view before the expunge) as ready response text, or undefined
+   * for the core's `* n EXPUNGE` lines. One loaded extension may have it.
+   */
+  expunges?(session: ImapSession, uids: readonly number[], state: S): string | undefined;
 }
 
 /** Who asks: a session (IMAP) or null (control API and REST). */
@@ -331,6 +407,12 @@ export interface Extension<S = unknown> {
   statusItems?: readonly StatusItem<S>[];
   list?: ListPoint<S>;
   select?: SelectPoint<S>;
+  /** FETCH modifiers and a plan per FETCH (CHANGEDSINCE). */
+  fetch?: FetchPoint<S>;
+  /** STORE modifiers and a filter (UNCHANGEDSINCE). */
+  store?: StorePoint<S>;
+  /** The wording of a session's untagged updates (MODSEQ in flag FETCHes, VANISHED). */
+  updates?: UpdatePoint<S>;
   create?: CreatePoint<S>;
   /** Checks before APPEND/COPY/MOVE/CREATE/RENAME (and addMessage with `checks: true`). */
   checks?: MutationChecks<S>;

@@ -27,9 +27,7 @@ import * as metadata from './metadata/index.js';
 import * as acl from './acl/index.js';
 import * as listMyrights from './list-myrights/index.js';
 import * as quota from './quota/index.js';
-import * as statusSize from './status-size/index.js';
-import * as listStatus from './list-status/index.js';
-import * as literalMinus from './literal-minus/index.js';
+import * as compress from './compress/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
   idle,
@@ -53,9 +51,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   acl,
   listMyrights,
   quota,
-  statusSize,
-  listStatus,
-  literalMinus,
+  compress,
 ];
 
 let catalog: Map<string, Extension> | null = null;

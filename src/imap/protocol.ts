@@ -22,7 +22,10 @@ import type {
   SaslMechanism,
   SearchKeySpec,
   CommandParameter,
+  FetchContext,
+  FetchPlan,
   StatusItem,
+  StoreContext,
   TransferCheckInput,
 } from '../extensions/extension.js';
 import type { Route } from '../rest/route.js';
@@ -34,6 +37,7 @@ import { no, type CommandContext, type CommandResult, type CommandSpec } from '.
 import { coreCommands } from './commands/index.js';
 import { starttls } from './commands/starttls.js';
 import type { ArgParser, ArgParserOptions, SearchKeyParser } from './parser.js';
+import type { Numbered } from './sequence.js';
 import type { SelectedMailbox } from './selected.js';
 import type { ImapSession } from './session.js';
 import type { ImapValue } from './wire/values.js';
@@ -77,6 +81,17 @@ export interface ImapProtocol {
   created(mailbox: Mailbox, params: ReadonlyMap<string, unknown>, session: ImapSession): void;
   selectReadOnly(session: ImapSession, mailbox: Mailbox): boolean;
   selectResponses(session: ImapSession, selected: SelectedMailbox, params: ReadonlyMap<string, unknown>): (readonly ImapValue[])[];
+  selectClosing(session: ImapSession): (readonly ImapValue[])[];
+  /** The first refusal of a SELECT's parameters (BAD text), or undefined. */
+  selectRefusal(session: ImapSession, params: ReadonlyMap<string, unknown>): string | undefined;
+  readonly fetchModifiers: ReadonlyMap<string, CommandParameter>;
+  /** The plans of the `fetch` points, merged (targets filtered by each, items and responses from each). */
+  fetchPlan(ctx: FetchContext): FetchPlan;
+  readonly storeModifiers: ReadonlyMap<string, CommandParameter>;
+  /** The messages a STORE may change after every `store` filter (undefined when none narrowed them). */
+  storeFilter(ctx: StoreContext): readonly Numbered[] | undefined;
+  /** How this session's untagged updates are worded, from the `updates` points. */
+  updateShape(session: ImapSession): UpdateShape;
   /** Runs the checks (throws the first ServiceError in canonical order). */
   checkAppend(input: AppendCheckInput): void;
   checkCopy(input: TransferCheckInput): void;
@@ -92,6 +107,12 @@ export interface ImapProtocol {
   readonly saslInitialResponse: boolean;
   readonly eventTypes: readonly string[];
   onChange(change: StoreChange): void;
+}
+
+/** The wording of one session's untagged updates (see `UpdatePoint`). */
+export interface UpdateShape {
+  flagFetch(message: Message): { uid: boolean; items: ImapValue[] };
+  expunges(uids: readonly number[]): string | undefined;
 }
 
 const protocols = new WeakMap<Server, ImapProtocol>();
@@ -137,6 +158,11 @@ function buildProtocol(server: Server): ImapProtocol {
   const listOwners = new Map<string, Extension>();
   const selectParameters = new Map<string, CommandParameter>();
   const selectOwners = new Map<string, Extension>();
+  const fetchModifiers = new Map<string, CommandParameter>();
+  const fetchModifierOwners = new Map<string, Extension>();
+  const storeModifiers = new Map<string, CommandParameter>();
+  const storeModifierOwners = new Map<string, Extension>();
+  let expungeWorder: Extension | null = null;
   const createParameters = new Map<string, CommandParameter>();
   const createOwners = new Map<string, Extension>();
   const routes = new Map<string, Route>();
@@ -170,6 +196,12 @@ function buildProtocol(server: Server): ImapProtocol {
       listReturn.add(key);
     }
     for (const p of e.select?.parameters ?? []) unique('SELECT parameter', selectParameters, p.name, p, owner, selectOwners);
+    for (const p of e.fetch?.modifiers ?? []) unique('FETCH modifier', fetchModifiers, p.name, p, owner, fetchModifierOwners);
+    for (const p of e.store?.modifiers ?? []) unique('STORE modifier', storeModifiers, p.name, p, owner, storeModifierOwners);
+    if (e.updates?.expunges) {
+      if (expungeWorder) throw new ServiceError('INVALID', `plugins: ${expungeWorder.name} and ${e.name} both word expunges`);
+      expungeWorder = e;
+    }
     for (const p of e.create?.parameters ?? []) unique('CREATE parameter', createParameters, p.name, p, owner, createOwners);
     // The router takes the first match, so two plugins serving one route would make order matter.
     for (const r of e.routes ?? []) unique('REST route', routes, `${r.method} ${r.path.replace(/\{\w+\}/g, '{}')}`, r, owner, routeOwners);
@@ -209,6 +241,9 @@ function buildProtocol(server: Server): ImapProtocol {
   const coders = withPoint('codes');
   const creators = withPoint('create');
   const watchers = withPoint('onChange');
+  const fetchers = withPoint('fetch');
+  const storers = withPoint('store');
+  const updaters = withPoint('updates');
 
   const runChecks = (pick: (e: Extension) => ((input: never, state: unknown) => void) | undefined, input: unknown): void => {
     for (const e of checkers) {
@@ -289,6 +324,62 @@ function buildProtocol(server: Server): ImapProtocol {
       const out: (readonly ImapValue[])[] = [];
       for (const e of selectors) out.push(...(e.select!.responses?.(session, selected, params, state(e)) ?? []));
       return out;
+    },
+    selectClosing(session) {
+      const out: (readonly ImapValue[])[] = [];
+      for (const e of selectors) out.push(...(e.select!.closing?.(session, state(e)) ?? []));
+      return out;
+    },
+    selectRefusal(session, params) {
+      for (const e of selectors) {
+        const reason = e.select!.refuse?.(session, params, state(e));
+        if (reason !== undefined) return reason;
+      }
+      return undefined;
+    },
+    fetchModifiers,
+    fetchPlan(ctx) {
+      const plan: FetchPlan = {};
+      for (const e of fetchers) {
+        const p = e.fetch!.plan?.({ ...ctx, items: plan.items ?? ctx.items }, state(e));
+        if (!p) continue;
+        if (p.targets) {
+          if (plan.targets) {
+            const keep = new Set(p.targets.map((n) => n.message.uid));
+            plan.targets = plan.targets.filter((n) => keep.has(n.message.uid));
+          } else plan.targets = p.targets;
+        }
+        if (p.items) plan.items = p.items;
+        if (p.responses) plan.responses = [...(plan.responses ?? []), ...p.responses];
+      }
+      return plan;
+    },
+    storeModifiers,
+    storeFilter(ctx) {
+      let targets: readonly Numbered[] | undefined;
+      for (const e of storers) {
+        const kept = e.store!.filter?.({ ...ctx, targets: targets ?? ctx.targets }, state(e));
+        if (kept) targets = kept;
+      }
+      return targets;
+    },
+    updateShape(session) {
+      const flagWorders = updaters.filter((e) => e.updates!.flagFetch);
+      const worder = expungeWorder;
+      return {
+        flagFetch(message) {
+          let uid = false;
+          const items: ImapValue[] = [];
+          for (const e of flagWorders) {
+            const extra = e.updates!.flagFetch!(session, message, state(e));
+            if (!extra) continue;
+            uid ||= extra.uid;
+            items.push(...extra.items);
+          }
+          return { uid, items };
+        },
+        expunges: (uids) => (worder ? worder.updates!.expunges!(session, uids, state(worder)) : undefined),
+      };
     },
     createParameters,
     created(mailbox, params, session) {

@@ -1,6 +1,7 @@
 import { DEFAULT_PERMANENT_FLAGS } from '../store/flags.js';
 import type { Mailbox } from '../store/mailbox.js';
 import type { Message } from '../store/message.js';
+import type { UpdateShape } from './protocol.js';
 import type { ImapValue } from './wire/values.js';
 import { atom } from './wire/values.js';
 
@@ -35,6 +36,8 @@ export class SelectedMailbox {
    * null when every flag may be changed. `\*` follows the keywords' right.
    */
   changeableFlag: ((flag: string) => boolean) | null = null;
+  /** How the session's updates are worded (extension `updates` points); null: as RFC 3501. */
+  shape: UpdateShape | null = null;
 
   constructor(
     readonly mailbox: Mailbox,
@@ -104,7 +107,7 @@ export class SelectedMailbox {
    * EXPUNGE (unless held), EXISTS and RECENT, then FETCH FLAGS. A string
    * is ready-made response text.
    */
-  drain(allowExpunge: boolean, withUid: boolean): (Untagged | string)[] {
+  drain(allowExpunge: boolean): (Untagged | string)[] {
     const out: (Untagged | string)[] = [];
     // Keywords that arrive with new messages or flag changes are announced
     // before the EXISTS or FETCH that carries them (RFC 3501 §7.2.6).
@@ -112,17 +115,23 @@ export class SelectedMailbox {
     if (allowExpunge && this.pendingExpunge.size) {
       const kept: Message[] = [];
       const gone: number[] = [];
+      const goneUids: number[] = [];
       this.view.forEach((m, i) => {
         if (this.pendingExpunge.has(m.uid)) {
           gone.push(i + 1);
+          goneUids.push(m.uid);
           this.recent.delete(m.uid);
         } else kept.push(m);
       });
-      // Highest first, so each number is still valid when the client reads it.
-      // Built as text: an expunge of thousands of messages is one string.
-      let text = '';
-      for (let i = gone.length - 1; i >= 0; i--) text += `* ${gone[i]} EXPUNGE\r\n`;
-      out.push(text);
+      // An extension may word them otherwise (VANISHED); else highest first, so each
+      // number is still valid when the client reads it. Built as text: an expunge of
+      // thousands of messages is one string.
+      let text = goneUids.length ? this.shape?.expunges(goneUids) : '';
+      if (text === undefined) {
+        text = '';
+        for (let i = gone.length - 1; i >= 0; i--) text += `* ${gone[i]} EXPUNGE\r\n`;
+      }
+      if (text) out.push(text);
       this.view = kept;
       // Expunged before the session heard of them: drop from the new list too.
       this.pendingNew = this.pendingNew.filter((m) => !this.pendingExpunge.has(m.uid));
@@ -148,7 +157,7 @@ export class SelectedMailbox {
         if (seq) seqs.push([seq, m]);
       }
       seqs.sort((a, b) => a[0] - b[0]);
-      for (const [seq, m] of seqs) out.push([seq, atom('FETCH'), this.flagItems(m, withUid)]);
+      for (const [seq, m] of seqs) out.push([seq, atom('FETCH'), this.flagItems(m, false)]);
       this.pendingFlags.clear();
     }
     return out;
@@ -181,11 +190,16 @@ export class SelectedMailbox {
     ];
   }
 
-  /** `FLAGS (...)` (with `UID n` when asked) of a message as this session sees it. */
+  /**
+   * `FLAGS (...)` of a message as this session sees it, with `UID n` first
+   * when asked or when the update shape wants it, and the shape's extra items.
+   */
   flagItems(m: Message, withUid: boolean): ImapValue[] {
     const items: ImapValue[] = [];
-    if (withUid) items.push(atom('UID'), m.uid);
+    const extra = this.shape?.flagFetch(m);
+    if (withUid || extra?.uid) items.push(atom('UID'), m.uid);
     items.push(atom('FLAGS'), this.flagList(m));
+    if (extra) items.push(...extra.items);
     return items;
   }
 

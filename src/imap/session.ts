@@ -1,4 +1,5 @@
 import type * as net from 'node:net';
+import type { Duplex } from 'node:stream';
 import * as tls from 'node:tls';
 import { isServiceError } from '../errors.js';
 import type { ScriptAction } from '../script/engine.js';
@@ -31,6 +32,22 @@ const BATCH_BYTES = 256 * 1024;
  */
 export const OUTPUT_HIGH_WATER = 1024 * 1024;
 const OUTPUT_LOW_WATER = 256 * 1024;
+
+/**
+ * A layer the session can put over its connection after a command (RFC
+ * 4978 compression is one): `wrap` gets the current connection (plain or
+ * TLS) and returns the stream the session reads and writes from then on.
+ * Input goes through the layer from the moment of `wrap` (right after the
+ * command's tagged answer was written); output only from `start()`, which
+ * the session calls once that answer has gone out, so the answer itself is
+ * not transformed. `writableLength` of the layer must count everything
+ * still waiting in it and under it (output backpressure).
+ */
+export interface TransportLayer {
+  wrap(connection: Duplex): Duplex & { start(): void };
+  /** The session info shows `compressed: true` once this layer is on. */
+  readonly compresses: boolean;
+}
 
 /** How long the server waits for the client's FIN after its own before it closes for good. */
 const CLOSE_GRACE_MS = 2000;
@@ -98,6 +115,15 @@ export class ImapSession implements SessionHandle {
   private quietTimers: NodeJS.Timeout[] = [];
   /** Set by STARTTLS: the connection switches to TLS once the command's answer is out. */
   private tlsUpgrade: tls.SecureContext | null = null;
+  /** Set by a command (COMPRESS): a layer goes over the connection right after its answer. */
+  private layerUpgrade: TransportLayer | null = null;
+  /** True once a transport layer is on: TLS can no longer start under it. */
+  private layered = false;
+  /**
+   * The connection the session talks over: the TCP socket, its TLS layer
+   * after STARTTLS, or a transport layer over either (compression).
+   */
+  socket: Duplex;
   /** Server-clock time at which an XOAUTH2 login's sessionTimeout ends the session. */
   private tokenExpiresAt: number | null = null;
   private tokenTimer: NodeJS.Timeout | null = null;
@@ -114,12 +140,12 @@ export class ImapSession implements SessionHandle {
 
   constructor(
     readonly server: Server,
-    /** The connection the session talks over; STARTTLS replaces it with its TLS layer. */
-    public socket: net.Socket,
+    socket: net.Socket,
     public secure: boolean,
-    /** The TCP connection under `socket` when that is TLS: a reset has to go to it. */
+    /** The TCP connection under `socket` when that is TLS or a layer: a reset has to go to it. */
     private readonly tcp: net.Socket = socket,
   ) {
+    this.socket = socket;
     this.id = server.sessions.nextId();
     this.remoteAddress = socket.remoteAddress ?? null;
     const options = server.options;
@@ -140,8 +166,8 @@ export class ImapSession implements SessionHandle {
             return { ok: false, response: 'NO', code: 'TOOBIG', text };
           }
           // Extensions may refuse a literal before its bytes are read (APPENDLIMIT).
-          const refused = imapProtocol(this.server).checkLiteral({ session: this, command: info.command?.toUpperCase() ?? null, size: info.size, index: info.index, sync: info.sync });
-          if (refused) return { ok: false, response: refused.response ?? 'NO', code: refused.code, text: refused.text };
+          const refused = imapProtocol(this.server).checkLiteral({ session: this, command: info.command?.toUpperCase() ?? null, size: info.size, index: info.index });
+          if (refused) return { ok: false, response: 'NO', code: refused.code, text: refused.text };
           return { ok: true };
         },
         sendContinuation: () => this.write(continuation('OK')),
@@ -183,7 +209,7 @@ export class ImapSession implements SessionHandle {
     this.reader.next('command');
   }
 
-  private listen(socket: net.Socket): void {
+  private listen(socket: Duplex): void {
     socket.on('data', this.onData);
     socket.on('error', () => undefined);
     socket.on('close', () => this.onClose());
@@ -226,7 +252,47 @@ export class ImapSession implements SessionHandle {
    * upgrade).
    */
   startTls(context: tls.SecureContext): void {
+    // TLS cannot start under a transport layer (RFC 4978 §3); the states already forbid it.
+    if (this.layered) return;
     this.tlsUpgrade = context;
+  }
+
+  /**
+   * Puts `layer` over the connection once the running command's tagged
+   * answer is written (COMPRESS). Input the client sent after the command
+   * and before that answer is dropped, as for STARTTLS.
+   */
+  upgradeTransport(layer: TransportLayer): void {
+    this.layerUpgrade = layer;
+  }
+
+  /** True once a transport layer (compression) is on. */
+  get transportLayered(): boolean {
+    return this.layered;
+  }
+
+  private applyLayer(layer: TransportLayer): void {
+    const under = this.socket;
+    under.off('data', this.onData);
+    this.reader.discardBuffered();
+    const wrapped = layer.wrap(under);
+    this.socket = wrapped;
+    this.layered = true;
+    if (layer.compresses) this.compressed = true;
+    this.listen(wrapped);
+    if (under.isPaused()) under.resume();
+    // The answer that asked for the layer goes out as it was written; what follows is transformed.
+    if (this.outBusy > 0) {
+      // Later output queues behind the start, not just behind the answer.
+      this.outBusy++;
+      this.outTail = this.outTail
+        .then(() => wrapped.start())
+        .finally(() => {
+          this.outBusy--;
+        });
+    } else {
+      wrapped.start();
+    }
   }
 
   private async upgrade(context: tls.SecureContext): Promise<void> {
@@ -715,6 +781,12 @@ export class ImapSession implements SessionHandle {
     if (this.state !== 'logout') this.flushUpdates(!spec?.holdsExpunges);
     this.finish(tag, name, result);
     this.endCapture();
+    if (this.layerUpgrade) {
+      const layer = this.layerUpgrade;
+      this.layerUpgrade = null;
+      // At once: a client that has read the answer sends through the layer.
+      if (!this.closed && !this.socket.destroyed) this.applyLayer(layer);
+    }
     if (this.byeAfterCommand !== null) this.bye(this.byeAfterCommand);
     if (this.state === 'logout') {
       this.endSocket();

@@ -274,6 +274,13 @@ class FuzzConnection {
       if (g.type === 'EXPUNGE') {
         if (n! > this.exists) this.fuzz.finding('expunge-number', `* ${n} EXPUNGE with ${this.exists} messages`, this.sent);
         this.exists--;
+      } else if (g.type === 'VANISHED') {
+        // RFC 7162: a live VANISHED (not EARLIER) removes its UIDs from the view as EXPUNGE would.
+        const m = /^\* VANISHED ([\d:,]+)/.exec(g.response.text);
+        if (m) for (const part of m[1]!.split(',')) {
+          const [a, b] = part.split(':').map(Number);
+          this.exists -= b === undefined ? 1 : Math.abs(b - a!) + 1;
+        }
       } else if (g.type === 'EXISTS') {
         if (n! < this.exists) this.fuzz.finding('exists-shrinks', `* ${n} EXISTS after ${this.exists} without EXPUNGE`, this.sent);
         this.exists = n!;

@@ -9,7 +9,7 @@
 import { bodyStructure, envelope, getMime, servedSize, servedSource, section as sectionOf } from '../../mime/index.js';
 import { formatInternalDate } from '../../store/internal-date.js';
 import type { Message } from '../../store/message.js';
-import { SELECTED, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
+import { SELECTED, ok, readParameters, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import { resolveSet, type Numbered } from '../sequence.js';
 import type { ImapSession } from '../session.js';
 import type { FetchAttribute, Partial } from '../syntax.js';
@@ -115,13 +115,22 @@ async function run(ctx: CommandContext): Promise<CommandResult> {
   args.sp();
   const protocol = imapProtocol(session.server);
   const atts = args.fetchAttributes(protocol.fetchItems.size > 0 ? { extensions: [...protocol.fetchItems.keys()] } : {});
+  // Modifiers (RFC 4466 fetch-modifiers) come from the `fetch` points.
+  let params: ReadonlyMap<string, unknown> = new Map();
+  if (!args.atEnd()) {
+    args.sp();
+    params = readParameters(args, protocol.fetchModifiers, ctx.name);
+  }
   args.end();
   const selected = session.selected!;
   const refused = accessRefusal(session, 'r', selected.mailbox, selected.mailbox.path, ctx.name);
   if (refused) return refused;
-  const targets = resolveSet(set, selected, ctx.uid);
   // UID FETCH always reports the UID (RFC 3501 §6.4.8), first as Dovecot does.
-  const items = ctx.uid && !atts.some((a) => a.type === 'UID') ? [{ type: 'UID', label: 'UID' } as FetchAttribute, ...atts] : atts;
+  const asked = ctx.uid && !atts.some((a) => a.type === 'UID') ? [{ type: 'UID', label: 'UID' } as FetchAttribute, ...atts] : atts;
+  const plan = protocol.fetchPlan({ session, selected, uid: ctx.uid, set, items: asked, params, resolve: () => resolveSet(set, selected, ctx.uid) });
+  const targets = plan.targets ?? resolveSet(set, selected, ctx.uid);
+  const items = plan.items ?? asked;
+  for (const response of plan.responses ?? []) session.untaggedList(response);
   // Without the `s` right a body FETCH reads without setting \Seen (RFC 4314 §4).
   const marksSeen =
     !selected.readOnly && items.some(setsSeen) && protocol.access(session, 's', selected.mailbox, selected.mailbox.path, ctx.name).allow;

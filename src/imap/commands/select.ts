@@ -3,7 +3,7 @@
  * (RFC 4466), access (`r`; `s`/`t`/`w` for PERMANENTFLAGS), read-only selection, untagged responses after
  * the core ones (response codes such as HIGHESTMODSEQ).
  */
-import { AUTHENTICATED, no, ok, readParameters, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
+import { AUTHENTICATED, bad, no, ok, readParameters, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import { accessRefusal, flagFilter, imapProtocol } from '../protocol.js';
 import { atom } from '../wire/values.js';
 import { InvalidName, mailboxArg } from './mailboxes.js';
@@ -18,7 +18,10 @@ function open(ctx: CommandContext, examine: boolean): CommandResult {
     params = readParameters(args, protocol.selectParameters, ctx.name);
   }
   args.end();
+  const refusal = params.size ? protocol.selectRefusal(session, params) : undefined;
+  if (refusal !== undefined) return bad(refusal);
   // A SELECT ends the previous selection first, even when it fails (RFC 3501 §6.3.1).
+  if (session.selected) for (const response of protocol.selectClosing(session)) session.untaggedList(response);
   session.unselect();
   if (path instanceof InvalidName) return path.no('NONEXISTENT');
   const mailbox = session.server.store.get(path);

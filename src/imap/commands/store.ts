@@ -2,8 +2,9 @@
 import type { Right } from '../../extensions/extension.js';
 import { flagRight as rightFor, imapProtocol } from '../protocol.js';
 import type { FlagMode } from '../../store/store.js';
-import { SELECTED, failBad, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
+import { SELECTED, failBad, no, ok, readParameters, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import { resolveSet } from '../sequence.js';
+import { compressNumbers } from '../syntax.js';
 import { atom } from '../wire/values.js';
 
 const MODES: Record<string, FlagMode> = { '': 'set', '+': 'add', '-': 'remove' };
@@ -13,6 +14,13 @@ function run(ctx: CommandContext): CommandResult {
   const { session, args } = ctx;
   const set = args.sequenceSet();
   args.sp();
+  const protocol = imapProtocol(session.server);
+  // Modifiers (RFC 4466 store-modifiers) come from the `store` points.
+  let params: ReadonlyMap<string, unknown> = new Map();
+  if (args.peekChar() === '(') {
+    params = readParameters(args, protocol.storeModifiers, ctx.name);
+    args.sp();
+  }
   const item = args.atom().toUpperCase();
   const m = /^([+-]?)FLAGS(\.SILENT)?$/.exec(item);
   if (!m) failBad(`Invalid STORE item ${item}`);
@@ -23,10 +31,18 @@ function run(ctx: CommandContext): CommandResult {
   args.end();
   const selected = session.selected!;
   if (selected.readOnly) return no('Mailbox is read-only', 'READ-ONLY');
-  const targets = resolveSet(set, selected, ctx.uid).filter((n) => !selected.isExpungedPending(n.message.uid));
+  const named = resolveSet(set, selected, ctx.uid).filter((n) => !selected.isExpungedPending(n.message.uid));
+  // A `store` filter may leave messages unchanged: they are reported as [MODIFIED set].
+  const kept = protocol.storeFilter({ session, selected, uid: ctx.uid, targets: named, params });
+  const targets = kept ?? named;
+  let modifiedCode: string | undefined;
+  if (kept && kept.length < named.length) {
+    const keep = new Set(kept.map((n) => n.message.uid));
+    const left = named.filter((n) => !keep.has(n.message.uid)).map((n) => (ctx.uid ? n.message.uid : n.seq));
+    modifiedCode = `MODIFIED ${compressNumbers(left)}`;
+  }
   // Rights per flag (RFC 4314 §4): `s` for \Seen, `t` for \Deleted, `w` for the others. Flags the
   // user may not change stay as they are; a STORE that may change none of its flags is NO [NOPERM].
-  const protocol = imapProtocol(session.server);
   const mailbox = selected.mailbox;
   const allowed = new Map<Right, boolean>();
   const may = (flag: string): boolean => {
@@ -67,7 +83,7 @@ function run(ctx: CommandContext): CommandResult {
       }
     });
   }
-  return ok('Store completed');
+  return modifiedCode ? ok('Conditional STORE failed', modifiedCode) : ok('Store completed');
 }
 
 export const store: CommandSpec = { name: 'STORE', states: SELECTED, holdsExpunges: true, run };
