@@ -27,7 +27,12 @@ import * as metadata from './metadata/index.js';
 import * as acl from './acl/index.js';
 import * as listMyrights from './list-myrights/index.js';
 import * as quota from './quota/index.js';
+import * as condstore from './condstore/index.js';
+import * as qresync from './qresync/index.js';
 import * as compress from './compress/index.js';
+import * as statusSize from './status-size/index.js';
+import * as listStatus from './list-status/index.js';
+import * as literalMinus from './literal-minus/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
   idle,
@@ -51,7 +56,12 @@ const FOLDERS: readonly { extension: Extension }[] = [
   acl,
   listMyrights,
   quota,
+  condstore,
+  qresync,
   compress,
+  statusSize,
+  listStatus,
+  literalMinus,
 ];
 
 let catalog: Map<string, Extension> | null = null;

@@ -166,8 +166,8 @@ export class ImapSession implements SessionHandle {
             return { ok: false, response: 'NO', code: 'TOOBIG', text };
           }
           // Extensions may refuse a literal before its bytes are read (APPENDLIMIT).
-          const refused = imapProtocol(this.server).checkLiteral({ session: this, command: info.command?.toUpperCase() ?? null, size: info.size, index: info.index });
-          if (refused) return { ok: false, response: 'NO', code: refused.code, text: refused.text };
+          const refused = imapProtocol(this.server).checkLiteral({ session: this, command: info.command?.toUpperCase() ?? null, size: info.size, index: info.index, sync: info.sync });
+          if (refused) return { ok: false, response: refused.response ?? 'NO', code: refused.code, text: refused.text };
           return { ok: true };
         },
         sendContinuation: () => this.write(continuation('OK')),
@@ -670,6 +670,7 @@ export class ImapSession implements SessionHandle {
   /** Selects a mailbox (SELECT / EXAMINE); any previous selection ends without EXPUNGEs (RFC 3501 §6.3.1). */
   select(mailbox: Mailbox, readOnly: boolean): SelectedMailbox {
     this.selected = new SelectedMailbox(mailbox, readOnly);
+    this.selected.shape = imapProtocol(this.server).updateShape(this);
     this.lastMailbox = mailbox.path;
     this.state = 'selected';
     this.emitSession('select');
@@ -846,10 +847,9 @@ export class ImapSession implements SessionHandle {
   /** Sends the untagged updates owed to the client (EXPUNGE only where allowed). */
   flushUpdates(allowExpunge: boolean): void {
     if (!this.selected || !this.selected.hasPending) return;
-    const withUid = this.enabled.has('CONDSTORE') || this.enabled.has('QRESYNC');
     const selected = this.selected;
     this.batch(() => {
-      for (const item of selected.drain(allowExpunge, withUid)) {
+      for (const item of selected.drain(allowExpunge)) {
         if (typeof item === 'string') this.writeText(item);
         else this.untaggedList(item);
       }
