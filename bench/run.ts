@@ -8,6 +8,7 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   'fuzz-rest': () => import('./fuzz-rest.js'),
   abuse: () => import('./abuse.js'),
   plugins: () => import('./plugins.js'),
+  compress: () => import('./compress.js'),
   sync: () => import('./sync.js'),
 };
 
