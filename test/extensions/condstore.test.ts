@@ -95,8 +95,10 @@ test('RFC 7162 §3.1.3: STORE (UNCHANGEDSINCE) changes what is unchanged and rep
     );
     assert.deepEqual(server.control.listMessages('INBOX', { uids: [2] })[0]!.flags, ['$Work']);
     // UID STORE reports UIDs; a STORE whose test passes is a plain OK.
+    // .SILENT with UNCHANGEDSINCE still reports the new MODSEQs, without FLAGS (RFC 7162 §3.1.3 example 3).
     const uidLines = await c.command(`UID STORE 2,6 (UNCHANGEDSINCE ${later}) FLAGS.SILENT (\\Seen)`);
-    assert.equal(uidLines.at(-1), 'T5 OK Store completed');
+    const now = modseqOf(server, 2);
+    assert.deepEqual(uidLines, [`* 2 FETCH (UID 2 MODSEQ (${now}))`, `* 6 FETCH (UID 6 MODSEQ (${now}))`, 'T5 OK Store completed']);
     const fail = await c.command(`UID STORE 2,6,8 (UNCHANGEDSINCE ${later}) +FLAGS.SILENT (\\Answered)`);
     assert.equal(fail.at(-1), 'T6 OK [MODIFIED 2,6] Conditional STORE failed');
     // UNCHANGEDSINCE 0 always fails (§3.1.3).

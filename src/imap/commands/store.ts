@@ -53,6 +53,7 @@ function run(ctx: CommandContext): CommandResult {
   };
   const store = session.server.store;
   const messages = targets.map((n) => n.message);
+  const modseqBefore = mailbox.highestModseq;
   const categories: Right[] = ['s', 't', 'w'];
   if (categories.every((r) => may(r === 's' ? '\\Seen' : r === 't' ? '\\Deleted' : '\\Flagged'))) {
     store.setFlags(mailbox, messages, flags, mode, session.id, { silent });
@@ -80,6 +81,17 @@ function run(ctx: CommandContext): CommandResult {
       for (const { seq, message } of targets) {
         selected.dropFlagNotice(message.uid);
         session.untagged(seq, atom('FETCH'), selected.flagItems(message, ctx.uid));
+      }
+    });
+  } else if (kept) {
+    // A conditional STORE (a `store` filter ran) reports what it changed even when .SILENT:
+    // UID and the update shape's items without FLAGS (RFC 7162 §3.1.3: `* 1 FETCH (UID 4 MODSEQ (..))`).
+    session.batch(() => {
+      for (const { seq, message } of targets) {
+        if (message.modseq <= modseqBefore) continue;
+        const extra = selected.shape?.flagFetch(message);
+        if (!extra || extra.items.length === 0) continue;
+        session.untagged(seq, atom('FETCH'), ctx.uid || extra.uid ? [atom('UID'), message.uid, ...extra.items] : [...extra.items]);
       }
     });
   }
