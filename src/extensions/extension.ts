@@ -78,6 +78,36 @@ export interface SearchKeySpec<S = unknown> {
   matches(message: Message, data: unknown, ctx: SelectedContext, state: S): boolean;
 }
 
+/** A SEARCH being answered with result options (`SEARCH RETURN (MIN COUNT) ...`, RFC 4466 §2.6). */
+export interface SearchResultContext {
+  readonly session: ImapSession;
+  readonly selected: SelectedMailbox;
+  readonly tag: string;
+  /** True for UID SEARCH. */
+  readonly uid: boolean;
+  /** The result options given, upper case; empty for `RETURN ()`. */
+  readonly options: ReadonlySet<string>;
+  /**
+   * The matching messages of the session's view, ascending; null when the
+   * SEARCH fails with NO (BADCHARSET, access) after its options were read.
+   */
+  readonly found: readonly { seq: number; message: Message }[] | null;
+}
+
+/** SEARCH result options (ESEARCH, SEARCHRES). */
+export interface SearchPoint<S = unknown> {
+  /**
+   * Result options this extension adds. While any extension adds some, SEARCH
+   * and UID SEARCH accept `RETURN (options)` before the criteria; a SEARCH
+   * with it sends no `* SEARCH` line: the extensions answer.
+   */
+  returnOptions?: readonly string[];
+  /** Called for each SEARCH that had `RETURN (...)` (every such extension, canonical order). */
+  results?(ctx: SearchResultContext, state: S): void;
+  /** The `$` sequence set (RFC 5182) may be used in SEARCH; without it `$` in a SEARCH is BAD. */
+  resultVariable?: boolean;
+}
+
 /** A STATUS item (`STATUS box (X-ITEM)`). */
 export interface StatusItem<S = unknown> {
   /** Upper-case item name. */
@@ -404,6 +434,8 @@ export interface Extension<S = unknown> {
   wrap?: readonly CommandWrapper<S>[];
   fetchItems?: readonly FetchItem<S>[];
   searchKeys?: readonly SearchKeySpec<S>[];
+  /** SEARCH result options (`RETURN (...)`, RFC 4731/5182). */
+  search?: SearchPoint<S>;
   statusItems?: readonly StatusItem<S>[];
   list?: ListPoint<S>;
   select?: SelectPoint<S>;

@@ -33,6 +33,7 @@ import * as compress from './compress/index.js';
 import * as statusSize from './status-size/index.js';
 import * as listStatus from './list-status/index.js';
 import * as literalMinus from './literal-minus/index.js';
+import * as esearch from './esearch/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
   idle,
@@ -62,6 +63,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   statusSize,
   listStatus,
   literalMinus,
+  esearch,
 ];
 
 let catalog: Map<string, Extension> | null = null;

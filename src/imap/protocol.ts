@@ -21,6 +21,7 @@ import type {
   Right,
   SaslMechanism,
   SearchKeySpec,
+  SearchResultContext,
   CommandParameter,
   FetchContext,
   FetchPlan,
@@ -67,6 +68,12 @@ export interface ImapProtocol {
   readonly fetchItems: ReadonlyMap<string, FetchItem>;
   fetchValue(item: string, message: Message, session: ImapSession, selected: SelectedMailbox): ImapValue;
   searchMatches(name: string, message: Message, data: unknown, session: ImapSession, selected: SelectedMailbox): boolean;
+  /** SEARCH result options (`RETURN (...)`) of loaded extensions, upper case; empty: SEARCH takes no RETURN. */
+  readonly searchReturn: ReadonlySet<string>;
+  /** True when the `$` variable (RFC 5182) may be used in SEARCH. */
+  readonly searchResultVariable: boolean;
+  /** Hands the result of a SEARCH with `RETURN (...)` to the extensions. */
+  searchResults(ctx: SearchResultContext): void;
   readonly statusItems: ReadonlyMap<string, StatusItem>;
   statusValue(item: string, mailbox: Mailbox, session: ImapSession): number | null | undefined;
   readonly listSelection: ReadonlySet<string>;
@@ -153,6 +160,9 @@ function buildProtocol(server: Server): ImapProtocol {
   const searchOwners = new Map<string, Extension>();
   const statusItems = new Map<string, StatusItem>();
   const statusOwners = new Map<string, Extension>();
+  const searchReturnOwners = new Map<string, Extension>();
+  const searchReturnOwnersCheck = new Map<string, Extension>();
+  let searchResultVariable = false;
   const listSelection = new Set<string>(CORE_LIST_SELECTION);
   const listReturn = new Set<string>(CORE_LIST_RETURN);
   const listOwners = new Map<string, Extension>();
@@ -183,6 +193,8 @@ function buildProtocol(server: Server): ImapProtocol {
     for (const item of e.fetchItems ?? []) unique('FETCH item', fetchItems, item.name, item, owner, fetchOwners);
     for (const key of e.searchKeys ?? []) unique('SEARCH key', searchKeys, key.name, key, owner, searchOwners);
     for (const item of e.statusItems ?? []) unique('STATUS item', statusItems, item.name, item, owner, statusOwners);
+    for (const opt of e.search?.returnOptions ?? []) unique('SEARCH result option', searchReturnOwners, opt, e, owner, searchReturnOwnersCheck);
+    if (e.search?.resultVariable) searchResultVariable = true;
     for (const opt of e.list?.selectionOptions ?? []) {
       const key = opt.toUpperCase();
       if ((CORE_LIST_SELECTION as readonly string[]).includes(key)) throw new ServiceError('INVALID', `plugins: ${e.name} adds the LIST selection option ${key}, which the core serves`);
@@ -241,6 +253,7 @@ function buildProtocol(server: Server): ImapProtocol {
   const coders = withPoint('codes');
   const creators = withPoint('create');
   const watchers = withPoint('onChange');
+  const searchers = extensions.filter((e) => e.search?.results !== undefined);
   const fetchers = withPoint('fetch');
   const storers = withPoint('store');
   const updaters = withPoint('updates');
@@ -284,6 +297,11 @@ function buildProtocol(server: Server): ImapProtocol {
       const spec = searchKeys.get(name);
       if (!spec) return false;
       return spec.matches(message, data, { session, selected }, state(searchOwners.get(name)!));
+    },
+    searchReturn: new Set(searchReturnOwners.keys()),
+    searchResultVariable,
+    searchResults(ctx) {
+      for (const e of searchers) e.search!.results!(ctx, state(e));
     },
     statusItems,
     statusValue(item, mailbox, session) {

@@ -66,6 +66,8 @@ export class SearchEvaluator {
     private readonly now: number,
     /** Matcher of extension SEARCH keys (`type: 'extension'`). */
     private readonly extension: (name: string, message: Message, data: unknown) => boolean = () => false,
+    /** The `$` variable (RFC 5182) may be used; without it `$` is BAD. */
+    private readonly resultVariable = false,
   ) {}
 
   run(key: SearchKey): { seq: number; message: Message }[] {
@@ -98,7 +100,7 @@ export class SearchEvaluator {
   private inSet(key: SearchKey & { type: 'seq' | 'uid' }, m: Message): boolean {
     let set = this.setCache.get(key);
     if (!set) {
-      if (key.set.searchResult) failBad('$ needs SEARCHRES');
+      if (key.set.searchResult && !this.resultVariable) failBad('$ needs SEARCHRES');
       set = new Set(resolveSetLenient(key, this.selected));
       this.setCache.set(key, set);
     }
@@ -204,6 +206,7 @@ function headerText(m: Message): string {
 /** Sequence sets inside SEARCH never fail: numbers beyond the mailbox match nothing. */
 function resolveSetLenient(key: SearchKey & { type: 'seq' | 'uid' }, selected: SelectedMailbox): number[] {
   if (key.type === 'uid') return resolveSet(key.set, selected, true).map((n) => n.message.uid);
+  if (key.set.searchResult) return resolveSet(key.set, selected, false).map((x) => x.seq);
   const n = selected.exists;
   const ranges = key.set.ranges
     .map((r) => {

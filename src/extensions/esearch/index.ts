@@ -1,0 +1,56 @@
+/**
+ * ESEARCH (RFC 4731): SEARCH and UID SEARCH result options MIN, MAX, ALL and
+ * COUNT. `SEARCH RETURN (MIN COUNT) ...` answers one
+ * `* ESEARCH (TAG "tag") [UID] MIN n MAX n ALL set COUNT n` instead of
+ * `* SEARCH`: items in that order, whatever the order asked; `RETURN ()`
+ * means ALL (§3.1). With no match MIN, MAX and ALL are left out and COUNT
+ * is 0, but the ESEARCH response is still sent. ALL is a sequence set
+ * with runs compressed to ranges (`2,10:11`), of UIDs for UID SEARCH.
+ * Options of other extensions (SEARCHRES's SAVE) alone send no ESEARCH.
+ */
+import { atom, type ImapValue } from '../../imap/wire/values.js';
+import { defineExtension, type SearchResultContext } from '../extension.js';
+import { always } from '../shared.js';
+
+const OWN = ['MIN', 'MAX', 'ALL', 'COUNT'] as const;
+
+/** Ascending numbers as an IMAP sequence set with consecutive runs as ranges: `1:3,7,9:10`. */
+export function compressSet(numbers: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < numbers.length; ) {
+    let j = i;
+    while (j + 1 < numbers.length && numbers[j + 1] === numbers[j]! + 1) j++;
+    parts.push(j === i ? String(numbers[i]) : `${numbers[i]}:${numbers[j]}`);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
+
+/** The ESEARCH response for a SEARCH with result options, or null when none of ESEARCH's was asked. */
+export function esearchResponse(ctx: SearchResultContext): ImapValue[] | null {
+  if (ctx.found === null) return null;
+  const asked = ctx.options.size === 0 ? new Set<string>(['ALL']) : ctx.options;
+  if (!OWN.some((o) => asked.has(o))) return null;
+  const numbers = ctx.found.map((f) => (ctx.uid ? f.message.uid : f.seq));
+  const out: ImapValue[] = [atom('ESEARCH'), [atom('TAG'), ctx.tag]];
+  if (ctx.uid) out.push(atom('UID'));
+  if (numbers.length > 0) {
+    if (asked.has('MIN')) out.push(atom('MIN'), numbers[0]!);
+    if (asked.has('MAX')) out.push(atom('MAX'), numbers[numbers.length - 1]!);
+    if (asked.has('ALL')) out.push(atom('ALL'), atom(compressSet(numbers)));
+  }
+  if (asked.has('COUNT')) out.push(atom('COUNT'), numbers.length);
+  return out;
+}
+
+export const extension = defineExtension<undefined>({
+  name: 'ESEARCH',
+  capabilities: always('ESEARCH'),
+  search: {
+    returnOptions: OWN,
+    results: (ctx) => {
+      const response = esearchResponse(ctx);
+      if (response) ctx.session.untaggedList(response);
+    },
+  },
+});
