@@ -123,3 +123,32 @@ test('without CONDSTORE on, a session sees flag changes as before (no MODSEQ, no
     await server.stop();
   }
 });
+
+test('the change log stays exact past its compaction (many changes on few messages)', async () => {
+  const { server, port } = await withMessages(3);
+  try {
+    const c = await rawSession(port);
+    await c.command('ENABLE CONDSTORE');
+    await c.command('EXAMINE INBOX');
+    const m = server.store.get('INBOX')!.highestModseq;
+    // 1,200 changes on message 2 (more than twice the mailbox plus 1,024 log entries), one on message 3.
+    for (let i = 0; i < 600; i++) {
+      server.control.setFlags('INBOX', { uids: [2], flags: ['$A'], mode: 'add' });
+      server.control.setFlags('INBOX', { uids: [2], flags: ['$A'], mode: 'remove' });
+    }
+    server.control.setFlags('INBOX', { uids: [3], flags: ['$B'], mode: 'add' });
+    const mid = modseqOf(server, 2);
+    await c.command('NOOP');
+    const fetches = (lines: string[]): string[] => lines.filter((l) => l.includes(' FETCH '));
+    assert.deepEqual(fetches(await c.command(`UID FETCH 1:* (FLAGS) (CHANGEDSINCE ${m})`)), [
+      `* 2 FETCH (UID 2 FLAGS () MODSEQ (${mid}))`,
+      `* 3 FETCH (UID 3 FLAGS ($B) MODSEQ (${modseqOf(server, 3)}))`,
+    ]);
+    assert.deepEqual(fetches(await c.command(`FETCH 1:* (FLAGS) (CHANGEDSINCE ${mid})`)), [`* 3 FETCH (FLAGS ($B) MODSEQ (${modseqOf(server, 3)}))`]);
+    // From the start of the log: every message (each was appended since).
+    assert.equal(fetches(await c.command('FETCH 1:* (FLAGS) (CHANGEDSINCE 1)')).length, 3);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
