@@ -341,18 +341,32 @@ test('output backpressure holds under compression: the compressor\'s buffer coun
   }
 });
 
-test('script rules shape the plain bytes of a compressed session: chunk arrives as separate flushed pieces', async () => {
+test('script rules shape the plain bytes of a compressed session: each chunk is deflated and flushed on its own', async () => {
   const { server, port } = await startServer({ plugins: ['COMPRESS'] });
   try {
     server.script.add({ on: 'command', command: 'NOOP', run: true, chunk: 5, chunkDelay: 30 });
     const c = await compressedSession(port);
-    const before = c.pieces.length;
+    const wireBefore = c.wireChunks.length;
+    const start = Date.now();
     c.write('N1 NOOP\r\n');
+    // The client inflates exactly the plain answer.
     assert.deepEqual(await c.until('N1'), ['N1 OK NOOP completed']);
-    const pieces = c.pieces.slice(before);
-    // 'N1 OK NOOP completed\r\n' is 22 bytes: 5 pieces of at most 5 plain bytes, each inflatable on arrival.
-    assert.deepEqual(pieces.map((p) => p.data.toString('latin1')), ['N1 OK', ' NOOP', ' comp', 'leted', '\r\n']);
-    assert.ok(pieces.at(-1)!.at - pieces[0]!.at >= 4 * 25, 'chunkDelay between the pieces');
+    // 'N1 OK NOOP completed\r\n' is 22 bytes: 5 chunks of at most 5 plain bytes, 4 pauses of 30 ms.
+    assert.ok(Date.now() - start >= 4 * 30 - 5, `answered after ${Date.now() - start} ms`);
+    // Each chunk ends in its own sync flush (00 00 ff ff), however TCP groups them on the way.
+    const wire = Buffer.concat(c.wireChunks.slice(wireBefore));
+    let flushes = 0;
+    for (let at = wire.indexOf(SYNC_FLUSH_TAIL); at >= 0; at = wire.indexOf(SYNC_FLUSH_TAIL, at + 1)) flushes++;
+    assert.equal(flushes, 5);
+    // Each flushed piece inflates alone to the chunk's plain bytes.
+    const inflater = zlib.createInflateRaw();
+    const pieces: string[] = [];
+    inflater.on('data', (d: Buffer) => pieces.push(d.toString('latin1')));
+    for (let from = 0, at = wire.indexOf(SYNC_FLUSH_TAIL); at >= 0; from = at + 4, at = wire.indexOf(SYNC_FLUSH_TAIL, from)) {
+      await new Promise<void>((resolve) => inflater.write(wire.subarray(from, at + 4), () => resolve()));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.deepEqual(pieces, ['N1 OK', ' NOOP', ' comp', 'leted', '\r\n']);
     c.close();
   } finally {
     await server.stop();
