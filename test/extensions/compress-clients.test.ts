@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { ImapFlow } from 'imapflow';
+import { TEST_CERTIFICATE } from '../../src/index.js';
 import { collect, mail, startServer } from '../helpers/server.js';
 
 function flow(port: number, extra: Record<string, unknown> = {}): ImapFlow {
@@ -62,6 +63,33 @@ test('imapflow negotiates COMPRESS=DEFLATE by default: the session is compressed
       lock.release();
     }
     await client.logout();
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
+test('imapflow: STARTTLS, then COMPRESS over the TLS layer (secure and compressed); a reset under both still ends the session', { timeout: 20000 }, async () => {
+  const { server, port } = await startServer({ plugins: ['COMPRESS'], starttls: true });
+  const client = flow(port, { doSTARTTLS: true, tls: { ca: [TEST_CERTIFICATE], servername: 'localhost' } });
+  try {
+    server.control.addMessage('INBOX', { raw: mail('Layered', 'TLS under DEFLATE\r\n'.repeat(1000)) });
+    await client.connect();
+    const [info] = server.control.sessions();
+    assert.equal(info!.secure, true);
+    assert.equal(info!.compressed, true);
+    const lock = await client.getMailboxLock('INBOX');
+    try {
+      const msg = await client.fetchOne('1', { source: true });
+      assert.ok(msg && msg.source!.toString('latin1').includes('TLS under DEFLATE'));
+    } finally {
+      lock.release();
+    }
+    // The control API's reset goes to the TCP connection under TLS and DEFLATE.
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    server.control.disconnect(info!.session, { reset: true });
+    await closed;
+    assert.deepEqual(server.control.sessions(), []);
   } finally {
     client.close();
     await server.stop();
