@@ -34,6 +34,7 @@ import * as statusSize from './status-size/index.js';
 import * as listStatus from './list-status/index.js';
 import * as literalMinus from './literal-minus/index.js';
 import * as esearch from './esearch/index.js';
+import * as searchres from './searchres/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
   idle,
@@ -64,6 +65,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   listStatus,
   literalMinus,
   esearch,
+  searchres,
 ];
 
 let catalog: Map<string, Extension> | null = null;

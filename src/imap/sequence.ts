@@ -3,6 +3,23 @@ import { failBad } from './command.js';
 import type { SelectedMailbox } from './selected.js';
 import type { SequenceSet } from './syntax.js';
 
+/**
+ * The search result variable `$` (RFC 5182) of each selection, as UIDs in
+ * ascending order. A new selection (SELECT, EXAMINE) starts without one,
+ * which is the empty set; only a SEARCH with `RETURN (SAVE)` sets it.
+ */
+const savedResults = new WeakMap<SelectedMailbox, readonly number[]>();
+
+/** The UIDs `$` stands for in this selection (empty until a SEARCH saves some). */
+export function searchResultOf(selected: SelectedMailbox): readonly number[] {
+  return savedResults.get(selected) ?? [];
+}
+
+/** Sets `$` for this selection (UIDs, ascending). */
+export function saveSearchResult(selected: SelectedMailbox, uids: readonly number[]): void {
+  savedResults.set(selected, uids);
+}
+
 /** A message of the view with its sequence number. */
 export interface Numbered {
   seq: number;
@@ -18,6 +35,16 @@ export interface Numbered {
 export function resolveSet(set: SequenceSet, selected: SelectedMailbox, byUid: boolean): Numbered[] {
   const view = selected.view;
   const n = view.length;
+  if (set.searchResult) {
+    // `$` (RFC 5182) names the same messages in UID and sequence-number commands;
+    // saved messages expunged since are simply gone from it.
+    const out: Numbered[] = [];
+    for (const uid of searchResultOf(selected)) {
+      const seq = selected.seqOfUid(uid);
+      if (seq > 0) out.push({ seq, message: view[seq - 1]! });
+    }
+    return out;
+  }
   const intervals: [number, number][] = [];
   if (byUid) {
     const maxUid = n ? view[n - 1]!.uid : 0;
