@@ -19,7 +19,7 @@ export interface SessionInfo {
   remoteAddress: string | null;
 }
 
-export type SessionEventType = 'open' | 'login' | 'select' | 'unselect' | 'logout' | 'waiting' | 'close';
+export type SessionEventType = 'open' | 'login' | 'select' | 'unselect' | 'unauthenticate' | 'logout' | 'waiting' | 'close';
 
 export interface SessionEvent {
   type: SessionEventType;

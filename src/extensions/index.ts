@@ -35,6 +35,7 @@ import * as listStatus from './list-status/index.js';
 import * as literalMinus from './literal-minus/index.js';
 import * as esearch from './esearch/index.js';
 import * as searchres from './searchres/index.js';
+import * as unauthenticate from './unauthenticate/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
   idle,
@@ -66,6 +67,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   literalMinus,
   esearch,
   searchres,
+  unauthenticate,
 ];
 
 let catalog: Map<string, Extension> | null = null;

@@ -693,6 +693,25 @@ export class ImapSession implements SessionHandle {
     this.emitSession('unselect');
   }
 
+  /**
+   * UNAUTHENTICATE (RFC 8437): back to not authenticated on the same
+   * connection (TLS and compression stay). The selected mailbox is left
+   * without expunging (an `unselect` event), the user and what ENABLE
+   * turned on are forgotten, the login's timers (autologout, token expiry)
+   * stop, and an `unauthenticate` event follows.
+   */
+  unauthenticate(): void {
+    this.unselect();
+    this.user = null;
+    this.state = 'notAuthenticated';
+    this.enabled.clear();
+    if (this.tokenTimer) clearTimeout(this.tokenTimer);
+    this.tokenTimer = null;
+    this.tokenExpiresAt = null;
+    this.tcp.setTimeout(0);
+    this.emitSession('unauthenticate');
+  }
+
   /** Announces that the session waits for the client (IDLE). */
   waiting(command: string): void {
     this.emitSession('waiting', command);

@@ -125,6 +125,26 @@ export class Generator {
         return `${r.int(1, 3)}`;
     }
   }
+  /**
+   * ESEARCH/SEARCHRES result options (RFC 4731, RFC 5182) before the
+   * criteria, sometimes: `RETURN ()`, `RETURN (MIN COUNT SAVE)`, unknown or
+   * malformed ones.
+   */
+  searchReturn(): string[] {
+    const r = this.r;
+    if (!r.chance(0.3)) return [];
+    if (r.chance(0.1)) return [r.pick(['RETURN ', 'RETURN MIN ', 'RETURN (MIN ', 'RETURN (FIRST) ', 'return (save) '])];
+    const options = ['MIN', 'MAX', 'ALL', 'COUNT', 'SAVE'].filter(() => r.chance(0.35));
+    return [`RETURN (${options.join(' ')}) `];
+  }
+  /** A LIST-EXTENDED return list, sometimes LIST-STATUS's `STATUS (items)` (RFC 5819). */
+  listReturn(): string[] {
+    const r = this.r;
+    if (!r.chance(0.25)) return [];
+    const items = Array.from({ length: r.int(0, 3) }, () => r.pick(STATUS_ITEMS));
+    const status = r.chance(0.1) ? 'STATUS' : `STATUS (${items.join(' ')})`;
+    return [` RETURN (${r.pick([status, `CHILDREN ${status}`, 'CHILDREN', `${status} SUBSCRIBED`])})`];
+  }
   flag(): string {
     return this.r.chance(0.2) ? `kw${this.r.int(0, 30)}` : this.r.pick(FLAGS);
   }
@@ -197,7 +217,7 @@ export class Generator {
     { name: 'RENAME', states: AUTH, args: (g) => [g.mailbox(), ' ', g.mailbox()] },
     { name: 'SUBSCRIBE', states: AUTH, args: (g) => [g.mailbox()] },
     { name: 'UNSUBSCRIBE', states: AUTH, args: (g) => [g.mailbox()] },
-    { name: 'LIST', states: AUTH, args: (g) => [g.r.pick(['""', 'INBOX', '"Fuzz/"']), ' ', g.r.pick(LIST_PATTERNS)] },
+    { name: 'LIST', states: AUTH, args: (g) => [g.r.pick(['""', 'INBOX', '"Fuzz/"']), ' ', g.r.pick(LIST_PATTERNS), ...g.listReturn()] },
     { name: 'LSUB', states: AUTH, args: (g) => [g.r.pick(['""', 'INBOX']), ' ', g.r.pick(LIST_PATTERNS)] },
     {
       name: 'STATUS',
@@ -221,10 +241,16 @@ export class Generator {
     { name: 'CHECK', states: SEL, args: () => [] },
     { name: 'CLOSE', states: SEL, args: () => [] },
     { name: 'UNSELECT', states: SEL, args: () => [] },
+    // RFC 8437: back to not authenticated (the driver's probe learns the new state).
+    { name: 'UNAUTHENTICATE', states: AUTH, args: (g) => (g.r.chance(0.9) ? [] : ['now']) },
     { name: 'EXPUNGE', states: SEL, args: () => [] },
     { name: 'UID EXPUNGE', states: SEL, args: (g) => [g.seqSet()] },
-    { name: 'SEARCH', states: SEL, args: (g) => (g.r.chance(0.1) ? ['CHARSET ', g.r.pick(['UTF-8', 'US-ASCII', 'X-BOGUS']), ' ', g.searchKey()] : [g.searchKey()]) },
-    { name: 'UID SEARCH', states: SEL, args: (g) => [g.searchKey()] },
+    {
+      name: 'SEARCH',
+      states: SEL,
+      args: (g) => [...g.searchReturn(), ...(g.r.chance(0.1) ? ['CHARSET ', g.r.pick(['UTF-8', 'US-ASCII', 'X-BOGUS']), ' ', g.searchKey()] : [g.searchKey()])],
+    },
+    { name: 'UID SEARCH', states: SEL, args: (g) => [...g.searchReturn(), g.searchKey()] },
     { name: 'FETCH', states: SEL, args: (g) => [g.seqSet(), ' ', g.fetchAtts()] },
     { name: 'UID FETCH', states: SEL, args: (g) => [g.seqSet(), ' ', g.fetchAtts()] },
     {
