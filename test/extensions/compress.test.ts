@@ -314,6 +314,28 @@ test('a corrupt DEFLATE stream from the client ends the connection', async () =>
   }
 });
 
+test('a compression bomb (a 64 MiB line in 64 KiB of DEFLATE) is refused like any overlong line, and the session goes on', { timeout: 30000 }, async () => {
+  const { server, port } = await startServer({ plugins: ['COMPRESS'] });
+  try {
+    const c = await compressedSession(port);
+    const bomb = zlib.deflateRawSync(Buffer.concat([Buffer.from('B1 NOOP '), Buffer.alloc(64 * 1024 * 1024, 0x61), Buffer.from('\r\n')]), {
+      finishFlush: zlib.constants.Z_SYNC_FLUSH,
+    });
+    // Measured after the client made its bomb (the 64 MiB it compressed is the client's, not the server's).
+    const rss = process.memoryUsage().rss;
+    assert.ok(bomb.length < 100 * 1024);
+    c.socket.write(bomb);
+    const refused = await c.line(20000);
+    assert.match(refused, /^(\*|B1) BAD /);
+    // The line was dropped as it was inflated, not kept: far less than its 64 MiB stayed in memory.
+    assert.ok(process.memoryUsage().rss - rss < 48 * 1024 * 1024, `rss grew by ${((process.memoryUsage().rss - rss) / 1e6).toFixed(0)} MB`);
+    assert.deepEqual(await c.command('N1', 'NOOP'), ['N1 OK NOOP completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 test('output backpressure holds under compression: the compressor\'s buffer counts, commands wait while output is unread', { timeout: 30000 }, async () => {
   // Incompressible 2 MB body: compression cannot hide the volume.
   const random = randomBytes(2 * 1024 * 1024);
