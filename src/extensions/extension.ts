@@ -24,7 +24,7 @@ import type { CommandContext, CommandResult, CommandSpec } from '../imap/command
 import type { ArgParser } from '../imap/parser.js';
 import type { SelectedMailbox } from '../imap/selected.js';
 import type { Numbered } from '../imap/sequence.js';
-import type { FetchAttribute, SequenceSet } from '../imap/syntax.js';
+import type { FetchAttribute, SearchKey, SequenceSet } from '../imap/syntax.js';
 import type { ImapSession } from '../imap/session.js';
 import type { ImapValue } from '../imap/wire/values.js';
 import type { Route } from '../rest/route.js';
@@ -106,6 +106,22 @@ export interface SearchPoint<S = unknown> {
   results?(ctx: SearchResultContext, state: S): void;
   /** The `$` sequence set (RFC 5182) may be used in SEARCH; without it `$` in a SEARCH is BAD. */
   resultVariable?: boolean;
+  /**
+   * Items appended to a `* SEARCH` line (CONDSTORE's `(MODSEQ n)` when the
+   * criteria used MODSEQ), as values; undefined adds none. Called for every
+   * SEARCH answered with `* SEARCH`.
+   */
+  responseItems?(ctx: SearchAnswerContext, state: S): readonly ImapValue[] | undefined;
+}
+
+/** A SEARCH answered with a `* SEARCH` line, for `SearchPoint.responseItems`. */
+export interface SearchAnswerContext {
+  readonly session: ImapSession;
+  readonly selected: SelectedMailbox;
+  /** The parsed criteria. */
+  readonly criteria: SearchKey;
+  /** The matching messages, ascending. */
+  readonly found: readonly { seq: number; message: Message }[];
 }
 
 /** A STATUS item (`STATUS box (X-ITEM)`). */
@@ -232,7 +248,9 @@ export interface StorePoint<S = unknown> {
   /**
    * Leaves some messages unchanged: returns those the STORE may change; the
    * others are reported in the tagged OK as `[MODIFIED set]` (UIDs for UID
-   * STORE). Undefined changes nothing.
+   * STORE). Undefined changes nothing. After a filter ran, even a `.SILENT`
+   * STORE answers each changed message with `FETCH (UID n <update items>)`
+   * when the `updates` points add items (CONDSTORE's MODSEQ).
    */
   filter?(ctx: StoreContext, state: S): readonly Numbered[] | undefined;
 }

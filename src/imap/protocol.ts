@@ -24,6 +24,7 @@ import type {
   SearchResultContext,
   CommandParameter,
   FetchContext,
+  SearchAnswerContext,
   FetchPlan,
   StatusItem,
   StoreContext,
@@ -94,6 +95,8 @@ export interface ImapProtocol {
   readonly fetchModifiers: ReadonlyMap<string, CommandParameter>;
   /** The plans of the `fetch` points, merged (targets filtered by each, items and responses from each). */
   fetchPlan(ctx: FetchContext): FetchPlan;
+  /** Items the `search.responseItems` points append to a `* SEARCH` line. */
+  searchResponseItems(ctx: SearchAnswerContext): ImapValue[];
   readonly storeModifiers: ReadonlyMap<string, CommandParameter>;
   /** The messages a STORE may change after every `store` filter (undefined when none narrowed them). */
   storeFilter(ctx: StoreContext): readonly Numbered[] | undefined;
@@ -354,6 +357,14 @@ function buildProtocol(server: Server): ImapProtocol {
         if (reason !== undefined) return reason;
       }
       return undefined;
+    },
+    searchResponseItems(ctx) {
+      const out: ImapValue[] = [];
+      for (const e of extensions) {
+        const items = e.search?.responseItems?.(ctx, state(e));
+        if (items) out.push(...items);
+      }
+      return out;
     },
     fetchModifiers,
     fetchPlan(ctx) {

@@ -152,3 +152,30 @@ test('the change log stays exact past its compaction (many changes on few messag
     await server.stop();
   }
 });
+
+test('RFC 7162 §3.1.5: SEARCH MODSEQ ends with (MODSEQ highest of the matches); none without matches or without MODSEQ', async () => {
+  const { server, port } = await withMessages(6);
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    const m = server.store.get('INBOX')!.highestModseq;
+    server.control.setFlags('INBOX', { uids: [2, 5], flags: ['\\Flagged'], mode: 'add' });
+    server.control.setFlags('INBOX', { uids: [5], flags: ['\\Seen'], mode: 'add' });
+    await c.command('NOOP');
+    const top = modseqOf(server, 5);
+    // MODSEQ n matches MODSEQs >= n (message 6, appended last, has m itself).
+    assert.deepEqual(await c.command(`SEARCH MODSEQ ${m + 1}`), [`* SEARCH 2 5 (MODSEQ ${top})`, 'T4 OK Search completed']);
+    assert.deepEqual(await c.command(`UID SEARCH OR NOT MODSEQ ${top} FLAGGED`), [
+      `* SEARCH 1 2 3 4 5 6 (MODSEQ ${top})`,
+      'T5 OK Search completed',
+    ]);
+    assert.deepEqual(await c.command(`SEARCH MODSEQ "/flags/\\\\draft" all ${top + 1}`), ['* SEARCH', 'T6 OK Search completed']);
+    assert.deepEqual(await c.command('SEARCH FLAGGED'), ['* SEARCH 2 5', 'T7 OK Search completed']);
+    // SEARCH MODSEQ turned CONDSTORE on: flag updates now carry MODSEQ.
+    server.control.setFlags('INBOX', { uids: [1], flags: ['\\Seen'], mode: 'add' });
+    assert.deepEqual(await c.command('NOOP'), [`* 1 FETCH (FLAGS (\\Seen) MODSEQ (${modseqOf(server, 1)}))`, 'T8 OK NOOP completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});

@@ -4,13 +4,14 @@
  * (as Dovecot; every mailbox has persistent MODSEQs, so NOMODSEQ is never sent), `SELECT/EXAMINE box
  * (CONDSTORE)`, `FETCH ... (CHANGEDSINCE n)` answered from a per-mailbox
  * change log in O(changes), `STORE ... (UNCHANGEDSINCE n)` with
- * `[MODIFIED set]`, ENABLE CONDSTORE, and `MODSEQ (n)` in every flag FETCH
+ * `[MODIFIED set]`, `SEARCH MODSEQ` answered with `(MODSEQ n)`, ENABLE
+ * CONDSTORE, and `MODSEQ (n)` in every flag FETCH
  * (unsolicited or answering STORE) once CONDSTORE is on for the session.
  * Changes of the control API and REST bump MODSEQ in the store exactly as
  * IMAP ones, so they reach sessions the same way.
  */
 import type { ImapSession } from '../../imap/session.js';
-import type { FetchAttribute } from '../../imap/syntax.js';
+import type { FetchAttribute, SearchKey } from '../../imap/syntax.js';
 import { atom } from '../../imap/wire/values.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import type { Message } from '../../store/message.js';
@@ -50,6 +51,24 @@ export function turnOn(session: ImapSession): void {
 /** The messages changed since `modseq`, from the log or (when it does not reach back) by a scan. */
 export function changedMessages(state: CondstoreApi, mailbox: Mailbox, modseq: number): Message[] {
   return state.changedSince(mailbox, modseq) ?? mailbox.messages.filter((m) => m.modseq > modseq);
+}
+
+/** True when the criteria use the MODSEQ key anywhere (under NOT/OR too). */
+function usesModseq(keys: readonly SearchKey[]): boolean {
+  return keys.some((k) => {
+    switch (k.type) {
+      case 'modseq':
+        return true;
+      case 'not':
+        return usesModseq([k.key]);
+      case 'or':
+        return usesModseq([k.left, k.right]);
+      case 'and':
+        return usesModseq(k.keys);
+      default:
+        return false;
+    }
+  });
 }
 
 const MODSEQ_ITEM = { type: 'MODSEQ', label: 'MODSEQ' } as FetchAttribute;
@@ -94,6 +113,17 @@ export const extension = defineExtension<State>({
         targets: narrow(changed, ctx.selected, ctx.set, ctx.uid, ctx.resolve),
         ...(asksModseq ? {} : { items: [...ctx.items, MODSEQ_ITEM] }),
       };
+    },
+  },
+  search: {
+    // RFC 7162 §3.1.5: a SEARCH with MODSEQ turns CONDSTORE on and ends with the highest MODSEQ of the matches.
+    responseItems(ctx) {
+      if (!usesModseq([ctx.criteria])) return undefined;
+      turnOn(ctx.session);
+      if (ctx.found.length === 0) return undefined;
+      let max = 0;
+      for (const f of ctx.found) if (f.message.modseq > max) max = f.message.modseq;
+      return [[atom('MODSEQ'), max]];
     },
   },
   store: {

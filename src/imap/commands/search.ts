@@ -8,7 +8,7 @@ import type { Message } from '../../store/message.js';
 import { accessRefusal, imapProtocol } from '../protocol.js';
 import { SELECTED, failBad, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import { SEARCH_CHARSETS, SearchEvaluator } from '../search.js';
-import { atom } from '../wire/values.js';
+import { atom, type ImapValue } from '../wire/values.js';
 
 function run(ctx: CommandContext): CommandResult {
   const { session, args } = ctx;
@@ -51,9 +51,11 @@ function run(ctx: CommandContext): CommandResult {
     protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, found });
     return ok('Search completed');
   }
-  const response: (number | ReturnType<typeof atom>)[] = [atom('SEARCH')];
+  const response: ImapValue[] = [atom('SEARCH')];
   for (const f of found) response.push(ctx.uid ? f.message.uid : f.seq);
-  session.untaggedList(response);
+  // Extensions may add items after the numbers (CONDSTORE: `(MODSEQ n)`).
+  const extra = protocol.searchResponseItems({ session, selected, criteria: program.keys, found });
+  session.untaggedList(extra.length ? [...response, ...extra] : response);
   return ok('Search completed');
 }
 
