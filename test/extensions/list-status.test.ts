@@ -143,3 +143,31 @@ m.logout()
     await server.stop();
   }
 });
+
+test('RFC 5819 §2: a mailbox the user may list but not read (ACL l without r) gets no STATUS', async () => {
+  const { server, port } = await startServer({
+    plugins: ['LIST-STATUS', 'ACL'],
+    storage: {
+      INBOX: { messages: [mail('in0')] },
+      '': { separator: '/', folders: { shown: { acl: { testuser: 'l' }, messages: [mail('s')] }, readable: { acl: { testuser: 'lr' } } } },
+    },
+  });
+  try {
+    const c = await rawSession(port);
+    c.write('A1 LIST "" % RETURN (STATUS (MESSAGES))\r\n');
+    assert.deepEqual(await c.until('A1'), [
+      '* LIST () "/" "INBOX"',
+      '* STATUS "INBOX" (MESSAGES 1)',
+      '* LIST () "/" "readable"',
+      '* STATUS "readable" (MESSAGES 0)',
+      '* LIST () "/" "shown"',
+      'A1 OK LIST completed',
+    ]);
+    // STATUS itself is refused there, as LIST-STATUS leaves it out.
+    c.write('A2 STATUS shown (MESSAGES)\r\n');
+    assert.match((await c.until('A2')).at(-1)!, /^A2 NO \[NOPERM\]/);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
