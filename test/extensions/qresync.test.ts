@@ -11,7 +11,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ImapFlow } from 'imapflow';
 import type { Server } from '../../src/index.js';
+import type { RawClient } from '../helpers/raw-client.js';
 import { rawSession, startServer, mail } from '../helpers/server.js';
+import { request, startRest } from '../rest/helpers.js';
 
 async function withMessages(n: number): Promise<{ server: Server; port: number }> {
   const started = await startServer({ plugins: ['QRESYNC', 'ENABLE', 'UIDPLUS', 'IDLE'] });
@@ -186,6 +188,34 @@ test('imapflow with qresync: true enables QRESYNC, selects with QRESYNC and gets
     await idling.catch(() => undefined);
   } finally {
     client.close();
+    await server.stop();
+  }
+});
+
+test('REST flag changes and expunges reach a QRESYNC session as VANISHED and FETCH (UID, MODSEQ), a CONDSTORE one as EXPUNGE and FETCH with MODSEQ, a plain one as before', async () => {
+  const { server, restPort, imapPort } = await startRest({ plugins: ['QRESYNC', 'ENABLE'] });
+  try {
+    for (let i = 1; i <= 4; i++) server.control.addMessage('INBOX', { raw: mail(`r${i}`) });
+    const open = async (enable: string | null): Promise<RawClient> => {
+      const c = await rawSession(imapPort);
+      if (enable) await c.command(`ENABLE ${enable}`);
+      await c.command('EXAMINE INBOX');
+      return c;
+    };
+    const q = await open('QRESYNC');
+    const cs = await open('CONDSTORE');
+    const plain = await open(null);
+    const flags = await request(restPort, 'POST', '/v1/mailboxes/INBOX/messages/flags', { json: { uids: [3], flags: ['\\Flagged'], mode: 'add' } });
+    assert.equal(flags.status, 200);
+    const gone = await request(restPort, 'POST', '/v1/mailboxes/INBOX/messages/expunge', { json: { uids: [1] } });
+    assert.equal(gone.status, 200);
+    const ms = modseqOf(server, 3);
+    // EXAMINE claims no \Recent: every session sees the messages as \Recent.
+    assert.deepEqual((await q.command('NOOP')).slice(0, -1), ['* VANISHED 1', `* 2 FETCH (UID 3 FLAGS (\\Flagged \\Recent) MODSEQ (${ms}))`]);
+    assert.deepEqual((await cs.command('NOOP')).slice(0, -1), ['* 1 EXPUNGE', `* 2 FETCH (FLAGS (\\Flagged \\Recent) MODSEQ (${ms}))`]);
+    assert.deepEqual((await plain.command('NOOP')).slice(0, -1), ['* 1 EXPUNGE', '* 2 FETCH (FLAGS (\\Flagged \\Recent))']);
+    for (const c of [q, cs, plain]) c.close();
+  } finally {
     await server.stop();
   }
 });
