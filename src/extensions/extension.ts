@@ -87,6 +87,8 @@ export interface SearchResultContext {
   readonly uid: boolean;
   /** The result options given, upper case; empty for `RETURN ()`. */
   readonly options: ReadonlySet<string>;
+  /** The parsed criteria. */
+  readonly criteria: SearchKey;
   /**
    * The matching messages of the session's view, ascending; null when the
    * SEARCH fails with NO (BADCHARSET, access) after its options were read.

@@ -121,3 +121,30 @@ m.logout()
     await server.stop();
   }
 });
+
+test('RFC 4731 §3.2 with CONDSTORE: SEARCH MODSEQ adds MODSEQ n to ESEARCH, of the messages returned', async () => {
+  const { server, port } = await startServer({ plugins: ['ESEARCH', 'CONDSTORE'], storage: storage() as never });
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    const modseq = (uid: number): number => server.control.listMessages('INBOX', { uids: [uid] })[0]!.modseq;
+    // Give message 11 (UID 21) the highest MODSEQ, message 2 (UID 3) the next.
+    server.control.setFlags('INBOX', { uids: [3], flags: ['$A'], mode: 'add' });
+    server.control.setFlags('INBOX', { uids: [21], flags: ['$B'], mode: 'add' });
+    await c.command('NOOP');
+    const all = Math.max(...[3, 19, 21].map(modseq));
+    c.write('A1 SEARCH RETURN (ALL) FLAGGED MODSEQ 1\r\n');
+    assert.deepEqual(await c.until('A1'), [`* ESEARCH (TAG "A1") ALL 2,10:11 MODSEQ ${all}`, 'A1 OK Search completed']);
+    // MIN alone: the MODSEQ of the message returned.
+    c.write('A2 SEARCH RETURN (MIN) FLAGGED MODSEQ 1\r\n');
+    assert.deepEqual(await c.until('A2'), [`* ESEARCH (TAG "A2") MIN 2 MODSEQ ${modseq(3)}`, 'A2 OK Search completed']);
+    c.write('A3 UID SEARCH RETURN (MIN MAX) FLAGGED MODSEQ 1\r\n');
+    assert.deepEqual(await c.until('A3'), [`* ESEARCH (TAG "A3") UID MIN 3 MAX 21 MODSEQ ${Math.max(modseq(3), modseq(21))}`, 'A3 OK Search completed']);
+    // Without MODSEQ in the criteria, no MODSEQ.
+    c.write('A4 SEARCH RETURN (COUNT) FLAGGED\r\n');
+    assert.deepEqual(await c.until('A4'), ['* ESEARCH (TAG "A4") COUNT 3', 'A4 OK Search completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});

@@ -7,7 +7,10 @@
  * is 0, but the ESEARCH response is still sent. ALL is a sequence set
  * with runs compressed to ranges (`2,10:11`), of UIDs for UID SEARCH.
  * Options of other extensions (SEARCHRES's SAVE) alone send no ESEARCH.
+ * Items other extensions add to SEARCH answers (CONDSTORE's `MODSEQ n`
+ * when the criteria use MODSEQ) follow, for the messages returned.
  */
+import { imapProtocol } from '../../imap/protocol.js';
 import { atom, type ImapValue } from '../../imap/wire/values.js';
 import { defineExtension, type SearchResultContext } from '../extension.js';
 import { always } from '../shared.js';
@@ -40,6 +43,14 @@ export function esearchResponse(ctx: SearchResultContext): ImapValue[] | null {
     if (asked.has('ALL')) out.push(atom('ALL'), atom(compressSet(numbers)));
   }
   if (asked.has('COUNT')) out.push(atom('COUNT'), numbers.length);
+  // Items other extensions add to a SEARCH answer, as `name value` pairs
+  // (CONDSTORE's MODSEQ, RFC 4731 §3.2 / RFC 7162 §3.1.5): of the messages
+  // returned, i.e. only the MIN/MAX ones unless ALL or COUNT was asked.
+  const minMaxOnly = !asked.has('ALL') && !asked.has('COUNT');
+  const found = ctx.found;
+  const returned = minMaxOnly ? found.filter((_, i) => (asked.has('MIN') && i === 0) || (asked.has('MAX') && i === found.length - 1)) : found;
+  const extra = imapProtocol(ctx.session.server).searchResponseItems({ session: ctx.session, selected: ctx.selected, criteria: ctx.criteria, found: returned });
+  for (const item of extra) if (Array.isArray(item) && item.length === 2) out.push(item[0]!, item[1]!);
   return out;
 }
 

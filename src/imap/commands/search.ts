@@ -30,7 +30,7 @@ function run(ctx: CommandContext): CommandResult {
   args.end();
   const selected = session.selected!;
   const failed = (result: CommandResult): CommandResult => {
-    if (options !== null) protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, found: null });
+    if (options !== null) protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found: null });
     return result;
   };
   const charset = program.charset?.toUpperCase() ?? null;
@@ -48,7 +48,7 @@ function run(ctx: CommandContext): CommandResult {
   const matchExtension = (name: string, message: Message, data: unknown): boolean => protocol.searchMatches(name, message, data, session, selected);
   const found = new SearchEvaluator(selected, charset, session.server.now(), matchExtension, protocol.searchResultVariable).run(program.keys);
   if (options !== null) {
-    protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, found });
+    protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found });
     return ok('Search completed');
   }
   const response: ImapValue[] = [atom('SEARCH')];
