@@ -129,6 +129,8 @@ export class ImapSession implements SessionHandle {
   private tokenTimer: NodeJS.Timeout | null = null;
   /** The command whose tagged response is being written. */
   private finishing: { name: string; tag: string } | null = null;
+  /** The autologout listener is on the TCP socket (it is added once, at the first login). */
+  private autologoutArmed = false;
   /** Ends a connection that has not logged in within `loginTimeout`. */
   private loginTimer: NodeJS.Timeout | null = null;
   /** Counted in the server's unauthenticated connections until login or close. */
@@ -634,9 +636,14 @@ export class ImapSession implements SessionHandle {
     const idle = this.server.options.idleTimeout;
     // RFC 3501 §5.4: an autologout timer of at least 30 minutes of inactivity (the option's default).
     if (idle > 0) {
-      this.tcp.setTimeout(idle, () => {
-        if (!this.closed) this.bye(`Autologout: idle for ${Math.round(idle / 1000)} seconds`);
-      });
+      // One listener for the life of the connection: a login after UNAUTHENTICATE only re-arms the timer.
+      if (!this.autologoutArmed) {
+        this.autologoutArmed = true;
+        this.tcp.on('timeout', () => {
+          if (!this.closed && this.user !== null) this.bye(`Autologout: idle for ${Math.round(idle / 1000)} seconds`);
+        });
+      }
+      this.tcp.setTimeout(idle);
     }
     this.emitSession('login');
     if (token.sessionTimeout !== null) {

@@ -201,3 +201,25 @@ describe('a client that never reads', () => {
     }
   });
 });
+
+describe('autologout timer across logins', () => {
+  test('20 rounds of LOGIN and UNAUTHENTICATE add no listener per login (no MaxListenersExceededWarning), and autologout still works', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const port = await start({ plugins: 'all', idleTimeout: 300 });
+      const c = await rawSession(port, false);
+      for (let i = 0; i < 20; i++) {
+        assert.match((await c.command('LOGIN testuser testpass')).at(-1)!, /OK/);
+        assert.match((await c.command('UNAUTHENTICATE')).at(-1)!, /OK/);
+      }
+      await c.command('LOGIN testuser testpass');
+      assert.match(await c.line(2000), /^\* BYE Autologout/);
+      await c.closedByServer();
+      assert.deepEqual(warnings.filter((w) => w === 'MaxListenersExceededWarning'), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
