@@ -407,11 +407,10 @@ export class ImapSession implements SessionHandle {
   }
 
   /**
-   * Sends FIN after the last queued byte and then closes for good: the
-   * server never waits for the client to close its side (a client that
-   * keeps its socket open must not hold the session, or `stop()`).
-   * Input that still arrives is read and dropped, so the close is a FIN and
-   * not a reset that could destroy the BYE in flight.
+   * Sends FIN after the last queued byte and then closes for good, when the
+   * client's FIN arrives or after CLOSE_GRACE_MS at the latest: a client that
+   * keeps its socket open cannot hold the session, or `stop()`, for longer.
+   * Input that still arrives is read and dropped meanwhile.
    */
   private closeSocket(): void {
     const socket = this.socket;
