@@ -181,23 +181,41 @@ function resolveDebug(problems: Problems, value: unknown): ((line: string) => vo
  * without the ACL plugin); the loaded ones' values are validated.
  */
 function storageContext(base: StorageContext, loaded: readonly Extension[], custom: readonly Extension[]): StorageContext {
-  const all = [...builtinExtensions().values(), ...custom];
-  const keys = (pick: (e: Extension) => readonly StoreField[] | undefined): string[] => [
-    ...new Set(all.flatMap((e) => (pick(e) ?? []).map((f) => f.key))),
-  ];
+  builtinKeys ??= {
+    mailbox: fieldKeys([...builtinExtensions().values()], (e) => e.storage?.mailbox),
+    message: fieldKeys([...builtinExtensions().values()], (e) => e.storage?.message),
+    server: fieldKeys([...builtinExtensions().values()], (e) => e.storage?.server),
+  };
+  const builtin = builtinKeys;
+  // The built-ins' keys are the same for every server: worked out once, on first use.
+  const keys = (pick: (e: Extension) => readonly StoreField[] | undefined): string[] => {
+    const which = pick === pickMailbox ? builtin.mailbox : pick === pickMessage ? builtin.message : builtin.server;
+    return custom.length === 0 ? which : [...new Set([...which, ...fieldKeys(custom, pick)])];
+  };
   const validators = (pick: (e: Extension) => readonly StoreField[] | undefined): Map<string, FieldValidator> => {
     const out = new Map<string, FieldValidator>();
     for (const e of loaded) for (const f of pick(e) ?? []) if (f.validate) out.set(f.key, (v, report) => f.validate!(v, report));
     return out;
   };
   return {
-    mailboxKeys: [...(base.mailboxKeys ?? []), ...keys((e) => e.storage?.mailbox)],
-    messageKeys: [...(base.messageKeys ?? []), ...keys((e) => e.storage?.message)],
-    namespaceKeys: [...(base.namespaceKeys ?? []), ...keys((e) => e.storage?.server)],
-    mailboxFields: validators((e) => e.storage?.mailbox),
-    messageFields: validators((e) => e.storage?.message),
-    namespaceFields: validators((e) => e.storage?.server),
+    mailboxKeys: [...(base.mailboxKeys ?? []), ...keys(pickMailbox)],
+    messageKeys: [...(base.messageKeys ?? []), ...keys(pickMessage)],
+    namespaceKeys: [...(base.namespaceKeys ?? []), ...keys(pickServer)],
+    mailboxFields: validators(pickMailbox),
+    messageFields: validators(pickMessage),
+    namespaceFields: validators(pickServer),
   };
+}
+
+type FieldPick = (e: Extension) => readonly StoreField[] | undefined;
+const pickMailbox: FieldPick = (e) => e.storage?.mailbox;
+const pickMessage: FieldPick = (e) => e.storage?.message;
+const pickServer: FieldPick = (e) => e.storage?.server;
+let builtinKeys: { mailbox: string[]; message: string[]; server: string[] } | null = null;
+
+/** The storage keys `extensions` declare at one level, without duplicates. */
+function fieldKeys(extensions: readonly Extension[], pick: FieldPick): string[] {
+  return [...new Set(extensions.flatMap((e) => (pick(e) ?? []).map((f) => f.key)))];
 }
 
 export type Limits = { [K in (typeof LIMIT_KEYS)[number]]: number };
