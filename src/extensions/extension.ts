@@ -151,6 +151,8 @@ export interface ListContext {
   readonly returns: ReadonlySet<string>;
   /** What `ListPoint.parseReturnOption` read for a return option with arguments (`STATUS (MESSAGES)`), by option. */
   readonly returnArguments?: ReadonlyMap<string, unknown>;
+  /** Whether a path has a child this user may list (access `l`); computed once per LIST. */
+  readonly hasChildren?: (path: string) => boolean;
 }
 
 /** LIST and LSUB points. */

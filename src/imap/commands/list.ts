@@ -54,8 +54,14 @@ function joinReference(reference: string, pattern: string, delimiter: string): s
   return reference + pattern;
 }
 
-/** `\HasChildren` or `\HasNoChildren` for a LIST entry (RFC 3348, RFC 5258 CHILDREN return option). */
-export function childAttributes(store: Store, entry: ListEntry): string[] {
+/**
+ * `\HasChildren` or `\HasNoChildren` for a LIST entry (RFC 3348, RFC 5258
+ * CHILDREN return option). `ctx.hasChildren`, where the LIST gives it,
+ * counts only children the user may list (RFC 4314: a hidden mailbox must
+ * not show, not even as a `\HasChildren`) and answers in O(1).
+ */
+export function childAttributes(store: Store, entry: ListEntry, ctx?: Pick<ListContext, 'hasChildren'>): string[] {
+  if (ctx?.hasChildren && entry.mailbox !== null) return [ctx.hasChildren(entry.path) ? '\\HasChildren' : '\\HasNoChildren'];
   if (entry.mailbox === null) {
     // A level that is no mailbox: children below it under any namespace's separator.
     const prefixes = [...new Set(store.namespaces.map((ns) => entry.path + ns.separator))];
@@ -142,7 +148,19 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
   const store = session.server.store;
   const protocol = imapProtocol(session.server);
   const name = lsub ? 'LSUB' : 'LIST';
-  const listCtx: ListContext = { session, lsub, selection, returns, returnArguments: request.returnArguments };
+  // Paths with at least one child the user may list, found once per LIST (not once per line).
+  let parents: Set<string> | null = null;
+  const hasChildren = (path: string): boolean => {
+    if (parents === null) {
+      parents = new Set();
+      for (const m of store.list()) {
+        if (accessRefusal(session, 'l', m, m.path, ctx.name) !== null) continue;
+        for (let up = store.parentOf(m.path); up !== null && !parents.has(up); up = store.parentOf(up)) parents.add(up);
+      }
+    }
+    return parents.has(path);
+  };
+  const listCtx: ListContext = { session, lsub, selection, returns, returnArguments: request.returnArguments, hasChildren };
   if (request.patterns.length === 1 && request.patterns[0] === '' && !request.extended) {
     // The hierarchy delimiter and root of the reference (RFC 3501 §6.3.8).
     const delimiter = store.delimiterFor(reference);
@@ -177,7 +195,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
     if (lsub) attrs = mailbox ? [...mailbox.attributes] : [];
     else {
       attrs = mailbox ? [...mailbox.attributes] : ['\\NonExistent'];
-      if (withChildren) attrs.push(...childAttributes(store, entry));
+      if (withChildren) attrs.push(...childAttributes(store, entry, listCtx));
       if (returns.has('SUBSCRIBED') && store.isSubscribed(path)) attrs.push('\\Subscribed');
     }
     found.set(path, { entry, attrs, delimiter: store.delimiterFor(path), childInfo: false });
