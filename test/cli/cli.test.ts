@@ -1,42 +1,17 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { CLI, exited, startCli } from '../helpers/cli.js';
 import { RawClient } from '../helpers/raw-client.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 10000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
-
-/** Starts the command and resolves with the process and the IMAP port it printed. */
-async function startCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ReturnType<typeof spawn>; port: number; output: () => string }> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start-up line: ${out}`)), 10000);
-    const check = (): void => {
-      const m = /IMAP listening on [^:]+:(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', () => reject(new Error(`exited early: ${out}`)));
-  });
-  return { child, port, output: () => out };
-}
-
-const exited = (child: ReturnType<typeof spawn>): Promise<number | null> =>
-  new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
 test('--help and --version', () => {
   const help = run(['--help']);

@@ -1,32 +1,16 @@
 /** pluginOptions from the config file and `--plugin-option` on the command line. */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { CLI, startCli } from '../helpers/cli.js';
 import { RawClient } from '../helpers/raw-client.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
-
 async function capabilities(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [CLI, '--port', '0', ...args]);
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const { child, port } = await startCli(['--port', '0', ...args]);
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start-up line: ${out}`)), 10000);
-      child.stdout.on('data', () => {
-        const m = /IMAP listening on [^:]+:(\d+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      });
-      child.once('exit', () => reject(new Error(`exited early: ${out}`)));
-    });
     const c = await RawClient.connect(port);
     const greeting = await c.line();
     c.close();

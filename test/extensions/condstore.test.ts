@@ -7,19 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Server } from '../../src/index.js';
-import { rawSession, startServer, mail } from '../helpers/server.js';
+import { modseqOf, rawSession, startWithMessages } from '../helpers/server.js';
 
-async function withMessages(n: number, plugins: string[] = ['CONDSTORE']): Promise<{ server: Server; port: number }> {
-  const started = await startServer({ plugins });
-  for (let i = 1; i <= n; i++) started.server.control.addMessage('INBOX', { raw: mail(`m${i}`) });
-  // A first session claims \Recent, so the tests' flag lists are the stored flags only.
-  const first = await rawSession(started.port);
-  await first.command('SELECT INBOX');
-  first.close();
-  return started;
-}
-
-const modseqOf = (server: Server, uid: number): number => server.control.listMessages('INBOX', { uids: [uid] })[0]!.modseq;
+const withMessages = (n: number, plugins: string[] = ['CONDSTORE']): Promise<{ server: Server; port: number }> => startWithMessages(n, { plugins });
 
 test('CONDSTORE capability, OK [HIGHESTMODSEQ] on SELECT and EXAMINE, SELECT (CONDSTORE), ENABLE CONDSTORE', async () => {
   const { server, port } = await withMessages(3, ['CONDSTORE', 'ENABLE']);

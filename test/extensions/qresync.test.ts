@@ -12,19 +12,10 @@ import assert from 'node:assert/strict';
 import { ImapFlow } from 'imapflow';
 import type { Server } from '../../src/index.js';
 import type { RawClient } from '../helpers/raw-client.js';
-import { rawSession, startServer, mail } from '../helpers/server.js';
+import { mail, modseqOf, rawSession, startWithMessages } from '../helpers/server.js';
 import { request, startRest } from '../rest/helpers.js';
 
-async function withMessages(n: number): Promise<{ server: Server; port: number }> {
-  const started = await startServer({ plugins: ['QRESYNC', 'ENABLE', 'UIDPLUS', 'IDLE'] });
-  for (let i = 1; i <= n; i++) started.server.control.addMessage('INBOX', { raw: mail(`m${i}`) });
-  const first = await rawSession(started.port);
-  await first.command('SELECT INBOX');
-  first.close();
-  return started;
-}
-
-const modseqOf = (server: Server, uid: number): number => server.control.listMessages('INBOX', { uids: [uid] })[0]!.modseq;
+const withMessages = (n: number): Promise<{ server: Server; port: number }> => startWithMessages(n, { plugins: ['QRESYNC', 'ENABLE', 'UIDPLUS', 'IDLE'] });
 
 test('QRESYNC requires CONDSTORE; ENABLE QRESYNC; SELECT (QRESYNC) without it is BAD', async () => {
   const { server, port } = await withMessages(1);

@@ -8,11 +8,11 @@
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { execFile, spawnSync } from 'node:child_process';
 import { ImapFlow } from 'imapflow';
 import { createServer, type Server } from '../../src/index.js';
 import type { ServerOptions } from '../../src/options/types.js';
+import { startCli } from '../helpers/cli.js';
 import { mail, rawSession, startServer } from '../helpers/server.js';
 import type { RawClient } from '../helpers/raw-client.js';
 import { request, startRest } from '../rest/helpers.js';
@@ -270,23 +270,8 @@ describe('QUOTA limits from options and storage', () => {
 });
 
 test('the command line: --plugin QUOTA --plugin-option QUOTA.STORAGE=512', async () => {
-  const cli = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
-  const child = spawn(process.execPath, [cli, '--port', '0', '--plugin', 'QUOTA', '--plugin-option', 'QUOTA.STORAGE=512', '--plugin-option', 'QUOTA.MESSAGE=3']);
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const { child, port } = await startCli(['--port', '0', '--plugin', 'QUOTA', '--plugin-option', 'QUOTA.STORAGE=512', '--plugin-option', 'QUOTA.MESSAGE=3']);
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start-up line: ${out}`)), 10000);
-      child.stdout.on('data', () => {
-        const m = /IMAP listening on [^:]+:(\d+)/.exec(out);
-        if (m) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
-      });
-      child.once('exit', () => reject(new Error(`exited early: ${out}`)));
-    });
     const c = await rawSession(port);
     assert.deepEqual(await c.command('GETQUOTA ""'), ['* QUOTA "" (STORAGE 0 512 MESSAGE 0 3)', 'T2 OK Getquota completed']);
     c.close();

@@ -31,3 +31,19 @@ export function collect<K extends keyof ServerEvents>(server: Server, type: K): 
 export function mail(subject: string, body = 'Hello', extra = ''): string {
   return `From: Alice <alice@example.com>\r\nTo: Bob <bob@example.com>\r\nSubject: ${subject}\r\nDate: Mon, 2 Nov 2026 10:00:00 +0000\r\nMessage-ID: <${subject.replace(/\W/g, '')}@example.com>\r\n${extra}\r\n${body}\r\n`;
 }
+
+/**
+ * A server whose INBOX holds `n` small messages, already seen as \Recent by
+ * a first session, so a test's flag lists are the stored flags only.
+ */
+export async function startWithMessages(n: number, options: ServerOptions = {}): Promise<{ server: Server; port: number }> {
+  const started = await startServer(options);
+  for (let i = 1; i <= n; i++) started.server.control.addMessage('INBOX', { raw: mail(`m${i}`) });
+  const first = await rawSession(started.port);
+  await first.command('SELECT INBOX');
+  first.close();
+  return started;
+}
+
+/** The MODSEQ of an INBOX message. */
+export const modseqOf = (server: Server, uid: number): number => server.control.listMessages('INBOX', { uids: [uid] })[0]!.modseq;

@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createServer } from '../../src/index.js';
+import { CLI, exited } from '../helpers/cli.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { collect, rawSession, startServer } from '../helpers/server.js';
 
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const EXAMPLES = fileURLToPath(new URL('../../../examples/', import.meta.url));
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}): { status: number | null; stdout: string; stderr: string } {
@@ -40,8 +40,6 @@ async function startReady(args: string[], env: NodeJS.ProcessEnv = {}) {
   return { child, ready, stdout: () => out, stderr: () => err };
 }
 
-const exited = (child: ReturnType<typeof spawn>): Promise<number | null> =>
-  new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
 
 test('--ready-json: one JSON line on stdout with every listener, prose and the user names on stderr', async () => {
   const { child, ready, stdout, stderr } = await startReady(['--port', '0', '--rest-port', '0']);
