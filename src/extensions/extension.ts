@@ -52,6 +52,12 @@ export interface SetupContext<Options = Record<string, unknown>> {
 export interface CommandWrapper<S = unknown> {
   /** Command name as registered: `SELECT`, `UID FETCH`, ... */
   command: string;
+  /**
+   * True: wrap the command only when a loaded extension provides it (QRESYNC
+   * wraps UID EXPUNGE, which exists only with UIDPLUS). Otherwise wrapping a
+   * command nobody provides is a construction error.
+   */
+  ifLoaded?: boolean;
   run(ctx: CommandContext, next: () => Promise<CommandResult>, state: S): CommandResult | Promise<CommandResult>;
 }
 

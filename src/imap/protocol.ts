@@ -232,6 +232,7 @@ function buildProtocol(server: Server): ImapProtocol {
     for (const w of e.wrap ?? []) {
       const name = w.command.toUpperCase();
       const inner = commands.get(name);
+      if (!inner && w.ifLoaded) continue;
       if (!inner) throw new ServiceError('INVALID', `plugins: ${e.name} wraps the command ${name}, which no loaded part of the server has`);
       commands.set(name, {
         ...inner,

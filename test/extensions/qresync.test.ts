@@ -1,7 +1,7 @@
 /**
  * QRESYNC (RFC 7162 §3.2) over real sockets: ENABLE QRESYNC, SELECT
  * (QRESYNC (...)) with VANISHED (EARLIER) and FETCH of changes (§3.2.5
- * examples), known-uids narrowing, seq-match accepted, UID FETCH (CHANGEDSINCE
+ * examples), known-uids narrowing, seq-match-data narrowing (and its BAD cases), OK [HIGHESTMODSEQ] after EXPUNGE, UID FETCH (CHANGEDSINCE
  * VANISHED) (§3.2.6), live VANISHED after EXPUNGE / UID EXPUNGE / a control
  * expunge, UID in unsolicited FETCH, OK [CLOSED], the BAD cases, and the
  * superset answer when the expunge log does not reach back; then imapflow
@@ -99,9 +99,10 @@ test('QRESYNC live: EXPUNGE and UID EXPUNGE answer VANISHED; another session and
     await c.command('ENABLE QRESYNC');
     await c.command('SELECT INBOX');
     await c.command('STORE 1,2 +FLAGS.SILENT (\\Deleted)');
-    assert.deepEqual(await c.command('EXPUNGE'), ['* VANISHED 1:2', 'T5 OK Expunge completed']);
+    const mailbox = server.store.get('INBOX')!;
+    assert.deepEqual(await c.command('EXPUNGE'), ['* VANISHED 1:2', `T5 OK [HIGHESTMODSEQ ${mailbox.highestModseq}] Expunge completed`]);
     await c.command('UID STORE 5 +FLAGS.SILENT (\\Deleted)');
-    assert.deepEqual(await c.command('UID EXPUNGE 5'), ['* VANISHED 5', 'T7 OK Expunge completed']);
+    assert.deepEqual(await c.command('UID EXPUNGE 5'), ['* VANISHED 5', `T7 OK [HIGHESTMODSEQ ${mailbox.highestModseq}] Expunge completed`]);
     server.control.setFlags('INBOX', { uids: [3], flags: ['\\Answered'], mode: 'add' });
     server.control.expungeMessages('INBOX', { uids: [6] });
     assert.deepEqual(await c.command('NOOP'), [
@@ -131,14 +132,75 @@ test('VANISHED (EARLIER) beyond the expunge log: every missing UID of the range 
   try {
     const c = await rawSession(port);
     await c.command('ENABLE QRESYNC');
-    const uv = server.store.get('INBOX')!.uidvalidity;
-    // MODSEQ 1 is older than anything the server has watched: UIDs 1:5 exist, nothing vanished.
+    // A new UIDVALIDITY starts the expunge log afresh at MODSEQ 2, so MODSEQ 1 is older than anything it holds.
+    server.control.setFlags('INBOX', { uids: [1], flags: ['\\Seen'], mode: 'add' });
+    const uv = server.control.resetUidValidity('INBOX', { uidvalidity: 778 }).uidvalidity;
+    // UIDs 1:5 exist, nothing vanished.
     const none = await c.command(`SELECT INBOX (QRESYNC (${uv} 1 1:10))`);
     assert.ok(!none.some((l) => l.includes('VANISHED')), none.join('\n'));
     server.control.expungeMessages('INBOX', { uids: [2] });
     const lines = await c.command(`SELECT INBOX (QRESYNC (${uv} 1 1:10))`);
     assert.ok(lines.includes('* VANISHED (EARLIER) 2'), lines.join('\n'));
+    // The same range from a MODSEQ the log covers is exact: only what went since.
+    const exact = await c.command(`SELECT INBOX (QRESYNC (${uv} ${server.store.get('INBOX')!.highestModseq} 1:10))`);
+    assert.ok(!exact.some((l) => l.includes('VANISHED')), exact.join('\n'));
     c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 7162 §3.2.5.2: seq-match-data narrows VANISHED (EARLIER) beyond the expunge log; mismatched or unordered sets are BAD', async () => {
+  const { server, port } = await withMessages(5);
+  try {
+    const c = await rawSession(port);
+    await c.command('ENABLE QRESYNC');
+    // A new UIDVALIDITY (same UIDs) starts the expunge log afresh at MODSEQ 2: a client at MODSEQ 1 is beyond it.
+    server.control.setFlags('INBOX', { uids: [1], flags: ['\\Seen'], mode: 'add' });
+    const uv = server.control.resetUidValidity('INBOX', { uidvalidity: 777 }).uidvalidity;
+    server.control.expungeMessages('INBOX', { uids: [2] });
+    // The client saw 1,3,4,5 as messages 1:4. Every pair still holds: nothing it knows of went.
+    const select = (extra: string): Promise<string[]> => c.command(`EXAMINE INBOX (QRESYNC (${uv} 1 1:10${extra}))`);
+    assert.ok(!(await select(' (1:4 1,3:5)')).some((l) => l.includes('VANISHED')));
+    // Without seq-match-data the superset answer includes UID 2, which this client already knew was gone.
+    assert.ok((await select('')).includes('* VANISHED (EARLIER) 2'));
+    server.control.expungeMessages('INBOX', { uids: [4] });
+    // (2,3) still holds, (3,4) and (4,5) do not: only UIDs above 3 are reported.
+    const narrowed = await select(' (1:4 1,3:5)');
+    assert.ok(narrowed.includes('* VANISHED (EARLIER) 4'), narrowed.join('\n'));
+    assert.match((await select(' (1:3 1:2)')).at(-1)!, /BAD .*as many/);
+    assert.match((await select(' (2,1 1,3)')).at(-1)!, /BAD .*ascending/);
+    assert.match((await select(' (1:* 1:4)')).at(-1)!, /BAD .*\*/);
+    assert.match((await c.command('NOOP')).at(-1)!, /OK/);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('QRESYNC: an EXPUNGE that removed something answers OK [HIGHESTMODSEQ n]; one that removed nothing and a CONDSTORE-only session do not', async () => {
+  const { server, port } = await withMessages(4);
+  try {
+    const mailbox = server.store.get('INBOX')!;
+    const c = await rawSession(port);
+    await c.command('ENABLE QRESYNC');
+    await c.command('SELECT INBOX');
+    await c.command('STORE 1 +FLAGS.SILENT (\\Deleted)');
+    const expunge = await c.command('EXPUNGE');
+    assert.deepEqual(expunge.slice(0, 1), ['* VANISHED 1']);
+    assert.equal(expunge.at(-1), `${expunge.at(-1)!.split(' ')[0]} OK [HIGHESTMODSEQ ${mailbox.highestModseq}] Expunge completed`);
+    assert.match((await c.command('UID EXPUNGE 1:*')).at(-1)!, /^T\d+ OK Expunge completed$/);
+    await c.command('UID STORE 3 +FLAGS.SILENT (\\Deleted)');
+    const uidExpunge = await c.command('UID EXPUNGE 3');
+    assert.deepEqual(uidExpunge.slice(0, 1), ['* VANISHED 3']);
+    assert.match(uidExpunge.at(-1)!, new RegExp(`OK \\[HIGHESTMODSEQ ${mailbox.highestModseq}\\] Expunge completed$`));
+    c.close();
+    const plain = await rawSession(port);
+    await plain.command('ENABLE CONDSTORE');
+    await plain.command('SELECT INBOX');
+    await plain.command('STORE 1 +FLAGS.SILENT (\\Deleted)');
+    assert.match((await plain.command('EXPUNGE')).at(-1)!, /^T\d+ OK Expunge completed$/);
+    plain.close();
   } finally {
     await server.stop();
   }

@@ -152,6 +152,14 @@ export class Generator {
     const n = this.r.int(0, 3);
     return `(${Array.from({ length: n }, () => this.flag()).join(' ')})`;
   }
+  /** RFC 4466 select parameters: none mostly, CONDSTORE, QRESYNC with known-uids and seq-match-data (valid and not). */
+  selectParams(): string {
+    const r = this.r;
+    if (r.chance(0.6)) return '';
+    const qresync = () =>
+      `QRESYNC (${r.pick(['1', '4294967295', '0', 'x'])} ${r.pick(['1', '99', '0'])}${r.pick(['', ` ${this.seqSet()}`, ` ${this.seqSet()} (${this.seqSet()} ${this.seqSet()})`, ' (1:3 1,5,9)', ' (1:* 1:4)', ' (2,1 1,2)'])})`;
+    return ` (${r.pick(['CONDSTORE', qresync(), 'X-FOO', '', `CONDSTORE ${qresync()}`])})`;
+  }
   fetchAtts(): string {
     const r = this.r;
     if (r.chance(0.15)) return r.pick(FETCH_MACROS);
@@ -210,8 +218,8 @@ export class Generator {
     { name: 'ID', states: ANY, args: (g) => [g.r.pick(['NIL', '("name" "fuzz")', '("a" NIL)', '()'])] },
     { name: 'LOGIN', states: NA, args: (g) => [g.astring(['testuser', 'nobody', '']), ' ', g.astring(['testpass', 'wrong', ''])] },
     { name: 'AUTHENTICATE', states: NA, args: (g) => [g.r.pick(['PLAIN', 'XOAUTH2', 'OAUTHBEARER', 'CRAM-MD5', 'plain'])] },
-    { name: 'SELECT', states: AUTH, args: (g) => [g.mailbox()] },
-    { name: 'EXAMINE', states: AUTH, args: (g) => [g.mailbox()] },
+    { name: 'SELECT', states: AUTH, args: (g) => [g.mailbox(), g.selectParams()] },
+    { name: 'EXAMINE', states: AUTH, args: (g) => [g.mailbox(), g.selectParams()] },
     { name: 'CREATE', states: AUTH, args: (g) => [g.mailbox()] },
     { name: 'DELETE', states: AUTH, args: (g) => [g.mailbox()] },
     { name: 'RENAME', states: AUTH, args: (g) => [g.mailbox(), ' ', g.mailbox()] },

@@ -11,7 +11,14 @@
  * EXPUNGE_LOG_LIMIT expunged UIDs of each mailbox with their MODSEQ). When
  * the client's MODSEQ is older than the log, VANISHED (EARLIER) lists every
  * UID of the asked range that no longer exists, a superset RFC 7162 allows.
- * `seq-match-data` is read and not needed: the answer is exact without it.
+ * There `seq-match-data` narrows the answer: a pair (seq, uid) whose UID
+ * still has as many messages at or below it as the client's sequence number
+ * says means nothing at or below that UID was expunged, so only UIDs above
+ * the highest such pair are reported.
+ *
+ * As Dovecot, once QRESYNC is on, an EXPUNGE or UID EXPUNGE that removed
+ * something answers `OK [HIGHESTMODSEQ n]`, the MODSEQ after the expunge
+ * (as in RFC 7162's examples), so a client need not SELECT again to learn it.
  */
 import { failBad } from '../../imap/command.js';
 import type { ArgParser } from '../../imap/parser.js';
@@ -28,6 +35,14 @@ interface QresyncParams {
   uidvalidity: number;
   modseq: number;
   knownUids: SequenceSet | null;
+  /** `(known-sequence-set known-uid-set)` as pairs, ascending; empty when not given. */
+  seqMatch: readonly SeqUid[];
+}
+
+/** One pair of the client's old view: message `seq` had UID `uid`. */
+interface SeqUid {
+  seq: number;
+  uid: number;
 }
 
 interface State {
@@ -42,27 +57,69 @@ function parseParams(args: ArgParser): QresyncParams {
   args.sp();
   const modseq = args.number64();
   let knownUids: SequenceSet | null = null;
+  let pairs: SeqUid[] = [];
   if (args.trySp()) {
     if (args.peekChar() !== '(') {
       knownUids = args.sequenceSet();
-      if (args.trySp()) seqMatch(args);
-    } else seqMatch(args);
+      if (args.trySp()) pairs = seqMatch(args);
+    } else pairs = seqMatch(args);
   }
   args.char(')');
-  return { uidvalidity, modseq, knownUids };
+  return { uidvalidity, modseq, knownUids, seqMatch: pairs };
 }
 
-/** `(known-sequence-set SP known-uid-set)`: read and not needed (the expunge log answers exactly). */
-function seqMatch(args: ArgParser): void {
+/** At most this many numbers in each set of seq-match-data: it names a sample of the client's view, not all of it. */
+const SEQ_MATCH_LIMIT = 100_000;
+
+/** The numbers of a set without `*`, in its order; BAD when `*` is used or it is too long. */
+function explicitNumbers(set: SequenceSet, what: string): number[] {
+  const out: number[] = [];
+  for (const r of set.ranges) {
+    if (r.start === '*' || r.end === '*') failBad(`${what} may not contain *`);
+    const a = Math.min(r.start as number, r.end as number);
+    const b = Math.max(r.start as number, r.end as number);
+    if (out.length + (b - a + 1) > SEQ_MATCH_LIMIT) failBad(`${what} names more than ${SEQ_MATCH_LIMIT} messages`);
+    for (let n = a; n <= b; n++) out.push(n);
+  }
+  return out;
+}
+
+/**
+ * `(known-sequence-set SP known-uid-set)`, RFC 7162 §3.2.5.2: two sets of
+ * the same length in ascending order, the Nth number of one matching the Nth
+ * of the other; anything else is BAD.
+ */
+function seqMatch(args: ArgParser): SeqUid[] {
   args.char('(');
-  args.sequenceSet();
+  const seqs = explicitNumbers(args.sequenceSet(), 'known-sequence-set');
   args.sp();
-  args.sequenceSet();
+  const uids = explicitNumbers(args.sequenceSet(), 'known-uid-set');
   args.char(')');
+  if (seqs.length !== uids.length) failBad('known-sequence-set and known-uid-set must name as many messages');
+  const pairs: SeqUid[] = [];
+  for (let i = 0; i < seqs.length; i++) {
+    if (i > 0 && (seqs[i]! <= seqs[i - 1]! || uids[i]! <= uids[i - 1]!)) failBad('seq-match-data must be in ascending order');
+    pairs.push({ seq: seqs[i]!, uid: uids[i]! });
+  }
+  return pairs;
+}
+
+/**
+ * The highest UID at or below which nothing was expunged since the client's
+ * view, by its seq-match pairs (0 when none shows it). UIDs only grow, so if
+ * as many messages are still at or below `uid` as the client counted
+ * (`seq`), none of them went; then every lower pair holds too.
+ */
+function intactBelow(mailbox: Mailbox, pairs: readonly SeqUid[]): number {
+  for (let i = pairs.length - 1; i >= 0; i--) {
+    const { seq, uid } = pairs[i]!;
+    if (mailbox.lowerBound(uid + 1) === seq && mailbox.indexOfUid(uid) >= 0) return uid;
+  }
+  return 0;
 }
 
 /** Compressed text of the UIDs in `set` (`*` = the mailbox's last UID) below UIDNEXT that no longer exist. */
-function missingUids(mailbox: Mailbox, set: SequenceSet | null): string {
+function missingUids(mailbox: Mailbox, set: SequenceSet | null, floor: number): string {
   const top = mailbox.uidnext - 1;
   const last = mailbox.messages.length ? mailbox.messages[mailbox.messages.length - 1]!.uid : top;
   const ranges: [number, number][] = set
@@ -74,7 +131,7 @@ function missingUids(mailbox: Mailbox, set: SequenceSet | null): string {
     : [[1, top]];
   ranges.sort((x, y) => x[0] - y[0]);
   const parts: string[] = [];
-  let done = 0;
+  let done = floor;
   for (let [a, b] of ranges) {
     a = Math.max(a, done + 1);
     b = Math.min(b, top);
@@ -92,14 +149,17 @@ function missingUids(mailbox: Mailbox, set: SequenceSet | null): string {
   return parts.join(',');
 }
 
-/** `VANISHED (EARLIER) uids` for the UIDs of `set` expunged since `modseq` (null: nothing to say). */
-function vanishedEarlier(api: CondstoreApi, mailbox: Mailbox, modseq: number, set: SequenceSet | null): ImapValue[] | null {
+/**
+ * `VANISHED (EARLIER) uids` for the UIDs of `set` expunged since `modseq`
+ * (null: nothing to say). `floor`: UIDs at or below it are known intact (seq-match-data).
+ */
+function vanishedEarlier(api: CondstoreApi, mailbox: Mailbox, modseq: number, set: SequenceSet | null, floor = 0): ImapValue[] | null {
   const gone = api.expungedSince(mailbox, modseq);
   let text: string;
   if (gone.complete) {
     const last = mailbox.uidnext - 1;
     text = compressNumbers(set ? gone.uids.filter((uid) => inSet(set, uid, last)) : gone.uids);
-  } else text = missingUids(mailbox, set);
+  } else text = missingUids(mailbox, set, floor);
   return text ? [atom('VANISHED'), [atom('EARLIER')], atom(text)] : null;
 }
 
@@ -119,7 +179,7 @@ export const extension = defineExtension<State>({
       if (!p || p.uidvalidity !== mailbox.uidvalidity) return [];
       const api = state.condstore();
       const out: ImapValue[][] = [];
-      const vanished = vanishedEarlier(api, mailbox, p.modseq, p.knownUids);
+      const vanished = vanishedEarlier(api, mailbox, p.modseq, p.knownUids, intactBelow(mailbox, p.seqMatch));
       if (vanished) out.push(vanished);
       const last = mailbox.uidnext - 1;
       for (const m of changedMessages(api, mailbox, p.modseq)) {
@@ -130,6 +190,17 @@ export const extension = defineExtension<State>({
       return out;
     },
   },
+  wrap: ['EXPUNGE', 'UID EXPUNGE'].map((command) => ({
+    command,
+    ifLoaded: true,
+    async run(ctx, next) {
+      const mailbox = ctx.session.selected?.mailbox;
+      const before = mailbox?.highestModseq;
+      const result = await next();
+      if (!mailbox || !on(ctx.session) || result.status !== 'OK' || result.code || mailbox.highestModseq === before) return result;
+      return { ...result, code: `HIGHESTMODSEQ ${mailbox.highestModseq}` };
+    },
+  })),
   fetch: {
     modifiers: [{ name: 'VANISHED' }],
     plan(ctx, state) {
