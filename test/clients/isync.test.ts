@@ -184,6 +184,24 @@ test('isync (mbsync): pull to Maildir, push flags and new messages', { skip: ski
     const before = JSON.stringify(server.control.listMessages('INBOX', { raw: true }));
     await mbsync(config, dir);
     assert.equal(JSON.stringify(server.control.listMessages('INBOX', { raw: true })), before);
+
+    // 5. An expunge on the server (the control API, as REST would) reaches the Maildir: mbsync marks the
+    //    message trashed (T; with Expunge None it keeps the file).
+    const firstUid = server.control.listMessages('INBOX')[0]!.uid;
+    server.control.expungeMessages('INBOX', { uids: [firstUid] });
+    await mbsync(config, dir);
+    const inbox5 = await maildirFiles(join(maildir, 'INBOX'));
+    const gone = inbox5.find((f) => f.name.includes(`,U=${firstUid}:`));
+    assert.ok(gone, JSON.stringify(inbox5));
+    assert.match(gone.flags, /T/, 'the expunged message should be marked trashed');
+    assert.equal(inbox5.filter((f) => f.flags.includes('T')).length, 2, JSON.stringify(inbox5));
+    server.control.resetUidValidity('Work', { uidvalidity: 4242 });
+    server.control.setFlags('Work', { uids: [1], flags: ['\\Answered'], mode: 'add' });
+    // isync 1.4 recovers from a new UIDVALIDITY by matching the messages it knows (no duplicate, flags pulled).
+    await mbsync(config, dir);
+    const work5 = await maildirFiles(join(maildir, 'Work'));
+    assert.equal(work5.length, 1, JSON.stringify(work5));
+    assert.equal(work5[0]!.flags, 'FRS');
   } finally {
     await server.stop();
     await rm(dir, { recursive: true, force: true });
