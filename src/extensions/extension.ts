@@ -67,11 +67,47 @@ export interface SelectedContext {
   readonly selected: SelectedMailbox;
 }
 
-/** A FETCH data item (`FETCH 1 (X-ITEM)`), answered as `X-ITEM <value>`. */
+/** Where a FETCH item is answered: the selected mailbox, and what the item's `parse` read. */
+export interface FetchItemContext extends SelectedContext {
+  /** `FetchItemRequest.data` of this occurrence of the item (undefined for an item without `parse`). */
+  readonly data: unknown;
+}
+
+/**
+ * A FETCH data item (`FETCH 1 (X-ITEM)`), answered as `X-ITEM <value>`.
+ * With `parse` it takes arguments (`BINARY[1.2]<0.100>`, `PREVIEW (LAZY)`):
+ * each occurrence in a FETCH is parsed once, before any message is read.
+ */
 export interface FetchItem<S = unknown> {
-  /** Upper-case item name. */
+  /** Upper-case item name: the characters before any `[`, `<` or space (`BINARY.PEEK`). */
   name: string;
-  value(message: Message, ctx: SelectedContext, state: S): ImapValue;
+  /**
+   * Reads the item's arguments; the cursor is right after the name (at `[`,
+   * `<`, or the space before a parenthesized list). Throw a `ParseError`
+   * (e.g. via the parser's own methods) for a BAD. Without `parse` the item
+   * takes no arguments and `[`/`<` after it is BAD.
+   */
+  parse?(args: ArgParser, state: S): FetchItemRequest;
+  /**
+   * The value for one message. It may throw a `CommandFailure`
+   * (`src/imap/command.ts`): the FETCH then ends with that result (BINARY's
+   * `NO [UNKNOWN-CTE]`); responses already sent for earlier messages stay
+   * sent, the failing message gets none.
+   */
+  value(message: Message, ctx: FetchItemContext, state: S): ImapValue;
+}
+
+/** What `FetchItem.parse` read. */
+export interface FetchItemRequest {
+  /** Handed to `value` as `ctx.data`. */
+  data?: unknown;
+  /** The item's name in the FETCH response (`BINARY[1]<0>` for `BINARY.PEEK[1]<0.10>`); default: the name. */
+  label?: string;
+  /**
+   * Reading the item sets `\Seen` as `BODY[...]` does (only in a read-write
+   * selection, and only with the ACL `s` right); the new flags are reported.
+   */
+  setsSeen?: boolean;
 }
 
 /** A SEARCH key. */
@@ -461,6 +497,13 @@ export interface Extension<S = unknown> {
   /** Wrappers around existing commands. */
   wrap?: readonly CommandWrapper<S>[];
   fetchItems?: readonly FetchItem<S>[];
+  /**
+   * The grammar of this extension allows a literal8 (`~{n}`, RFC 3516) for
+   * APPEND's message data and wherever a command reads `ArgParser.literal()`
+   * (CATENATE's `TEXT`); without any loaded extension saying so, a literal8
+   * there is BAD.
+   */
+  literal8?: boolean;
   searchKeys?: readonly SearchKeySpec<S>[];
   /** SEARCH result options (`RETURN (...)`, RFC 4731/5182). */
   search?: SearchPoint<S>;

@@ -36,6 +36,8 @@ import * as literalMinus from './literal-minus/index.js';
 import * as esearch from './esearch/index.js';
 import * as searchres from './searchres/index.js';
 import * as unauthenticate from './unauthenticate/index.js';
+import * as binary from './binary/index.js';
+import * as preview from './preview/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
   idle,
@@ -68,6 +70,8 @@ const FOLDERS: readonly { extension: Extension }[] = [
   esearch,
   searchres,
   unauthenticate,
+  binary,
+  preview,
 ];
 
 let catalog: Map<string, Extension> | null = null;

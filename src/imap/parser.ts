@@ -52,6 +52,8 @@ export interface ArgParserOptions {
   inboxDelimiter?: string;
   /** Extra SEARCH keys by uppercase name (e.g. `X-GM-RAW`), tried after the built-in ones. */
   searchKeys?: ReadonlyMap<string, SearchKeyParser>;
+  /** `literal()` also takes a literal8 (`~{n}`): a loaded extension's grammar allows one there. Default false. */
+  literal8?: boolean;
 }
 
 export interface FlagOptions {
@@ -70,9 +72,24 @@ export interface MailboxOptions {
   pattern?: boolean;
 }
 
+/** What the argument parser of an extension FETCH item read (`BINARY[1]<0.10>`, `PREVIEW (LAZY)`). */
+export interface FetchItemArguments {
+  /** Kept in the item as `data`. */
+  data?: unknown;
+  /** Name in the response; default: the item name. */
+  label?: string;
+  /** Reading the item sets \Seen. */
+  setsSeen?: boolean;
+}
+
+/** Reads an extension FETCH item's arguments; the cursor is right after `name` (upper case). */
+export type FetchItemParser = (parser: ArgParser, name: string) => FetchItemArguments;
+
 export interface FetchOptions {
   /** Extension items to accept as `OTHER` (e.g. `X-GM-LABELS`), compared case-insensitively. */
   extensions?: Iterable<string>;
+  /** Extension items by upper-case name, with the parser of their arguments (null: they take none). */
+  items?: ReadonlyMap<string, FetchItemParser | null>;
 }
 
 export interface ListOptions {
@@ -208,6 +225,7 @@ export class ArgParser {
   private readonly utf8: boolean;
   private readonly inboxDelimiter: string;
   private readonly searchKeys: ReadonlyMap<string, SearchKeyParser> | undefined;
+  private readonly literal8: boolean;
 
   constructor(segments: readonly Segment[], options: ArgParserOptions = {}) {
     // Normalize to text, literal, text, ..., text.
@@ -231,6 +249,7 @@ export class ArgParser {
     this.utf8 = options.utf8 ?? false;
     this.inboxDelimiter = options.inboxDelimiter ?? '/';
     this.searchKeys = options.searchKeys;
+    this.literal8 = options.literal8 ?? false;
   }
 
   /** A parser over one line without literals (handy for tests and internal use). */
@@ -282,6 +301,12 @@ export class ArgParser {
   peekAtom(): string | null {
     const e = this.scan(isAtomChar);
     return e === this.pos ? null : asciiUpper(this.text.toString('latin1', this.pos, e));
+  }
+
+  /** True when `text` (ASCII, compared case-insensitively) comes next in the current text piece; consumes nothing. */
+  lookingAt(text: string): boolean {
+    if (this.pos + text.length > this.text.length) return false;
+    return asciiUpper(this.text.toString('latin1', this.pos, this.pos + text.length)) === asciiUpper(text);
   }
 
   /** Consumes `ch` when it is next. */
@@ -394,10 +419,14 @@ export class ArgParser {
     return this.fail('Expected string');
   }
 
-  /** A literal (APPEND message data); literal8 is refused. */
+  /**
+   * A literal (APPEND message data). A literal8 (`~{n}`) only when the
+   * `literal8` option is on (a loaded extension's grammar allows one here,
+   * RFC 3516 APPEND, RFC 4469 `TEXT`), else BAD.
+   */
   literal(): Buffer {
     if (!this.isAtLiteral()) this.fail('Expected literal');
-    return this.takeLiteral(false).data;
+    return this.takeLiteral(this.literal8).data;
   }
 
   /** A literal or a literal8 (`binary`), for APPEND with BINARY (RFC 3516). */
@@ -489,7 +518,7 @@ export class ArgParser {
 
   private takeLiteral(allowBinary: boolean): LiteralSegment {
     const lit = this.literals[this.seg]!;
-    if (lit.binary && !allowBinary) throw new ParseError('Binary literal not allowed here');
+    if (lit.binary && !allowBinary) throw new ParseError('Literal8 (~{n}) not allowed here');
     // literal = "{" number "}" CRLF *CHAR8, and CHAR8 excludes NUL (RFC 3501 §9): NUL needs literal8.
     if (!lit.binary && lit.data.includes(0)) throw new ParseError('NUL in a literal (use literal8)');
     this.seg++;
@@ -702,22 +731,17 @@ export class ArgParser {
         if (partial !== null) label += `<${partial.offset}>`;
         return { type: 'BODY[]', peek: name === 'BODY.PEEK', section, partial, label };
       }
-      case 'BINARY':
-      case 'BINARY.PEEK': {
-        if (!bracket) throw new ParseError('Invalid fetch attribute');
-        const part = this.binaryPart();
-        const partial = this.partial();
-        let label = `BINARY[${part.join('.')}]`;
-        if (partial !== null) label += `<${partial.offset}>`;
-        return { type: 'BINARY[]', peek: name === 'BINARY.PEEK', part, partial, label };
-      }
-      case 'BINARY.SIZE': {
-        if (!bracket) throw new ParseError('Invalid fetch attribute');
-        const part = this.binaryPart();
-        return { type: 'BINARY.SIZE', part, label: `BINARY.SIZE[${part.join('.')}]` };
-      }
+    }
+    const item = options.items?.get(name);
+    if (item !== undefined && item !== null) {
+      const read = item(this, name);
+      const att: FetchAttribute = { type: 'OTHER', name, label: read.label ?? name };
+      if (read.data !== undefined) att.data = read.data;
+      if (read.setsSeen) att.seen = true;
+      return att;
     }
     if (bracket || c === 0x3c) throw new ParseError('Invalid fetch attribute');
+    if (item === null) return { type: 'OTHER', name, label: name };
     if (SIMPLE_FETCH.has(name)) return simple(name as SimpleFetchName);
     if (options.extensions !== undefined) {
       for (const ext of options.extensions) {
@@ -797,8 +821,8 @@ export class ArgParser {
     return asciiUpper(raw.toString('latin1'));
   }
 
-  /** `"[" [nz-number *("." nz-number)] "]"` of BINARY[...]. */
-  private binaryPart(): number[] {
+  /** `"[" [nz-number *("." nz-number)] "]"`: a part path in brackets (RFC 3516 section-binary). */
+  bracketedPart(): number[] {
     if (this.cur() !== 0x5b) throw new ParseError('Invalid section');
     this.pos++;
     const part: number[] = [];

@@ -38,7 +38,7 @@ import type { Message } from '../store/message.js';
 import { no, type CommandContext, type CommandResult, type CommandSpec } from './command.js';
 import { coreCommands } from './commands/index.js';
 import { starttls } from './commands/starttls.js';
-import type { ArgParser, ArgParserOptions, SearchKeyParser } from './parser.js';
+import type { ArgParser, ArgParserOptions, FetchItemParser, SearchKeyParser } from './parser.js';
 import type { Numbered } from './sequence.js';
 import type { SelectedMailbox } from './selected.js';
 import type { ImapSession } from './session.js';
@@ -67,7 +67,10 @@ export interface ImapProtocol {
   readonly enableable: ReadonlySet<string>;
   readonly parserOptions: ArgParserOptions;
   readonly fetchItems: ReadonlyMap<string, FetchItem>;
-  fetchValue(item: string, message: Message, session: ImapSession, selected: SelectedMailbox): ImapValue;
+  /** The extension FETCH items with their argument parsers, for `ArgParser.fetchAttributes`. */
+  readonly fetchItemParsers: ReadonlyMap<string, FetchItemParser | null>;
+  /** `data` is what the item's `parse` read. May throw a CommandFailure (the FETCH ends with its result). */
+  fetchValue(item: string, message: Message, session: ImapSession, selected: SelectedMailbox, data?: unknown): ImapValue;
   searchMatches(name: string, message: Message, data: unknown, session: ImapSession, selected: SelectedMailbox): boolean;
   /** SEARCH result options (`RETURN (...)`) of loaded extensions, upper case; empty: SEARCH takes no RETURN. */
   readonly searchReturn: ReadonlySet<string>;
@@ -245,6 +248,14 @@ function buildProtocol(server: Server): ImapProtocol {
   for (const [name, spec] of searchKeys) {
     searchParsers.set(name, (args) => ({ type: 'extension', name, data: spec.parse ? spec.parse(args) : null }));
   }
+  const fetchItemParsers = new Map<string, FetchItemParser | null>();
+  for (const [name, item] of fetchItems) {
+    const parse = item.parse;
+    fetchItemParsers.set(name, parse ? (args) => parse.call(item, args, states.get(fetchOwners.get(name)!)) : null);
+  }
+  const parserOptions: ArgParserOptions = {};
+  if (searchParsers.size > 0) parserOptions.searchKeys = searchParsers;
+  if (extensions.some((e) => e.literal8 === true)) parserOptions.literal8 = true;
   const names = new Set(extensions.map((e) => e.name));
   const state = (e: Extension): unknown => states.get(e);
   const withPoint = <K extends keyof Extension>(key: K): Extension[] => extensions.filter((e) => e[key] !== undefined);
@@ -290,12 +301,13 @@ function buildProtocol(server: Server): ImapProtocol {
       return caps;
     },
     enableable,
-    parserOptions: searchParsers.size > 0 ? { searchKeys: searchParsers } : {},
+    parserOptions,
     fetchItems,
-    fetchValue(item, message, session, selected) {
+    fetchItemParsers,
+    fetchValue(item, message, session, selected, data) {
       const spec = fetchItems.get(item.toUpperCase());
       if (!spec) return null;
-      return spec.value(message, { session, selected }, state(fetchOwners.get(item.toUpperCase())!));
+      return spec.value(message, { session, selected, data }, state(fetchOwners.get(item.toUpperCase())!));
     },
     searchMatches(name, message, data, session, selected) {
       const spec = searchKeys.get(name);

@@ -81,12 +81,12 @@ export type FetchAttribute =
   | { type: SimpleFetchName; label: string }
   /** `BODY[section]<partial>` or `BODY.PEEK[...]` (`peek`). */
   | { type: 'BODY[]'; peek: boolean; section: Section; partial: Partial | null; label: string }
-  /** RFC 3516 `BINARY[part]<partial>` or `BINARY.PEEK[...]`. */
-  | { type: 'BINARY[]'; peek: boolean; part: number[]; partial: Partial | null; label: string }
-  /** RFC 3516 `BINARY.SIZE[part]`. */
-  | { type: 'BINARY.SIZE'; part: number[]; label: string }
-  /** An extension item the caller allowed (e.g. `X-GM-LABELS`); `name` uppercased. */
-  | { type: 'OTHER'; name: string; label: string };
+  /**
+   * An extension item the caller allowed (e.g. `X-GM-LABELS`); `name`
+   * uppercased. `data` is what the item's argument parser read, `seen` true
+   * when reading it sets \Seen (see `FetchItemArguments`).
+   */
+  | { type: 'OTHER'; name: string; label: string; data?: unknown; seen?: boolean };
 
 // ---------------------------------------------------------------------------
 // SEARCH

@@ -9,7 +9,7 @@
 import { bodyStructure, envelope, getMime, servedSize, servedSource, section as sectionOf } from '../../mime/index.js';
 import { formatInternalDate } from '../../store/internal-date.js';
 import type { Message } from '../../store/message.js';
-import { SELECTED, ok, readParameters, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
+import { CommandFailure, SELECTED, ok, readParameters, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import { resolveSet, type Numbered } from '../sequence.js';
 import type { ImapSession } from '../session.js';
 import type { FetchAttribute, Partial } from '../syntax.js';
@@ -25,7 +25,7 @@ function applyPartial(data: Buffer, partial: Partial | null): Buffer {
 
 /** True when fetching this item sets \Seen (a non-peek body section, RFC822, RFC822.TEXT). */
 function setsSeen(att: FetchAttribute): boolean {
-  return (att.type === 'BODY[]' && !att.peek) || (att.type === 'BINARY[]' && !att.peek) || att.type === 'RFC822' || att.type === 'RFC822.TEXT';
+  return (att.type === 'BODY[]' && !att.peek) || (att.type === 'OTHER' && att.seen === true) || att.type === 'RFC822' || att.type === 'RFC822.TEXT';
 }
 
 function itemValue(att: FetchAttribute, m: Message, selected: SelectedMailbox, session: ImapSession): ImapValue {
@@ -59,7 +59,7 @@ function itemValue(att: FetchAttribute, m: Message, selected: SelectedMailbox, s
       return data === null ? null : literal(applyPartial(data, att.partial));
     }
     case 'OTHER':
-      return imapProtocol(session.server).fetchValue(att.name, m, session, selected);
+      return imapProtocol(session.server).fetchValue(att.name, m, session, selected, att.data);
     default:
       return null;
   }
@@ -114,7 +114,7 @@ async function run(ctx: CommandContext): Promise<CommandResult> {
   const set = args.sequenceSet();
   args.sp();
   const protocol = imapProtocol(session.server);
-  const atts = args.fetchAttributes(protocol.fetchItems.size > 0 ? { extensions: [...protocol.fetchItems.keys()] } : {});
+  const atts = args.fetchAttributes(protocol.fetchItems.size > 0 ? { items: protocol.fetchItemParsers } : {});
   // Modifiers (RFC 4466 fetch-modifiers) come from the `fetch` points.
   let params: ReadonlyMap<string, unknown> = new Map();
   if (!args.atEnd()) {
@@ -153,12 +153,20 @@ async function run(ctx: CommandContext): Promise<CommandResult> {
   // Bodies go out in runs: when the client has not read the last megabyte, wait for it
   // to, so that a FETCH of a thousand large messages never sits in memory at once.
   let next = 0;
-  while (next < targets.length) {
+  // An extension item that cannot be answered for a message (UNKNOWN-CTE) ends the FETCH with NO.
+  let failed: CommandResult | null = null;
+  while (next < targets.length && failed === null) {
     session.batch(() => {
       while (next < targets.length) {
         const { seq, message } = targets[next++]!;
         const values: ImapValue[] = [];
-        for (const att of items) values.push(atom(att.label), itemValue(att, message, selected, session));
+        try {
+          for (const att of items) values.push(atom(att.label), itemValue(att, message, selected, session));
+        } catch (err) {
+          if (!(err instanceof CommandFailure)) throw err;
+          failed = err.result;
+          return;
+        }
         // A FETCH that set \Seen reports the new flags too.
         if (newlySeen.has(message.uid) && !wantsFlags) values.push(atom('FLAGS'), selected.flagList(message));
         selected.dropFlagNotice(message.uid);
@@ -170,7 +178,7 @@ async function run(ctx: CommandContext): Promise<CommandResult> {
     if (room) await room;
     if (session.state === 'logout') break;
   }
-  return ok('Fetch completed');
+  return failed ?? ok('Fetch completed');
 }
 
 export const fetch: CommandSpec = { name: 'FETCH', states: SELECTED, holdsExpunges: true, run };
