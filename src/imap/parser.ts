@@ -518,7 +518,7 @@ export class ArgParser {
 
   private takeLiteral(allowBinary: boolean): LiteralSegment {
     const lit = this.literals[this.seg]!;
-    if (lit.binary && !allowBinary) throw new ParseError('Literal8 (~{n}) not allowed here');
+    if (lit.binary && !allowBinary) throw new ParseError('Binary literal not allowed here');
     // literal = "{" number "}" CRLF *CHAR8, and CHAR8 excludes NUL (RFC 3501 §9): NUL needs literal8.
     if (!lit.binary && lit.data.includes(0)) throw new ParseError('NUL in a literal (use literal8)');
     this.seg++;

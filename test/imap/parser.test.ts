@@ -402,14 +402,43 @@ describe('ArgParser FETCH attributes', () => {
     bad(() => fetch('(FLAGS'), 'Unterminated list');
   });
 
-  it('parses BINARY items', () => {
-    assert.deepEqual(fetch('(BINARY[1.2]<0.10> binary.peek[] BINARY.SIZE[3])'), [
-      { type: 'BINARY[]', peek: false, part: [1, 2], partial: { offset: 0, length: 10 }, label: 'BINARY[1.2]<0>' },
-      { type: 'BINARY[]', peek: true, part: [], partial: null, label: 'BINARY[]' },
-      { type: 'BINARY.SIZE', part: [3], label: 'BINARY.SIZE[3]' },
+  it('reads extension items with arguments through their parsers (label, data, \\Seen); the core knows no BINARY', () => {
+    const items = new Map([
+      [
+        'X-PART',
+        (p: ArgParser, name: string) => {
+          const part = p.bracketedPart();
+          const partial = p.partial();
+          return { data: { part, partial }, label: `${name}[${part.join('.')}]`, setsSeen: true };
+        },
+      ],
+      ['X-PLAIN', null],
     ]);
-    bad(() => fetch('BINARY[TEXT]'), 'Invalid section');
-    bad(() => fetch('BINARY.SIZE'), 'Invalid fetch attribute');
+    const p = parse('(x-part[1.2]<0.10> X-PLAIN X-PART[])');
+    assert.deepEqual(p.fetchAttributes({ items }), [
+      { type: 'OTHER', name: 'X-PART', label: 'X-PART[1.2]', data: { part: [1, 2], partial: { offset: 0, length: 10 } }, seen: true },
+      { type: 'OTHER', name: 'X-PLAIN', label: 'X-PLAIN' },
+      { type: 'OTHER', name: 'X-PART', label: 'X-PART[]', data: { part: [], partial: null }, seen: true },
+    ]);
+    bad(() => parse('X-PART[TEXT]').fetchAttributes({ items }), 'Invalid section');
+    bad(() => parse('X-PLAIN[]').fetchAttributes({ items }), 'Invalid fetch attribute');
+    bad(() => fetch('BINARY[1]'), 'Unknown fetch attribute BINARY');
+  });
+
+  it('takes a literal8 with literal() only when the literal8 option is on', () => {
+    const at = (options?: ArgParserOptions): ArgParser => {
+      const p = parse(Buffer.from('A ~{3}\r\na\0b', 'latin1'), options);
+      p.atom();
+      p.sp();
+      return p;
+    };
+    bad(() => at().literal(), 'Binary literal not allowed here');
+    assert.deepEqual([...at({ literal8: true }).literal()], [0x61, 0, 0x62]);
+    // A NUL still needs literal8 (RFC 3501 §9 CHAR8), whatever the option.
+    const plain = parse(Buffer.from('A {3}\r\na\0b', 'latin1'), { literal8: true });
+    plain.atom();
+    plain.sp();
+    bad(() => plain.literal(), /NUL in a literal/);
   });
 
   it('accepts only allowed extension items', () => {

@@ -1,0 +1,319 @@
+/**
+ * BINARY (RFC 3516, RFC 9051 §6.4.5) over real sockets: FETCH BINARY /
+ * BINARY.PEEK / BINARY.SIZE of base64, quoted-printable and identity parts,
+ * literal8 exactly when the decoded bytes hold NUL (checked byte for byte
+ * on a raw socket), partial FETCH, \Seen (and the ACL `s` right), UNKNOWN-CTE,
+ * the section rules, APPEND with literal8 and what it refuses, and
+ * imapflow's download() using BINARY once the server offers it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ImapFlow } from 'imapflow';
+import type { RawClient } from '../helpers/raw-client.js';
+import { rawSession, startServer } from '../helpers/server.js';
+
+const BYTES = Buffer.from([0, 1, 2, 3, 0xff, 13, 10, 0]);
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/** A multipart message with one part of each kind the tests need. */
+const MIXED = [
+  'From: Alice <alice@example.com>',
+  'To: Bob <bob@example.com>',
+  'Subject: parts',
+  'MIME-Version: 1.0',
+  'Content-Type: multipart/mixed; boundary="b1"',
+  '',
+  '--b1',
+  'Content-Type: text/plain; charset=utf-8',
+  'Content-Transfer-Encoding: quoted-printable',
+  '',
+  'caf=C3=A9 with a soft =',
+  'break, and=0Aa bare LF',
+  '--b1',
+  'Content-Type: application/octet-stream',
+  'Content-Transfer-Encoding: base64',
+  '',
+  BYTES.toString('base64'),
+  '--b1',
+  'Content-Type: image/png',
+  'Content-Transfer-Encoding: BASE64',
+  '',
+  PNG.toString('base64'),
+  '--b1',
+  'Content-Type: message/rfc822',
+  '',
+  'Subject: inner',
+  '',
+  'inner body',
+  '--b1',
+  'Content-Type: text/plain',
+  'Content-Transfer-Encoding: x-uuencode',
+  '',
+  'begin 644 x',
+  '--b1--',
+  '',
+].join('\r\n');
+
+/** A single-part base64 text message with LF-only line ends inside the encoding. */
+const SINGLE = ['Subject: single', 'MIME-Version: 1.0', 'Content-Type: text/plain', 'Content-Transfer-Encoding: base64', '', Buffer.from('one\ntwo\n').toString('base64'), ''].join('\r\n');
+
+async function selected(plugins: string[], messages: string[] = [MIXED]): Promise<{ c: RawClient; stop: () => Promise<void>; server: Awaited<ReturnType<typeof startServer>>['server'] }> {
+  const { server, port } = await startServer({ plugins });
+  for (const raw of messages) server.control.addMessage('INBOX', { raw });
+  const c = await rawSession(port);
+  const lines = await c.command('SELECT INBOX');
+  assert.match(lines[lines.length - 1]!, /OK \[READ-WRITE\]/);
+  return { c, server, stop: () => server.stop() };
+}
+
+const bin = (s: string): Buffer => Buffer.from(s, 'latin1');
+
+test('CAPABILITY lists BINARY only when the plugin is loaded; without it BINARY items are BAD', async () => {
+  const on = await selected(['BINARY']);
+  try {
+    assert.deepEqual(await on.c.command('CAPABILITY'), ['* CAPABILITY IMAP4rev1 BINARY', 'T3 OK Capability completed']);
+  } finally {
+    on.c.close();
+    await on.stop();
+  }
+  const off = await selected([]);
+  try {
+    assert.doesNotMatch((await off.c.command('CAPABILITY'))[0]!, /BINARY/);
+    assert.match((await off.c.command('FETCH 1 BINARY.PEEK[1]')).at(-1)!, /^T4 BAD Invalid fetch attribute/);
+    assert.match((await off.c.command('FETCH 1 (FLAGS BINARY.PEEK)')).at(-1)!, /^T5 BAD Unknown fetch attribute BINARY\.PEEK/);
+    assert.match((await off.c.command('FETCH 1 BINARY.SIZE[1]')).at(-1)!, /^T6 BAD/);
+    assert.equal((await off.c.command('NOOP')).at(-1), 'T7 OK NOOP completed');
+  } finally {
+    off.c.close();
+    await off.stop();
+  }
+});
+
+test('RFC 3516 §4.2/4.3: BINARY.PEEK removes base64 and quoted-printable; BINARY.SIZE is the length of the same bytes', async () => {
+  const { c, stop } = await selected(['BINARY']);
+  try {
+    // Quoted-printable text: =XX decoded, the soft line break removed, the decoded bare LF sent as CRLF (§4.3 MUST).
+    const text = bin(Buffer.from('café with a soft break, and\r\na bare LF', 'utf8').toString('latin1'));
+    assert.deepEqual(await c.command('FETCH 1 (BINARY.SIZE[1] BINARY.PEEK[1])'), [
+      `* 1 FETCH (BINARY.SIZE[1] ${text.length} BINARY[1] {${text.length}}\r\n${text.toString('latin1')})`,
+      'T3 OK Fetch completed',
+    ]);
+    // base64 without NUL in the decoded bytes: an ordinary literal (§4.3 SHOULD), not literal8.
+    assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[3] BINARY.SIZE[3])'), [
+      `* 1 FETCH (BINARY[3] {8}\r\n${PNG.toString('latin1')} BINARY.SIZE[3] 8)`,
+      'T4 OK Fetch completed',
+    ]);
+    // Each BINARY.SIZE equals the length of the BINARY answer for the same part.
+    for (const part of ['1', '2', '3', '4']) {
+      const size = Number(/BINARY\.SIZE\[[\d.]*\] (\d+)/.exec((await c.command(`FETCH 1 BINARY.SIZE[${part}]`))[0]!)![1]);
+      const answer = (await c.command(`FETCH 1 BINARY.PEEK[${part}]`))[0]!;
+      const m = /BINARY\[[\d.]*\] ~?\{(\d+)\}\r\n/.exec(answer)!;
+      assert.equal(Number(m[1]), size, `part ${part}`);
+    }
+  } finally {
+    c.close();
+    await stop();
+  }
+});
+
+test('RFC 3516 §4.3: decoded bytes with NUL go out as literal8 ~{n} (the exact bytes on the socket)', async () => {
+  const { server, port } = await startServer({ plugins: ['BINARY'] });
+  server.control.addMessage('INBOX', { raw: MIXED });
+  const c = await rawSession(port);
+  try {
+    await c.command('EXAMINE INBOX');
+    c.write('B1 FETCH 1 BINARY.PEEK[2]\r\n');
+    const expected = Buffer.concat([bin('* 1 FETCH (BINARY[2] ~{8}\r\n'), BYTES, bin(')\r\nB1 OK Fetch completed\r\n')]);
+    // Read the raw bytes: a line reader would not show the framing of a literal8.
+    let got = Buffer.alloc(0);
+    const deadline = Date.now() + 5000;
+    while (got.length < expected.length && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      got = Buffer.concat([got, bin(c.pending())]);
+    }
+    assert.deepEqual(got, expected);
+  } finally {
+    c.close();
+    await server.stop();
+  }
+});
+
+test('partial BINARY[part]<offset.length> counts in the decoded bytes and is answered as BINARY[part]<offset>', async () => {
+  const { c, stop } = await selected(['BINARY']);
+  try {
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[2]<1.3>'), ['* 1 FETCH (BINARY[2]<1> {3}\r\n\x01\x02\x03)', 'T3 OK Fetch completed']);
+    // A window holding a NUL is literal8 on its own.
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[2]<6.10>'), ['* 1 FETCH (BINARY[2]<6> ~{2}\r\n\n\x00)', 'T4 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[2]<100.5>'), ['* 1 FETCH (BINARY[2]<100> {0}\r\n)', 'T5 OK Fetch completed']);
+    assert.match((await c.command('FETCH 1 BINARY.SIZE[2]<0.1>')).at(-1)!, /^T6 BAD/);
+    assert.match((await c.command('FETCH 1 BINARY.PEEK[2]<0.0>')).at(-1)!, /^T7 BAD Invalid partial/);
+  } finally {
+    c.close();
+    await stop();
+  }
+});
+
+test('BINARY sets \\Seen (and reports FLAGS), BINARY.PEEK and BINARY.SIZE do not, EXAMINE never does', async () => {
+  const { c, server, stop } = await selected(['BINARY']);
+  const seen = (): boolean => server.control.listMessages('INBOX')[0]!.flags.includes('\\Seen');
+  try {
+    await c.command('FETCH 1 (BINARY.PEEK[3] BINARY.SIZE[3])');
+    assert.equal(seen(), false);
+    await c.command('EXAMINE INBOX');
+    await c.command('FETCH 1 BINARY[3]');
+    assert.equal(seen(), false);
+    await c.command('SELECT INBOX');
+    const lines = await c.command('FETCH 1 BINARY[3]');
+    assert.equal(lines.at(-1), 'T7 OK Fetch completed');
+    assert.ok(lines[0]!.startsWith(`* 1 FETCH (BINARY[3] {8}\r\n${PNG.toString('latin1')} FLAGS (\\Seen`), lines[0]);
+    assert.equal(seen(), true);
+  } finally {
+    c.close();
+    await stop();
+  }
+});
+
+test('RFC 4314 §4: without the s right BINARY reads without setting \\Seen', async () => {
+  const { c, server, stop } = await selected(['BINARY', 'ACL']);
+  try {
+    // A mailbox without an ACL grants anyone everything: take `s` from both entries.
+    server.extension('ACL')!.setAcl('INBOX', 'anyone', 'lrwitekxa');
+    server.extension('ACL')!.setAcl('INBOX', 'testuser', 'lrwitekxa');
+    await c.command('SELECT INBOX');
+    const lines = await c.command('FETCH 1 BINARY[3]');
+    assert.equal(lines.at(-1), 'T4 OK Fetch completed');
+    assert.doesNotMatch(lines[0]!, /FLAGS/);
+    assert.equal(server.control.listMessages('INBOX')[0]!.flags.includes('\\Seen'), false);
+  } finally {
+    c.close();
+    await stop();
+  }
+});
+
+test('RFC 3516 §4.3: an encoding the server cannot decode fails the FETCH with NO [UNKNOWN-CTE]; the session goes on', async () => {
+  const { c, stop } = await selected(['BINARY']);
+  try {
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[5]'), ['T3 NO [UNKNOWN-CTE] Unknown Content-Transfer-Encoding x-uuencode']);
+    assert.deepEqual(await c.command('FETCH 1 BINARY.SIZE[5]'), ['T4 NO [UNKNOWN-CTE] Unknown Content-Transfer-Encoding x-uuencode']);
+    // BODY[5] is not affected: it sends the part as stored.
+    assert.deepEqual(await c.command('FETCH 1 BODY.PEEK[5]'), ['* 1 FETCH (BODY[5] {11}\r\nbegin 644 x)', 'T5 OK Fetch completed']);
+    assert.equal((await c.command('NOOP')).at(-1), 'T6 OK NOOP completed');
+  } finally {
+    c.close();
+    await stop();
+  }
+});
+
+test('sections: only part numbers; [] is the whole message, a message/rfc822 part and a missing part as BODY has them', async () => {
+  const { c, stop } = await selected(['BINARY'], [MIXED, SINGLE]);
+  try {
+    for (const bad of ['BINARY.PEEK[1.MIME]', 'BINARY.PEEK[TEXT]', 'BINARY.PEEK[HEADER]', 'BINARY.PEEK', 'BINARY.SIZE', 'BINARY.PEEK[0]', 'BINARY[1', 'BINARY.PEEK<0.1>']) {
+      assert.match((await c.command(`FETCH 1 ${bad}`)).at(-1)!, /^T\d+ BAD/, bad);
+    }
+    // A multipart message has no transfer encoding of its own: BINARY[] is BODY[].
+    const body = (await c.command('FETCH 1 BODY.PEEK[]'))[0]!.replace('BODY[]', 'BINARY[]');
+    assert.equal((await c.command('FETCH 1 BINARY.PEEK[]'))[0], body);
+    // The message/rfc822 part: the encapsulated message as BODY[4] has it.
+    const inner = 'Subject: inner\r\n\r\ninner body';
+    assert.equal((await c.command('FETCH 1 BODY.PEEK[4]'))[0], `* 1 FETCH (BODY[4] {${inner.length}}\r\n${inner})`);
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[4]'), [`* 1 FETCH (BINARY[4] {${inner.length}}\r\n${inner})`, 'T14 OK Fetch completed']);
+    // A part that does not exist is empty, as in BODY[9].
+    assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[9] BINARY.SIZE[9])'), ['* 1 FETCH (BINARY[9] {0}\r\n BINARY.SIZE[9] 0)', 'T15 OK Fetch completed']);
+    // A single-part base64 message: [1] and [] decode its body (CRLF line ends for text);
+    // [] keeps the header, its Content-Transfer-Encoding saying what the bytes now are.
+    assert.deepEqual(await c.command('FETCH 2 BINARY.PEEK[1]'), ['* 2 FETCH (BINARY[1] {10}\r\none\r\ntwo\r\n)', 'T16 OK Fetch completed']);
+    const header = 'Subject: single\r\nMIME-Version: 1.0\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: binary\r\n\r\n';
+    const whole = `${header}one\r\ntwo\r\n`;
+    assert.deepEqual(await c.command('FETCH 2 (BINARY.PEEK[] BINARY.SIZE[])'), [`* 2 FETCH (BINARY[] {${whole.length}}\r\n${whole} BINARY.SIZE[] ${whole.length})`, 'T17 OK Fetch completed']);
+  } finally {
+    c.close();
+    await stop();
+  }
+});
+
+test('APPEND with literal8 ~{n}: NUL bytes round-trip through BINARY[] and BINARY[part]; BODY[] sends them as 0x80', async () => {
+  const { server, port } = await startServer({ plugins: ['BINARY', 'LITERAL+'] });
+  const c = await rawSession(port);
+  try {
+    const part = Buffer.from([0x41, 0, 0x42, 0, 0]);
+    const message = Buffer.concat([
+      bin('Subject: nul\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=q\r\n\r\n--q\r\nContent-Type: text/plain\r\n\r\nhi\r\n--q\r\n'),
+      bin('Content-Type: application/octet-stream\r\nContent-Transfer-Encoding: binary\r\n\r\n'),
+      part,
+      bin('\r\n--q--\r\n'),
+    ]);
+    c.write(`A1 APPEND INBOX ~{${message.length}}\r\n`);
+    assert.equal(await c.line(), '+ OK');
+    c.write(Buffer.concat([message, bin('\r\n')]));
+    assert.match(await c.line(), /^A1 OK/);
+    assert.deepEqual(server.store.get('INBOX')!.messages[0]!.raw, message);
+    await c.command('EXAMINE INBOX');
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[]'), [`* 1 FETCH (BINARY[] ~{${message.length}}\r\n${message.toString('latin1')})`, 'T3 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[2] BINARY.SIZE[2])'), [`* 1 FETCH (BINARY[2] ~{5}\r\n${part.toString('latin1')} BINARY.SIZE[2] 5)`, 'T4 OK Fetch completed']);
+    // A plain literal cannot carry NUL (CHAR8): BODY[] has the same length with 0x80 in its place.
+    const served = Buffer.from(message.map((b) => (b === 0 ? 0x80 : b)));
+    assert.deepEqual(await c.command('FETCH 1 BODY.PEEK[]'), [`* 1 FETCH (BODY[] {${message.length}}\r\n${served.toString('latin1')})`, 'T5 OK Fetch completed']);
+    // The non-synchronizing form ~{n+} (RFC 7888 with RFC 3516).
+    c.write(Buffer.concat([bin('A2 APPEND INBOX (\\Seen) ~{3+}\r\n'), Buffer.from([0x61, 0, 0x62]), bin('\r\n')]));
+    const lines = await c.until('A2');
+    assert.match(lines.at(-1)!, /^A2 OK/);
+    assert.deepEqual(server.store.get('INBOX')!.messages[1]!.raw, Buffer.from([0x61, 0, 0x62]));
+  } finally {
+    c.close();
+    await server.stop();
+  }
+});
+
+test('APPEND: NUL in an ordinary literal is BAD (CHAR8 has no NUL); literal8 is BAD without BINARY and outside the grammar', async () => {
+  const withBinary = await startServer({ plugins: ['BINARY', 'LITERAL+'] });
+  const without = await startServer({ plugins: ['LITERAL+'] });
+  try {
+    const c = await rawSession(withBinary.port);
+    c.write(Buffer.concat([bin('A1 APPEND INBOX {3+}\r\n'), Buffer.from([0x61, 0, 0x62]), bin('\r\n')]));
+    assert.match(await c.line(), /^A1 BAD NUL in a literal/);
+    // Literal8 where the grammar has a string (a mailbox name) is BAD even with BINARY.
+    c.write('A2 SELECT ~{5+}\r\nINBOX\r\n');
+    assert.equal(await c.line(), 'A2 BAD Binary literal not allowed here');
+    assert.equal(withBinary.server.control.listMessages('INBOX').length, 0);
+    assert.equal((await c.command('NOOP')).at(-1), 'T2 OK NOOP completed');
+    c.close();
+    const d = await rawSession(without.port);
+    d.write('A1 APPEND INBOX ~{3+}\r\nabc\r\n');
+    assert.equal(await d.line(), 'A1 BAD Binary literal not allowed here');
+    assert.equal(without.server.control.listMessages('INBOX').length, 0);
+    assert.equal((await d.command('NOOP')).at(-1), 'T2 OK NOOP completed');
+    d.close();
+  } finally {
+    await withBinary.server.stop();
+    await without.server.stop();
+  }
+});
+
+test('imapflow 2.1.2 uses BINARY.PEEK for download({ binary: true }) once BINARY is offered, and appends NUL data as literal8', async () => {
+  const { server, port } = await startServer({ plugins: ['BINARY', 'LITERAL+'] });
+  server.control.addMessage('INBOX', { raw: MIXED });
+  const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.mailboxOpen('INBOX');
+    // download() hands its options to fetchOne, which reads `binary` (not in imapflow's DownloadOptions type).
+    const { content } = await client.download('1', '2', { binary: true } as object);
+    assert.ok(content);
+    const chunks: Buffer[] = [];
+    for await (const chunk of content) chunks.push(chunk as Buffer);
+    assert.deepEqual(Buffer.concat(chunks), BYTES);
+    const fetched = await client.fetchOne('1', { bodyParts: ['3'] }, { binary: true });
+    assert.ok(fetched);
+    assert.deepEqual(fetched.bodyParts?.get('3'), PNG);
+    assert.ok(fetched.binaryParts?.has('3'), 'imapflow recorded part 3 as received through BINARY');
+    // imapflow picks literal8 for content with NUL when the server offers BINARY.
+    const nul = Buffer.from('Subject: z\r\n\r\nA\0B\r\n', 'latin1');
+    await client.append('INBOX', nul);
+    assert.deepEqual(server.store.get('INBOX')!.messages[1]!.raw, nul);
+    await client.logout();
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
