@@ -43,8 +43,11 @@ function textPart(node: MimeNode): MimeNode | null {
   return null;
 }
 
-const NAMED: ReadonlyMap<string, string> = new Map([
-  ['nbsp', ' '],
+/** HTML's Latin-1 entity names, U+00A0 to U+00FF in order. */
+const LATIN1_NAMES =
+  'nbsp iexcl cent pound curren yen brvbar sect uml copy ordf laquo not shy reg macr deg plusmn sup2 sup3 acute micro para middot cedil sup1 ordm raquo frac14 frac12 frac34 iquest Agrave Aacute Acirc Atilde Auml Aring AElig Ccedil Egrave Eacute Ecirc Euml Igrave Iacute Icirc Iuml ETH Ntilde Ograve Oacute Ocirc Otilde Ouml times Oslash Ugrave Uacute Ucirc Uuml Yacute THORN szlig agrave aacute acirc atilde auml aring aelig ccedil egrave eacute ecirc euml igrave iacute icirc iuml eth ntilde ograve oacute ocirc otilde ouml divide oslash ugrave uacute ucirc uuml yacute thorn yuml';
+
+const OTHER_NAMED: readonly (readonly [string, string])[] = [
   ['amp', '&'],
   ['lt', '<'],
   ['gt', '>'],
@@ -53,23 +56,36 @@ const NAMED: ReadonlyMap<string, string> = new Map([
   ['hellip', '\u2026'],
   ['mdash', '\u2014'],
   ['ndash', '\u2013'],
-  ['rsquo', '\u2019'],
   ['lsquo', '\u2018'],
-  ['rdquo', '\u201d'],
+  ['rsquo', '\u2019'],
   ['ldquo', '\u201c'],
-  ['copy', '\u00a9'],
-  ['reg', '\u00ae'],
+  ['rdquo', '\u201d'],
+  ['bull', '\u2022'],
   ['euro', '\u20ac'],
+  ['trade', '\u2122'],
   ['zwnj', ''],
-  ['shy', ''],
-]);
+  ['zwj', ''],
+];
+
+let named: Map<string, string> | null = null;
+
+/** Named character references (case-sensitive, as HTML has them), built on first use. */
+function namedReferences(): Map<string, string> {
+  if (named === null) {
+    named = new Map(OTHER_NAMED);
+    LATIN1_NAMES.split(' ').forEach((name, i) => named!.set(name, String.fromCharCode(0xa0 + i)));
+    named.set('nbsp', ' ');
+    named.set('shy', '');
+  }
+  return named;
+}
 
 function characterReference(whole: string, body: string): string {
   if (body.startsWith('#')) {
     const code = body[1] === 'x' || body[1] === 'X' ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
     return Number.isInteger(code) && code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : whole;
   }
-  return NAMED.get(body.toLowerCase()) ?? whole;
+  return namedReferences().get(body) ?? whole;
 }
 
 /** Elements whose end separates words (a tag like `<b>` inside a word does not). */
