@@ -740,15 +740,13 @@ export class ArgParser {
       if (read.setsSeen) att.seen = true;
       return att;
     }
-    if (bracket || c === 0x3c) throw new ParseError('Invalid fetch attribute');
-    if (item === null) return { type: 'OTHER', name, label: name };
-    if (SIMPLE_FETCH.has(name)) return simple(name as SimpleFetchName);
-    if (options.extensions !== undefined) {
-      for (const ext of options.extensions) {
-        if (asciiUpper(ext) === name) return { type: 'OTHER', name, label: name };
-      }
+    let other = item === null;
+    if (!other && options.extensions !== undefined) {
+      for (const ext of options.extensions) if (asciiUpper(ext) === name) other = true;
     }
-    throw new ParseError(`Unknown fetch attribute ${clip(name)}`);
+    if (!other && !SIMPLE_FETCH.has(name)) throw new ParseError(`Unknown fetch attribute ${clip(name)}`);
+    if (bracket || c === 0x3c) throw new ParseError('Invalid fetch attribute');
+    return other ? { type: 'OTHER', name, label: name } : simple(name as SimpleFetchName);
   }
 
   /** `"[" section-spec "]"` of BODY[...]. */

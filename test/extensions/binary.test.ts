@@ -79,7 +79,7 @@ test('CAPABILITY lists BINARY only when the plugin is loaded; without it BINARY 
   const off = await selected([]);
   try {
     assert.doesNotMatch((await off.c.command('CAPABILITY'))[0]!, /BINARY/);
-    assert.match((await off.c.command('FETCH 1 BINARY.PEEK[1]')).at(-1)!, /^T4 BAD Invalid fetch attribute/);
+    assert.match((await off.c.command('FETCH 1 BINARY.PEEK[1]')).at(-1)!, /^T4 BAD Unknown fetch attribute BINARY\.PEEK/);
     assert.match((await off.c.command('FETCH 1 (FLAGS BINARY.PEEK)')).at(-1)!, /^T5 BAD Unknown fetch attribute BINARY\.PEEK/);
     assert.match((await off.c.command('FETCH 1 BINARY.SIZE[1]')).at(-1)!, /^T6 BAD/);
     assert.equal((await off.c.command('NOOP')).at(-1), 'T7 OK NOOP completed');

@@ -55,7 +55,11 @@ const FLAGS = ['\\Seen', '\\Answered', '\\Flagged', '\\Deleted', '\\Draft', '\\s
 const FETCH_ITEMS = [
   'FLAGS', 'UID', 'INTERNALDATE', 'RFC822.SIZE', 'ENVELOPE', 'BODYSTRUCTURE', 'BODY', 'BODY[]', 'BODY.PEEK[]', 'BODY.PEEK[HEADER]',
   'BODY[TEXT]', 'BODY[1]', 'BODY[1.MIME]', 'BODY[2.1]', 'BODY.PEEK[HEADER.FIELDS (Subject From)]', 'BODY[HEADER.FIELDS.NOT (To)]',
-  'BODY[]<0.10>', 'BODY.PEEK[TEXT]<2.3>', 'RFC822', 'RFC822.HEADER', 'RFC822.TEXT', 'BINARY[1]', 'BINARY.PEEK[]', 'BINARY.SIZE[1]', 'MODSEQ',
+  'BODY[]<0.10>', 'BODY.PEEK[TEXT]<2.3>', 'RFC822', 'RFC822.HEADER', 'RFC822.TEXT', 'MODSEQ',
+  // BINARY (RFC 3516) and PREVIEW (RFC 8970), with some of their malformed shapes.
+  'BINARY[1]', 'BINARY.PEEK[]', 'BINARY.SIZE[1]', 'BINARY.PEEK[2]<0.4>', 'BINARY[1.1]<3.1>', 'BINARY.SIZE[]', 'BINARY.PEEK[9]',
+  'BINARY.PEEK[1.MIME]', 'BINARY[0]', 'BINARY.SIZE[1]<0.1>', 'BINARY.PEEK', 'binary.peek[2]<1.99999999999>',
+  'PREVIEW', 'PREVIEW (LAZY)', 'preview (lazy lazy)', 'PREVIEW ()', 'PREVIEW (EAGER)', 'PREVIEW[]',
 ];
 const FETCH_MACROS = ['ALL', 'FAST', 'FULL'];
 const STATUS_ITEMS = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ', 'SIZE'];
@@ -207,6 +211,14 @@ export class Generator {
       );
     if (n === 2) return r.bytes(r.int(0, 120)); // any bytes, 8-bit and NUL included
     if (n === 3) return Buffer.from(`Subject: =?utf-8?B?${Buffer.from('h\xe9llo').toString('base64')}?=\r\nContent-Type: text/plain; charset=x-unknown\r\n\r\n\xff\xfe\r\n`, 'latin1');
+    if (n === 4 && r.chance(0.5)) {
+      // Encoded parts for BINARY and PREVIEW: base64 with NUL, quoted-printable HTML, an encoding nobody knows.
+      const cte = r.pick(['base64', 'quoted-printable', 'x-uuencode', 'binary', 'BASE64']);
+      return Buffer.from(
+        `MIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=z\r\n\r\n--z\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n<p>caf=C3=A9 &amp; <b>x</b>=\r\n</p>\r\n--z\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: ${cte}\r\n\r\nAAEC/w==\r\n--z--\r\n`,
+        'latin1',
+      );
+    }
     return r.bytes(r.int(0, 200), IMAPISH);
   }
 
@@ -239,7 +251,7 @@ export class Generator {
         const out: Part[] = [g.mailbox(), ' '];
         if (g.r.chance(0.5)) out.push(g.flagList(), ' ');
         if (g.r.chance(0.3)) out.push(g.r.pick(['"17-Jul-1996 02:44:25 -0700"', '" 1-Jan-2000 00:00:00 +0000"', '"31-Feb-2020 25:00:00 +9999"']), ' ');
-        out.push({ lit: g.message(), sync: g.r.chance(0.3), binary: g.r.chance(0.05) });
+        out.push({ lit: g.message(), sync: g.r.chance(0.3), binary: g.r.chance(0.15) });
         return out;
       },
     },

@@ -466,6 +466,20 @@ function parseFetch(c: Cursor): Map<string, Value> {
       case 'MODSEQ':
         value = c.value();
         break;
+      case 'BINARY':
+        // RFC 3516 msg-att: BINARY section-binary SP (nstring / literal8); literal8 when the data has NUL.
+        if (name === 'BINARY') c.fail('BINARY without a section');
+        value = c.string(true);
+        break;
+      case 'BINARY.SIZE':
+        if (name === 'BINARY.SIZE') c.fail('BINARY.SIZE without a section');
+        value = { t: 'num', v: c.number() };
+        break;
+      case 'PREVIEW':
+        // RFC 8970: PREVIEW SP nstring, at most 256 characters.
+        value = c.string(true);
+        if (value.t === 'str' && [...value.v.toString('utf8')].length > 256) c.fail('PREVIEW longer than 256 characters');
+        break;
       default:
         value = c.value();
     }
