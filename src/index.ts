@@ -69,6 +69,8 @@ export type {
   CommandWrapper,
   SelectedContext,
   FetchItem,
+  FetchItemContext,
+  FetchItemRequest,
   SearchKeySpec,
   StatusItem,
   ListEntry,
@@ -100,6 +102,7 @@ export type { StoreChange } from './store/changes.js';
 export type { Mailbox } from './store/mailbox.js';
 export type { Message } from './store/message.js';
 export type { CommandSpec, CommandContext, CommandResult, ImapState } from './imap/command.js';
+export { CommandFailure } from './imap/command.js';
 export type { ImapSession } from './imap/session.js';
 export { ScriptEngine } from './script/engine.js';
 export type { ScriptAction, ScriptFiring } from './script/engine.js';

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { atom, BUILTIN_PLUGINS, createServer, ServiceError, type Plugin } from '../../src/index.js';
+import { atom, BUILTIN_PLUGINS, CommandFailure, createServer, ServiceError, type Plugin } from '../../src/index.js';
 import { builtinExtensions } from '../../src/extensions/index.js';
 import { getField, setField } from '../../src/store/fields.js';
 import { rawSession, startServer } from '../helpers/server.js';
@@ -124,6 +124,43 @@ test('a user plugin reaches every point', async () => {
     server.control.reset();
     assert.equal(getField(server.store.get('Audited')!, 'xaudit'), 'yes');
     assert.equal(state.changes.at(-1), 'reset');
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a FETCH item with arguments: parse reads them once, value gets them, the label is echoed, setsSeen sets \\Seen, a CommandFailure ends the FETCH', async () => {
+  // `X-HEAD[n]`: the first n bytes of the message; `X-HEAD.PEEK[n]` the same without \Seen.
+  const head = (name: string): NonNullable<Plugin['fetchItems']>[number] => ({
+    name,
+    parse: (args) => {
+      args.char('[');
+      const n = args.nzNumber();
+      args.char(']');
+      return { data: n, label: `X-HEAD[${n}]`, setsSeen: name === 'X-HEAD' };
+    },
+    value: (message, ctx) => {
+      if ((ctx.data as number) > 1000) throw new CommandFailure({ status: 'NO', code: 'LIMIT', text: 'Too far' });
+      return message.raw.subarray(0, ctx.data as number).toString('latin1');
+    },
+  });
+  const plugin: Plugin = { name: 'XHEAD', fetchItems: [head('X-HEAD'), head('X-HEAD.PEEK')] };
+  const { server, port } = await startServer({ plugins: [plugin] });
+  try {
+    server.control.addMessage('INBOX', { raw: 'Subject: hi\r\n\r\nbody\r\n' });
+    server.control.addMessage('INBOX', { raw: 'Subject: two\r\n\r\nbody\r\n' });
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    assert.deepEqual(await c.command('FETCH 1 (X-HEAD.PEEK[4] x-head.peek[7])'), ['* 1 FETCH (X-HEAD[4] "Subj" X-HEAD[7] "Subject")', 'T3 OK Fetch completed']);
+    assert.equal(server.control.listMessages('INBOX')[0]!.flags.includes('\\Seen'), false);
+    const lines = await c.command('FETCH 1 X-HEAD[4]');
+    assert.match(lines[0]!, /^\* 1 FETCH \(X-HEAD\[4\] "Subj" FLAGS \(\\Seen/);
+    assert.equal(server.control.listMessages('INBOX')[0]!.flags.includes('\\Seen'), true);
+    assert.match((await c.command('FETCH 1 X-HEAD[x]')).at(-1)!, /^T5 BAD/);
+    assert.match((await c.command('FETCH 1 X-HEAD')).at(-1)!, /^T6 BAD/);
+    assert.deepEqual(await c.command('FETCH 1:2 X-HEAD.PEEK[2000]'), ['T7 NO [LIMIT] Too far']);
+    assert.equal((await c.command('NOOP')).at(-1), 'T8 OK NOOP completed');
     c.close();
   } finally {
     await server.stop();
