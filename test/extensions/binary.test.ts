@@ -317,3 +317,22 @@ test('imapflow 2.1.2 uses BINARY.PEEK for download({ binary: true }) once BINARY
     await server.stop();
   }
 });
+
+test('script rules see BINARY FETCHes: a rule matching the command text shapes the answer, literal8 bytes intact', async () => {
+  const { server, port } = await startServer({ plugins: ['BINARY'] });
+  server.control.addMessage('INBOX', { raw: MIXED });
+  const c = await rawSession(port);
+  try {
+    await c.command('EXAMINE INBOX');
+    // Only a FETCH naming BINARY.PEEK matches; its answer goes out in 5-byte chunks.
+    server.script.add({ on: 'command', command: 'FETCH', match: 'BINARY\\.PEEK\\[2\\]', run: true, chunk: 5, chunkDelay: 'tick' });
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[2]'), [`* 1 FETCH (BINARY[2] ~{8}\r\n${BYTES.toString('latin1')})`, 'T3 OK Fetch completed']);
+    server.script.add({ on: 'command', command: 'FETCH', match: 'BINARY\\.SIZE', send: '$TAG NO [UNKNOWN-CTE] scripted\r\n' });
+    assert.deepEqual(await c.command('FETCH 1 BINARY.SIZE[2]'), ['T4 NO [UNKNOWN-CTE] scripted']);
+    assert.deepEqual(await c.command('FETCH 1 BINARY.SIZE[3]'), ['T5 NO [UNKNOWN-CTE] scripted']);
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[3]'), [`* 1 FETCH (BINARY[3] {8}\r\n${PNG.toString('latin1')})`, 'T6 OK Fetch completed']);
+  } finally {
+    c.close();
+    await server.stop();
+  }
+});

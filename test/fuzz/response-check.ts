@@ -455,12 +455,15 @@ function parseFetch(c: Cursor): Map<string, Value> {
         if (base === 'ENVELOPE' && value.v.length !== 10) c.fail('ENVELOPE needs 10 fields');
         break;
       case 'BODY':
+        // literal8 only answers BINARY (RFC 3516 §4.3); BODY[] is an nstring.
+        if (c.peek() === 0x7e) c.fail(`literal8 in ${base}`);
         value = name === 'BODY' ? c.value() : c.string(true);
         if (name === 'BODY' && value.t !== 'list') c.fail('BODY structure is not a list');
         break;
       case 'RFC822':
       case 'RFC822.HEADER':
       case 'RFC822.TEXT':
+        if (c.peek() === 0x7e) c.fail(`literal8 in ${base}`);
         value = c.string(true);
         break;
       case 'MODSEQ':
@@ -477,6 +480,7 @@ function parseFetch(c: Cursor): Map<string, Value> {
         break;
       case 'PREVIEW':
         // RFC 8970: PREVIEW SP nstring, at most 256 characters.
+        if (c.peek() === 0x7e) c.fail('literal8 in PREVIEW');
         value = c.string(true);
         if (value.t === 'str' && [...value.v.toString('utf8')].length > 256) c.fail('PREVIEW longer than 256 characters');
         break;
