@@ -520,6 +520,13 @@ export interface Extension<S = unknown> {
   /** Checks before APPEND/COPY/MOVE/CREATE/RENAME (and addMessage with `checks: true`). */
   checks?: MutationChecks<S>;
   /**
+   * Rewrites the message data of an IMAP APPEND before the checks and the
+   * store see it (BINARY: a NUL-holding part gets base64, RFC 3516 §4.4;
+   * such a change must lose no data). Undefined keeps it; extensions apply
+   * one after the other in canonical order.
+   */
+  appendData?(data: Buffer, session: ImapSession, state: S): Buffer | undefined;
+  /**
    * Decides on a literal before its bytes are read: a refusal ends the
    * command with `NO [code] text` (APPENDLIMIT's TOOBIG), or BAD when the
    * refusal says so (LITERAL-). The bytes of a refused non-synchronizing

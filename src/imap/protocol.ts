@@ -112,6 +112,8 @@ export interface ImapProtocol {
   checkCreate(input: CreateCheckInput): void;
   checkRename(input: RenameCheckInput): void;
   checkLiteral(info: LiteralInfo): LiteralRefusal | undefined;
+  /** The message data of an APPEND after every `appendData` point. */
+  appendData(data: Buffer, session: ImapSession): Buffer;
   /** Combined access verdict; allow when no extension has an opinion or the session has no user. */
   access(session: ImapSession, right: Right, mailbox: Mailbox | null, path: string, command: string): AccessVerdict;
   appendCode(mailbox: Mailbox, uids: readonly number[]): string | undefined;
@@ -263,6 +265,7 @@ function buildProtocol(server: Server): ImapProtocol {
   const checkers = withPoint('checks');
   const accessors = withPoint('access');
   const literalCheckers = withPoint('literal');
+  const appendRewriters = withPoint('appendData');
   const listers = withPoint('list');
   const selectors = withPoint('select');
   const coders = withPoint('codes');
@@ -438,6 +441,11 @@ function buildProtocol(server: Server): ImapProtocol {
         if (verdict) return verdict;
       }
       return undefined;
+    },
+    appendData(data, session) {
+      let out = data;
+      for (const e of appendRewriters) out = e.appendData!(out, session, state(e)) ?? out;
+      return out;
     },
     access(session, right, mailbox, path, command) {
       const user = session.user;

@@ -210,28 +210,34 @@ test('sections: only part numbers; [] is the whole message, a message/rfc822 par
     for (const bad of ['BINARY.PEEK[1.MIME]', 'BINARY.PEEK[TEXT]', 'BINARY.PEEK[HEADER]', 'BINARY.PEEK', 'BINARY.SIZE', 'BINARY.PEEK[0]', 'BINARY[1', 'BINARY.PEEK<0.1>']) {
       assert.match((await c.command(`FETCH 1 ${bad}`)).at(-1)!, /^T\d+ BAD/, bad);
     }
-    // A multipart message has no transfer encoding of its own: BINARY[] is BODY[].
-    const body = (await c.command('FETCH 1 BODY.PEEK[]'))[0]!.replace('BODY[]', 'BINARY[]');
-    assert.equal((await c.command('FETCH 1 BINARY.PEEK[]'))[0], body);
+    // BINARY[] of a multipart message: every base64/quoted-printable part decoded, its header saying `binary`;
+    // the part in an unknown encoding stays as it is. NUL inside: literal8.
+    const binaryForm = MIXED.replace('Content-Transfer-Encoding: quoted-printable\r\n\r\ncaf=C3=A9 with a soft =\r\nbreak, and=0Aa bare LF', 'Content-Transfer-Encoding: binary\r\n\r\ncaf\xc3\xa9 with a soft break, and\r\na bare LF')
+      .replace(`Content-Transfer-Encoding: base64\r\n\r\n${BYTES.toString('base64')}`, `Content-Transfer-Encoding: binary\r\n\r\n${BYTES.toString('latin1')}`)
+      .replace(`Content-Transfer-Encoding: BASE64\r\n\r\n${PNG.toString('base64')}`, `Content-Transfer-Encoding: binary\r\n\r\n${PNG.toString('latin1')}`);
+    assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[] BINARY.SIZE[])'), [
+      `* 1 FETCH (BINARY[] ~{${binaryForm.length}}\r\n${binaryForm} BINARY.SIZE[] ${binaryForm.length})`,
+      'T11 OK Fetch completed',
+    ]);
     // The message/rfc822 part: the encapsulated message as BODY[4] has it.
     const inner = 'Subject: inner\r\n\r\ninner body';
     assert.equal((await c.command('FETCH 1 BODY.PEEK[4]'))[0], `* 1 FETCH (BODY[4] {${inner.length}}\r\n${inner})`);
-    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[4]'), [`* 1 FETCH (BINARY[4] {${inner.length}}\r\n${inner})`, 'T14 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[4]'), [`* 1 FETCH (BINARY[4] {${inner.length}}\r\n${inner})`, 'T13 OK Fetch completed']);
     // A part that does not exist is empty, as in BODY[9].
-    assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[9] BINARY.SIZE[9])'), ['* 1 FETCH (BINARY[9] {0}\r\n BINARY.SIZE[9] 0)', 'T15 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[9] BINARY.SIZE[9])'), ['* 1 FETCH (BINARY[9] {0}\r\n BINARY.SIZE[9] 0)', 'T14 OK Fetch completed']);
     // A single-part base64 message: [1] and [] decode its body (CRLF line ends for text);
     // [] keeps the header, its Content-Transfer-Encoding saying what the bytes now are.
-    assert.deepEqual(await c.command('FETCH 2 BINARY.PEEK[1]'), ['* 2 FETCH (BINARY[1] {10}\r\none\r\ntwo\r\n)', 'T16 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 2 BINARY.PEEK[1]'), ['* 2 FETCH (BINARY[1] {10}\r\none\r\ntwo\r\n)', 'T15 OK Fetch completed']);
     const header = 'Subject: single\r\nMIME-Version: 1.0\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: binary\r\n\r\n';
     const whole = `${header}one\r\ntwo\r\n`;
-    assert.deepEqual(await c.command('FETCH 2 (BINARY.PEEK[] BINARY.SIZE[])'), [`* 2 FETCH (BINARY[] {${whole.length}}\r\n${whole} BINARY.SIZE[] ${whole.length})`, 'T17 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 2 (BINARY.PEEK[] BINARY.SIZE[])'), [`* 2 FETCH (BINARY[] {${whole.length}}\r\n${whole} BINARY.SIZE[] ${whole.length})`, 'T16 OK Fetch completed']);
   } finally {
     c.close();
     await stop();
   }
 });
 
-test('APPEND with literal8 ~{n}: NUL bytes round-trip through BINARY[] and BINARY[part]; BODY[] sends them as 0x80', async () => {
+test('APPEND with literal8 ~{n}: the NUL part is stored in base64 (RFC 3516 §4.4, §6); BINARY[] and BINARY[part] give the bytes back as sent', async () => {
   const { server, port } = await startServer({ plugins: ['BINARY', 'LITERAL+'] });
   const c = await rawSession(port);
   try {
@@ -246,18 +252,25 @@ test('APPEND with literal8 ~{n}: NUL bytes round-trip through BINARY[] and BINAR
     assert.equal(await c.line(), '+ OK');
     c.write(Buffer.concat([message, bin('\r\n')]));
     assert.match(await c.line(), /^A1 OK/);
-    assert.deepEqual(server.store.get('INBOX')!.messages[0]!.raw, message);
+    // RFC 3516 §4.4/§6: stored with the NUL part in base64 (lossless), the rest as sent.
+    const stored = message
+      .toString('latin1')
+      .replace(`Content-Transfer-Encoding: binary\r\n\r\n${part.toString('latin1')}`, `Content-Transfer-Encoding: base64\r\n\r\n${part.toString('base64')}`);
+    assert.equal(server.store.get('INBOX')!.messages[0]!.raw.toString('latin1'), stored);
     await c.command('EXAMINE INBOX');
+    // BINARY[] gives back the message as sent, byte for byte, as literal8.
     assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[]'), [`* 1 FETCH (BINARY[] ~{${message.length}}\r\n${message.toString('latin1')})`, 'T3 OK Fetch completed']);
     assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[2] BINARY.SIZE[2])'), [`* 1 FETCH (BINARY[2] ~{5}\r\n${part.toString('latin1')} BINARY.SIZE[2] 5)`, 'T4 OK Fetch completed']);
-    // A plain literal cannot carry NUL (CHAR8): BODY[] has the same length with 0x80 in its place.
-    const served = Buffer.from(message.map((b) => (b === 0 ? 0x80 : b)));
-    assert.deepEqual(await c.command('FETCH 1 BODY.PEEK[]'), [`* 1 FETCH (BODY[] {${message.length}}\r\n${served.toString('latin1')})`, 'T5 OK Fetch completed']);
+    // BODY[] and BODYSTRUCTURE show the base64 form: a plain literal cannot carry NUL (CHAR8).
+    assert.deepEqual(await c.command('FETCH 1 BODY.PEEK[]'), [`* 1 FETCH (BODY[] {${stored.length}}\r\n${stored})`, 'T5 OK Fetch completed']);
+    assert.match((await c.command('FETCH 1 BODYSTRUCTURE'))[0]!, /\("application" "octet-stream" NIL NIL NIL "base64" 8 /i);
     // The non-synchronizing form ~{n+} (RFC 7888 with RFC 3516).
-    c.write(Buffer.concat([bin('A2 APPEND INBOX (\\Seen) ~{3+}\r\n'), Buffer.from([0x61, 0, 0x62]), bin('\r\n')]));
+    c.write(Buffer.concat([bin('A2 APPEND INBOX (\\Seen) ~{17+}\r\nSubject: s\r\n\r\n'), Buffer.from([0x61, 0, 0x62]), bin('\r\n')]));
     const lines = await c.until('A2');
     assert.match(lines.at(-1)!, /^A2 OK/);
-    assert.deepEqual(server.store.get('INBOX')!.messages[1]!.raw, Buffer.from([0x61, 0, 0x62]));
+    // Not a MIME message: it becomes one, so the new Content-Transfer-Encoding counts.
+    assert.equal(server.store.get('INBOX')!.messages[1]!.raw.toString('latin1'), 'Subject: s\r\nMIME-Version: 1.0\r\nContent-Transfer-Encoding: base64\r\n\r\nYQBi');
+    assert.deepEqual(await c.command('FETCH 2 BINARY.PEEK[1]'), ['* 2 FETCH (BINARY[1] ~{3}\r\na\x00b)', 'T7 OK Fetch completed']);
   } finally {
     c.close();
     await server.stop();
@@ -310,7 +323,9 @@ test('imapflow 2.1.2 uses BINARY.PEEK for download({ binary: true }) once BINARY
     // imapflow picks literal8 for content with NUL when the server offers BINARY.
     const nul = Buffer.from('Subject: z\r\n\r\nA\0B\r\n', 'latin1');
     await client.append('INBOX', nul);
-    assert.deepEqual(server.store.get('INBOX')!.messages[1]!.raw, nul);
+    const back = await client.fetchOne('2', { bodyParts: ['1'] }, { binary: true });
+    assert.ok(back);
+    assert.deepEqual(back.bodyParts?.get('1'), Buffer.from('A\0B\r\n', 'latin1'));
     await client.logout();
   } finally {
     client.close();

@@ -2,23 +2,26 @@
  * The content of a BINARY section (RFC 3516 §4.2, RFC 9051 §6.4.5): a part
  * with its Content-Transfer-Encoding removed.
  *
- * - `[n...]` is the part's body decoded by the part's own encoding; a
- *   message/rfc822 or multipart part (which RFC 9051 says clients should not
- *   ask for) has an identity encoding, so it comes back as BODY[n] would.
- * - `[]` is the whole message, header included (RFC 3516: an empty section
- *   is the entire message). The body is decoded as a part is; when that
- *   changes it, the header's Content-Transfer-Encoding field says `binary`,
- *   so the header describes the bytes that follow it.
+ * - `[n...]` of a leaf part is its body decoded by the part's encoding; an
+ *   encoding the server does not know fails (`UNKNOWN-CTE`).
+ * - `[]` (RFC 3516: the entire message, header included), a multipart part
+ *   and a message/rfc822 part (which RFC 9051 says clients should not ask
+ *   for) are the binary form of everything in them, as Dovecot makes it:
+ *   the bytes as stored, except that each base64 or quoted-printable leaf
+ *   has its body decoded and its Content-Transfer-Encoding field saying
+ *   `binary`, so every header describes the bytes that follow it. A leaf in
+ *   an unknown encoding stays as it is there (its header says what it is);
+ *   only the message's own (a single-part message's) fails.
  * - A part that does not exist is empty, as BODY[n] is.
- * - Text parts go out with CRLF line ends even where the decoded bytes have
- *   bare LFs (RFC 3516 §4.3: "textual line-oriented sections are always
- *   transmitted using the IMAP4 CRLF line termination").
+ * - Decoded text parts go out with CRLF line ends even where the decoded
+ *   bytes have bare LFs (RFC 3516 §6: "textual line-oriented sections are
+ *   always transmitted using the IMAP4 CRLF line termination").
  */
-import { bodyBlock, decodeTransfer, findPart, getMime, type MimeNode } from '../../mime/index.js';
+import { decodeTransfer, findPart, getMime, type MimeNode } from '../../mime/index.js';
 import { bareLfCount } from '../../mime/crlf.js';
 
-/** Encodings RFC 2045 defines; anything else cannot be decoded (`UNKNOWN-CTE`). */
-const IDENTITY = new Set(['7bit', '8bit', 'binary']);
+/** Encodings RFC 2045 defines that change nothing. */
+export const IDENTITY: ReadonlySet<string> = new Set(['7bit', '8bit', 'binary']);
 const DECODED = new Set(['base64', 'quoted-printable']);
 
 /** A part whose Content-Transfer-Encoding the server does not know. */
@@ -45,41 +48,77 @@ function crlf(data: Buffer): Buffer {
   return out;
 }
 
-/** The body of `node` without its transfer encoding; throws UnknownEncoding. */
-function decodedBody(raw: Buffer, node: MimeNode): { data: Buffer; changed: boolean } {
-  const body = bodyBlock(raw, node);
-  const encoding = node.encodingKey;
-  if (IDENTITY.has(encoding)) return { data: body, changed: false };
-  if (!DECODED.has(encoding)) throw new UnknownEncoding(node.encoding?.toString('latin1') ?? encoding);
-  const decoded = decodeTransfer(body, encoding);
-  return { data: node.contentType.type === 'text' ? crlf(decoded) : decoded, changed: true };
+/** The decoded body of a base64 or quoted-printable leaf. */
+function decoded(raw: Buffer, node: MimeNode): Buffer {
+  const data = decodeTransfer(raw.subarray(node.bodyStart, node.bodyEnd), node.encodingKey);
+  return node.contentType.type === 'text' ? crlf(data) : data;
 }
 
-/** The header of the root with its Content-Transfer-Encoding field(s) replaced by `binary`. */
-function binaryHeader(raw: Buffer, root: MimeNode): Buffer {
+/** Leaves of the tree under `node` (encapsulated messages included), in message order. */
+export function leaves(node: MimeNode, out: MimeNode[] = []): MimeNode[] {
+  if (node.kind === 'leaf') out.push(node);
+  else if (node.kind === 'message') {
+    if (node.message !== null) leaves(node.message, out);
+  } else for (const child of node.children) leaves(child, out);
+  return out;
+}
+
+/** A replacement of `raw[start, end)`. */
+interface Splice {
+  start: number;
+  end: number;
+  data: Buffer;
+}
+
+/**
+ * Bytes `raw[from, to)` with `splices` (ascending, not overlapping, inside
+ * the range) applied.
+ */
+export function splice(raw: Buffer, from: number, to: number, splices: readonly Splice[]): Buffer {
+  if (splices.length === 0) return raw.subarray(from, to);
   const pieces: Buffer[] = [];
-  let at = root.headerStart;
-  for (const f of root.fields) {
-    if (f.key !== 'content-transfer-encoding') continue;
-    pieces.push(raw.subarray(at, f.start), Buffer.from(`${f.name}: binary\r\n`, 'latin1'));
-    at = f.end;
+  let at = from;
+  for (const s of splices) {
+    pieces.push(raw.subarray(at, s.start), s.data);
+    at = s.end;
   }
-  pieces.push(raw.subarray(at, root.headerEnd));
+  pieces.push(raw.subarray(at, to));
   return Buffer.concat(pieces);
+}
+
+/** Replacements of the Content-Transfer-Encoding field(s) of `node` by one naming `encoding`. */
+export function encodingFields(raw: Buffer, node: MimeNode, encoding: string): Splice[] {
+  const out: Splice[] = [];
+  for (const f of node.fields) {
+    if (f.key !== 'content-transfer-encoding') continue;
+    const lineEnd = raw[f.end - 1] === 10 ? (raw[f.end - 2] === 13 ? '\r\n' : '\n') : '';
+    out.push({ start: f.start, end: f.end, data: Buffer.from(`${f.name}: ${encoding}${lineEnd}`, 'latin1') });
+  }
+  return out;
+}
+
+/** The binary form of `raw[from, to)`: each decodable leaf of `under` decoded, its header saying so. */
+function binaryForm(raw: Buffer, from: number, to: number, under: MimeNode): Buffer {
+  const splices: Splice[] = [];
+  for (const leaf of leaves(under)) {
+    if (!DECODED.has(leaf.encodingKey)) continue;
+    splices.push(...encodingFields(raw, leaf, 'binary'), { start: leaf.bodyStart, end: leaf.bodyEnd, data: decoded(raw, leaf) });
+  }
+  return splice(raw, from, to, splices);
 }
 
 /**
  * The bytes of BINARY[part] of the served message `raw`.
- * @throws UnknownEncoding when the part's encoding is not one of RFC 2045's
+ * @throws UnknownEncoding when the section's own encoding is not one of RFC 2045's
  */
 export function binaryContent(raw: Buffer, part: readonly number[]): Buffer {
   const root = getMime(raw);
-  if (part.length === 0) {
-    const { data, changed } = decodedBody(raw, root);
-    if (!changed) return raw;
-    return Buffer.concat([binaryHeader(raw, root), data]);
-  }
-  const node = findPart(root, part);
+  const node = part.length === 0 ? root : findPart(root, part);
   if (node === null) return Buffer.alloc(0);
-  return decodedBody(raw, node).data;
+  if (node.kind === 'leaf' && !IDENTITY.has(node.encodingKey) && !DECODED.has(node.encodingKey)) {
+    throw new UnknownEncoding(node.encoding?.toString('latin1') ?? node.encodingKey);
+  }
+  if (part.length === 0) return binaryForm(raw, 0, raw.length, root);
+  if (node.kind === 'leaf') return DECODED.has(node.encodingKey) ? decoded(raw, node) : raw.subarray(node.bodyStart, node.bodyEnd);
+  return binaryForm(raw, node.bodyStart, node.bodyEnd, node.kind === 'message' && node.message !== null ? node.message : node);
 }

@@ -15,9 +15,10 @@
  *   [UNKNOWN-CTE]`.
  * - Literal8 is allowed where the grammar puts it (`Extension.literal8`):
  *   APPEND's message, and any command reading `ArgParser.literal()`. A
- *   message appended so is stored as it was sent, NUL bytes included;
- *   BODY[] then serves them as 0x80 (a plain literal cannot carry NUL, as
- *   Dovecot does) while BINARY[] gives them back exactly.
+ *   message appended so is stored as sent, except that parts holding NUL
+ *   get base64 (./encode.ts, `appendData`): BODY[] and BODYSTRUCTURE then
+ *   show an encoding a plain literal can carry, and BINARY gives the bytes
+ *   back exactly.
  */
 import { CommandFailure, no } from '../../imap/command.js';
 import { ParseError, type ArgParser } from '../../imap/parser.js';
@@ -28,6 +29,7 @@ import type { Message } from '../../store/message.js';
 import { defineExtension, type FetchItem, type FetchItemRequest } from '../extension.js';
 import { always } from '../shared.js';
 import { UnknownEncoding, binaryContent } from './content.js';
+import { encodeNulParts } from './encode.js';
 
 interface BinaryRequest {
   part: number[];
@@ -84,4 +86,5 @@ export const extension = defineExtension({
   capabilities: always('BINARY'),
   fetchItems: [binaryItem('BINARY'), binaryItem('BINARY.PEEK'), sizeItem],
   literal8: true,
+  appendData: (data) => encodeNulParts(data),
 });

@@ -24,7 +24,7 @@ export const append: CommandSpec = {
       date = args.dateTime();
       args.sp();
     }
-    const raw = args.literal();
+    const raw = imapProtocol(session.server).appendData(args.literal(), session);
     args.end();
     // A name that cannot be created gets no TRYCREATE (RFC 3501 §6.3.11).
     if (path instanceof InvalidName) return path.no('NONEXISTENT');
