@@ -34,9 +34,10 @@ export function encodeNulParts(raw: Buffer): Buffer {
   for (const leaf of leaves(getMime(raw))) {
     if (!IDENTITY.has(leaf.encodingKey) || raw.subarray(leaf.bodyStart, leaf.bodyEnd).indexOf(0) < 0) continue;
     const fields = encodingFields(raw, leaf, 'base64');
-    // A header that says nothing of MIME would have its new field ignored.
-    if (fields.length === 0) splices.push(newField(raw, leaf, `${leaf.isMime ? '' : 'MIME-Version: 1.0\r\n'}Content-Transfer-Encoding: base64\r\n`));
-    else splices.push(...fields);
+    splices.push(...fields);
+    // A header that says nothing of MIME would have its Content-Transfer-Encoding ignored.
+    const added = `${leaf.isMime ? '' : 'MIME-Version: 1.0\r\n'}${fields.length === 0 ? 'Content-Transfer-Encoding: base64\r\n' : ''}`;
+    if (added) splices.push(newField(raw, leaf, added));
     splices.push({ start: leaf.bodyStart, end: leaf.bodyEnd, data: base64Lines(raw.subarray(leaf.bodyStart, leaf.bodyEnd)) });
   }
   return splice(raw, 0, raw.length, splices);
