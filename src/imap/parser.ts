@@ -429,7 +429,7 @@ export class ArgParser {
     return this.takeLiteral(this.literal8).data;
   }
 
-  /** A literal or a literal8 (`binary`), for APPEND with BINARY (RFC 3516). */
+  /** A literal or a literal8 (`binary`), where a grammar always allows literal8 (METADATA values, RFC 5464). */
   anyLiteral(): LiteralSegment {
     if (!this.isAtLiteral()) this.fail('Expected literal');
     return this.takeLiteral(true);
@@ -732,7 +732,8 @@ export class ArgParser {
         return { type: 'BODY[]', peek: name === 'BODY.PEEK', section, partial, label };
       }
     }
-    const item = options.items?.get(name);
+    // Core items keep their meaning whatever an extension registers.
+    const item = SIMPLE_FETCH.has(name) ? undefined : options.items?.get(name);
     if (item !== undefined && item !== null) {
       const read = item(this, name);
       const att: FetchAttribute = { type: 'OTHER', name, label: read.label ?? name };
