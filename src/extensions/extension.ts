@@ -21,7 +21,7 @@
  *   `setup`). Methods get it as their last argument.
  */
 import type { CommandContext, CommandResult, CommandSpec } from '../imap/command.js';
-import type { ArgParser } from '../imap/parser.js';
+import type { ArgParser, FetchItemArguments } from '../imap/parser.js';
 import type { SelectedMailbox } from '../imap/selected.js';
 import type { Numbered } from '../imap/sequence.js';
 import type { FetchAttribute, SearchKey, SequenceSet } from '../imap/syntax.js';
@@ -97,18 +97,14 @@ export interface FetchItem<S = unknown> {
   value(message: Message, ctx: FetchItemContext, state: S): ImapValue;
 }
 
-/** What `FetchItem.parse` read. */
-export interface FetchItemRequest {
-  /** Handed to `value` as `ctx.data`. */
-  data?: unknown;
-  /** The item's name in the FETCH response (`BINARY[1]<0>` for `BINARY.PEEK[1]<0.10>`); default: the name. */
-  label?: string;
-  /**
-   * Reading the item sets `\Seen` as `BODY[...]` does (only in a read-write
-   * selection, and only with the ACL `s` right); the new flags are reported.
-   */
-  setsSeen?: boolean;
-}
+/**
+ * What `FetchItem.parse` read: `data` (handed to `value` as `ctx.data`),
+ * `label` (the item's name in the response, `BINARY[1]<0>` for
+ * `BINARY.PEEK[1]<0.10>`; default the name) and `setsSeen` (reading the item
+ * sets `\Seen` as `BODY[...]` does: only in a read-write selection and with
+ * the ACL `s` right; the new flags are reported).
+ */
+export type FetchItemRequest = FetchItemArguments;
 
 /** A SEARCH key. */
 export interface SearchKeySpec<S = unknown> {
