@@ -37,6 +37,12 @@ const FLAGS = {
   'rest-port': { type: 'string', help: 'port of the REST API (off without it)' },
   'rest-host': { type: 'string', help: 'address of the REST API (default 127.0.0.1)' },
   'rest-token': { type: 'string', help: 'bearer token every REST request must send' },
+  'smtp-port': { type: 'string', help: 'port of the SMTP intake (off without it; needs the package smtp-server)' },
+  'smtp-host': { type: 'string', help: 'address of the SMTP intake (default 127.0.0.1)' },
+  'smtp-secure': { type: 'boolean', help: 'implicit TLS on the SMTP port (as on 465)' },
+  'smtp-starttls': { type: 'boolean', help: 'offer STARTTLS on the SMTP port' },
+  'smtp-auth': { type: 'boolean', help: 'require SMTP AUTH (PLAIN, LOGIN, XOAUTH2) with the IMAP users' },
+  'smtp-catch-all': { type: 'boolean', help: 'accept mail for any recipient, not only for user names' },
   'max-connections': { type: 'string', help: 'most IMAP connections at once; more get * BYE (default 5000)' },
   'max-unauthenticated': { type: 'string', help: 'most connections not logged in yet (default 1000)' },
   'login-timeout': { type: 'string', help: 'ms a connection has to log in, 0 for no limit (default 60000)' },
@@ -259,6 +265,14 @@ function buildOptions(flags: FlagValues): ServerOptions {
   if (typeof flags['rest-host'] === 'string') rest.host = flags['rest-host'];
   if (typeof flags['rest-token'] === 'string') rest.token = flags['rest-token'];
   if (Object.keys(rest).length) options.rest = rest;
+  const smtp = { ...(options.smtp ?? {}) };
+  if (typeof flags['smtp-port'] === 'string') smtp.port = port(flags['smtp-port'], 'smtp-port');
+  if (typeof flags['smtp-host'] === 'string') smtp.host = flags['smtp-host'];
+  if (flags['smtp-secure']) smtp.secure = true;
+  if (flags['smtp-starttls']) smtp.starttls = true;
+  if (flags['smtp-auth']) smtp.auth = true;
+  if (flags['smtp-catch-all']) smtp.catchAll = true;
+  if (Object.keys(smtp).length) options.smtp = smtp;
   if (flags.debug) options.debug = true;
   return options;
 }
@@ -270,8 +284,9 @@ function ineffective(options: ServerOptions): string[] {
   if (rest && rest.port === undefined && (rest.token !== undefined || rest.host !== undefined)) {
     warnings.push('a REST token or host is set but no REST port (--rest-port): the REST API stays off');
   }
-  if ((options as { smtp?: unknown }).smtp !== undefined) {
-    warnings.push('smtp: SMTP intake is not part of this version; the option is ignored');
+  const smtp = options.smtp as Record<string, unknown> | undefined;
+  if (smtp && typeof smtp === 'object' && smtp.port === undefined && Object.keys(smtp).length > 0) {
+    warnings.push('SMTP settings are set but no SMTP port (--smtp-port): SMTP intake stays off');
   }
   return warnings;
 }
@@ -293,16 +308,17 @@ async function main(): Promise<number> {
   const options = buildOptions(flags);
   for (const warning of [...unknownEnvironment(process.env), ...ineffective(options)]) console.error(`rookery: warning: ${warning}`);
   const server = createServer(options);
-  const { imap, rest } = await server.start();
+  const { imap, rest, smtp } = await server.start();
   const restUrl = rest ? `http://${rest.host.includes(':') ? `[${rest.host}]` : rest.host}:${rest.port}/v1` : null;
   // With --ready-json stdout carries only that JSON line; the prose goes to stderr.
   const say = flags['ready-json'] ? console.error : console.log;
   if (flags['ready-json']) {
     // The ready signal: one line of JSON, every listener listening (documented as the contract).
-    console.log(JSON.stringify({ ready: true, version: VERSION, imap: { ...imap, secure: server.options.secure }, rest: rest ? { ...rest, url: restUrl } : null, smtp: null }));
+    console.log(JSON.stringify({ ready: true, version: VERSION, imap: { ...imap, secure: server.options.secure }, rest: rest ? { ...rest, url: restUrl } : null, smtp: smtp ? { ...smtp, secure: server.options.smtp!.secure } : null }));
   }
   say(`rookery ${VERSION}: IMAP listening on ${imap.host}:${imap.port}${server.options.secure ? ' (implicit TLS)' : ''}`);
   say(restUrl ? `rookery: REST API listening on ${restUrl}` : 'rookery: REST API off (--rest-port to turn it on)');
+  if (smtp) say(`rookery: SMTP listening on ${smtp.host}:${smtp.port}${server.options.smtp!.secure ? ' (implicit TLS)' : ''}`);
   say(`rookery: users: ${[...server.options.users.keys()].join(', ') || '(none)'}`);
   if (flags.demo) {
     say(`rookery: demo users testuser/testpass and alice/alicepass; try`);

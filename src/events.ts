@@ -69,6 +69,17 @@ export interface ScriptEvent {
 
 export type ResetEvent = Record<string, never>;
 
+/** A message accepted over SMTP and stored (one event per message, whatever the number of recipients). */
+export interface DeliveryEvent {
+  /** Envelope sender (MAIL FROM); `""` for the null sender `<>`. */
+  from: string;
+  /** Envelope recipients (RCPT TO) that were accepted, as the client wrote them. */
+  to: string[];
+  /** Storage name of the mailbox the message went to. */
+  mailbox: string;
+  uid: number;
+}
+
 /** Event type → payload. */
 export interface ServerEvents {
   session: SessionEvent;
@@ -79,11 +90,12 @@ export interface ServerEvents {
   acl: AclEvent;
   script: ScriptEvent;
   reset: ResetEvent;
+  delivery: DeliveryEvent;
 }
 
 export type ServerEventType = keyof ServerEvents;
 
-export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset'];
+export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery'];
 
 /** The event map of `Server` as Node's typed EventEmitter wants it. */
 export type ServerEventMap = { [K in ServerEventType]: [ServerEvents[K]] };

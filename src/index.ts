@@ -27,6 +27,7 @@ export type {
   StorageNamespace,
   UserOptions,
   RestOptions,
+  SmtpOptions,
   ClockOption,
 } from './options/types.js';
 export { ControlApi } from './control/control.js';
@@ -58,6 +59,7 @@ export type {
   AclEvent,
   ScriptEvent,
   ResetEvent,
+  DeliveryEvent,
 } from './events.js';
 export { BUILTIN_PLUGINS } from './extensions/catalog.js';
 export { defineExtension } from './extensions/extension.js';

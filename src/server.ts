@@ -11,6 +11,7 @@ import { ScriptEngine } from './script/engine.js';
 import { resolveOptions } from './options/resolve.js';
 import type { ResolvedOptions, ServerOptions } from './options/types.js';
 import { SessionRegistry } from './session/registry.js';
+import { SmtpIntake } from './smtp/intake.js';
 import type { StoreChange } from './store/changes.js';
 import { Store } from './store/store.js';
 
@@ -20,10 +21,11 @@ export interface ListenAddress {
   port: number;
 }
 
-/** What `start()` opened. `rest` is null when no REST port is configured. */
+/** What `start()` opened. `rest` and `smtp` are null when their port is not configured. */
 export interface ServerAddresses {
   imap: ListenAddress;
   rest: ListenAddress | null;
+  smtp: ListenAddress | null;
 }
 
 /**
@@ -50,6 +52,7 @@ export class Server extends EventEmitter<ServerEventMap> {
   private unauthenticated = 0;
   private stopping: Promise<void> | null = null;
   private rest: RestServer | null = null;
+  private smtp: SmtpIntake | null = null;
   private markStopped!: () => void;
   /** Resolves when the server has stopped (stop(), shutdown, REST POST /v1/shutdown). */
   readonly stopped: Promise<void> = new Promise((resolve) => (this.markStopped = resolve));
@@ -130,26 +133,40 @@ export class Server extends EventEmitter<ServerEventMap> {
   // ------------------------------------------------------------ listeners
 
   /**
-   * Opens every configured listener: IMAP always, REST when a REST port is
-   * configured. Resolves with their addresses.
+   * Opens every configured listener: IMAP always, REST and SMTP when their
+   * port is configured. Resolves with their addresses. When one fails, those
+   * already open are closed again.
    */
   async start(): Promise<ServerAddresses> {
     const imap = await this.openImap(this.options.port, this.options.host).catch((err: unknown) => {
       throw listenError(err, 'IMAP', 'port', '--port / ROOKERY_PORT');
     });
+    let rest: ListenAddress | null = null;
     const config = this.options.rest;
-    if (!config) return { imap, rest: null };
-    const pluginRoutes = imapProtocol(this).extensions.flatMap((e) => e.routes ?? []);
-    const rest = new RestServer(this, config, pluginRoutes);
-    this.setMaxListeners(0);
-    try {
-      const address = await rest.listen();
-      this.rest = rest;
-      return { imap, rest: address };
-    } catch (err) {
-      await this.shutdown(false);
-      throw listenError(err, 'REST', 'rest.port', '--rest-port / ROOKERY_REST_PORT');
+    if (config) {
+      const pluginRoutes = imapProtocol(this).extensions.flatMap((e) => e.routes ?? []);
+      const server = new RestServer(this, config, pluginRoutes);
+      this.setMaxListeners(0);
+      try {
+        rest = await server.listen();
+        this.rest = server;
+      } catch (err) {
+        await this.shutdown(false);
+        throw listenError(err, 'REST', 'rest.port', '--rest-port / ROOKERY_REST_PORT');
+      }
     }
+    let smtp: ListenAddress | null = null;
+    if (this.options.smtp) {
+      const intake = new SmtpIntake(this, this.options.smtp);
+      try {
+        smtp = await intake.listen();
+        this.smtp = intake;
+      } catch (err) {
+        await this.shutdown(false);
+        throw listenError(err, 'SMTP', 'smtp.port', '--smtp-port / ROOKERY_SMTP_PORT');
+      }
+    }
+    return { imap, rest, smtp };
   }
 
   /** Opens the IMAP listener only (never REST), like `net.Server#listen`. */
@@ -168,6 +185,11 @@ export class Server extends EventEmitter<ServerEventMap> {
   /** Address of the REST listener, or null when it does not listen. */
   restAddress(): ListenAddress | null {
     return this.rest?.address() ?? null;
+  }
+
+  /** Address of the SMTP listener, or null when it does not listen. */
+  smtpAddress(): ListenAddress | null {
+    return this.smtp?.address() ?? null;
   }
 
   /** Address of the IMAP listener, or null before it listens. */
@@ -255,8 +277,10 @@ export class Server extends EventEmitter<ServerEventMap> {
     }
     const listener = this.imapListener;
     const rest = this.rest;
+    const smtp = this.smtp;
     this.stopping = (async () => {
       const restClosed = rest ? rest.close(graceful) : Promise.resolve();
+      const smtpClosed = smtp ? smtp.close(graceful) : Promise.resolve();
       const closed = listener ? new Promise<void>((r) => listener.close(() => r())) : Promise.resolve();
       if (graceful) {
         // Every client is told, idle ones too; those that stay past shutdownTimeout are closed.
@@ -267,9 +291,10 @@ export class Server extends EventEmitter<ServerEventMap> {
       } else {
         this.forceClose();
       }
-      await Promise.all([closed, restClosed]);
+      await Promise.all([closed, restClosed, smtpClosed]);
       this.imapListener = null;
       this.rest = null;
+      this.smtp = null;
     })();
     void this.stopping.then(() => this.markStopped());
     return this.stopping;

@@ -15,6 +15,7 @@ import type { Extension, StoreField } from '../extensions/extension.js';
 import { builtinExtensions } from '../extensions/index.js';
 import { resolvePluginOptions, resolvePlugins } from './plugins.js';
 import { resolveStorage, type FieldValidator, type StorageContext } from './storage.js';
+import { resolveSmtp } from './smtp.js';
 import { resolveTls } from './tls.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
 
@@ -124,6 +125,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     problems.add('starttls', 'cannot go with secure: the port speaks TLS from the first byte, so there is nothing to upgrade (choose one)');
   }
   const tls = resolveTls(problems, options.tls);
+  const smtp = resolveSmtp(problems, options.smtp, DEFAULTS.host);
   const greeting = optional(options.greeting, DEFAULTS.greeting, (v) =>
     typeof v === 'string' && !/[\r\n\0]/.test(v) ? v : problems.expected('greeting', 'a single-line string', v),
   );
@@ -151,6 +153,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     script,
     now,
     rest,
+    smtp,
     port,
     host,
     secure,

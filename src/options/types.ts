@@ -70,6 +70,30 @@ export interface RestOptions {
   maxStreamBuffer?: number;
 }
 
+/**
+ * SMTP intake (needs the optional peer package smtp-server). Mail accepted
+ * over SMTP is appended to INBOX through the same store path as APPEND and
+ * the control API's addMessage.
+ */
+export interface SmtpOptions {
+  /** Port of the SMTP listener; 0 picks a free one. Without a port SMTP does not start. */
+  port?: number;
+  /** Address to listen on. Default `127.0.0.1` (loopback, whatever `host` says). */
+  host?: string;
+  /** Implicit TLS (as on port 465), with the `tls` certificate. Default false. */
+  secure?: boolean;
+  /** Offer STARTTLS, with the `tls` certificate. Default false (see `starttls` of IMAP for why). */
+  starttls?: boolean;
+  /** Require AUTH (PLAIN, LOGIN, XOAUTH2 with the IMAP users) before MAIL. Without it AUTH is optional. Default false. */
+  auth?: boolean;
+  /** Accept every recipient, not only those that name a user. Default false. */
+  catchAll?: boolean;
+  /** Recipient address → user name, for addresses whose local part is not a user name. */
+  addresses?: Record<string, string>;
+  /** Server name in the greeting and in `Received:`. Default `localhost`. */
+  name?: string;
+}
+
 /** The clock: a fixed instant or a function returning the current one. */
 export type ClockOption = Date | number | (() => Date | number);
 
@@ -96,6 +120,8 @@ export interface ServerOptions {
   now?: ClockOption;
   /** REST API; started by `start()` only when a port is given. */
   rest?: RestOptions;
+  /** SMTP intake; started by `start()` only when a port is given (needs the package smtp-server). */
+  smtp?: SmtpOptions;
   /** IMAP listener port for `start()`. Default 0 (a free port). */
   port?: number;
   /** IMAP listener address for `start()`. Default `127.0.0.1`. */
@@ -226,6 +252,17 @@ export interface ResolvedOptions {
   /** The clock in epoch milliseconds. */
   now: () => number;
   rest: { port: number; host: string; token: string | null; pingInterval: number; maxEventStreams: number; maxStreamBuffer: number } | null;
+  /** SMTP intake, or null when no SMTP port is configured. `addresses` keys are lower-case. */
+  smtp: {
+    port: number;
+    host: string;
+    secure: boolean;
+    starttls: boolean;
+    auth: boolean;
+    catchAll: boolean;
+    addresses: Map<string, string>;
+    name: string;
+  } | null;
   port: number;
   host: string;
   secure: boolean;

@@ -59,7 +59,12 @@ const healthSchema = (): Schema => obj(
     version: str('Server version'),
     imap: { ...obj({ host: str(), port: int(0), secure: { ...bool, description: 'Implicit TLS' } }, ['host', 'port', 'secure']), description: 'The IMAP listener' },
     rest: address('The REST listener'),
-    smtp: { type: 'null', description: 'SMTP intake is not part of this version' },
+    smtp: {
+      oneOf: [
+        { ...obj({ host: str(), port: int(0), secure: { ...bool, description: 'Implicit TLS' } }, ['host', 'port', 'secure']), description: 'The SMTP listener' },
+        { type: 'null', description: 'SMTP intake is off (no smtp.port)' },
+      ],
+    },
     limits: {
       ...obj(
         {
@@ -89,7 +94,9 @@ export const serverRoutes: Route[] = [
       const restLimits: Record<string, number> = {};
       for (const key of HEALTH_REST_LIMIT_KEYS) restLimits[key] = o.rest?.[key] ?? 0;
       limits.rest = restLimits;
-      return { ok: true, version: VERSION, imap: { host: imap.host, port: imap.port, secure: o.secure }, rest, smtp: null, limits };
+      const smtpAddress = server.smtpAddress();
+      const smtp = smtpAddress && o.smtp ? { host: smtpAddress.host, port: smtpAddress.port, secure: o.smtp.secure } : null;
+      return { ok: true, version: VERSION, imap: { host: imap.host, port: imap.port, secure: o.secure }, rest, smtp, limits };
     },
   },
   {
@@ -357,8 +364,8 @@ const ms = (min: number, description: string): Schema => ({ type: 'integer', min
  */
 export const SCRIPT_RULE: Schema = obj(
   {
-    on: { type: 'string', enum: SCRIPT_EVENTS, description: 'When the rule is asked: greeting, command, input (IDLE DONE, SASL lines), response (bytes about to go out), quiet (no traffic for quietFor ms)' },
-    command: str('Command name as sessions see it (`FETCH`, `UID FETCH`, `AUTHENTICATE PLAIN`), any case; a server refuses a name that neither the core nor a loaded plugin defines'),
+    on: { type: 'string', enum: SCRIPT_EVENTS, description: 'When the rule is asked: greeting, command, input (IDLE DONE, SASL lines), response (bytes about to go out), quiet (no traffic for quietFor ms), smtp (an SMTP MAIL, RCPT or DATA of the SMTP intake)' },
+    command: str('Command name as sessions see it (`FETCH`, `UID FETCH`, `AUTHENTICATE PLAIN`), any case; a server refuses a name that neither the core nor a loaded plugin defines. For on: smtp one of MAIL, RCPT, DATA'),
     tag: str('Only the command with this tag'),
     session: { ...int(1), description: 'Only this session number' },
     state: { type: 'string', enum: SESSION_STATES, description: 'Only sessions in this state' },
@@ -369,7 +376,7 @@ export const SCRIPT_RULE: Schema = obj(
     times: { ...int(1), description: 'Act at most this often; without it, every time' },
     chance: { type: 'number', minimum: 0, maximum: 1, description: 'Share of matches it acts on, drawn from the PRNG seeded by scriptSeed; without it, every match' },
     quietFor: ms(1, 'For on: quiet (required there): milliseconds without traffic'),
-    send: str('Text to send; `$TAG` is the command tag (`*` where there is none)'),
+    send: str('Text to send; `$TAG` is the command tag (`*` where there is none). For on: smtp a whole SMTP reply with a 4xx or 5xx code (`451 Try again later`)'),
     run: dflt(bool, false, 'true: the command also runs, its output after send'),
     drop: dflt(bool, false, 'true: send nothing (the output is dropped)'),
     delay: dflt(ms(0, 'Milliseconds to wait before acting'), 0),

@@ -4,10 +4,20 @@
  * `match`/`tag` and functions for `send` and `when`.
  */
 
-/** When a rule is considered. */
-export type ScriptOn = 'greeting' | 'command' | 'input' | 'response' | 'quiet';
+/** When a rule is considered. `smtp`: an SMTP command (MAIL, RCPT, DATA) of the SMTP intake. */
+export type ScriptOn = 'greeting' | 'command' | 'input' | 'response' | 'quiet' | 'smtp';
 
-export const SCRIPT_EVENTS: readonly ScriptOn[] = ['greeting', 'command', 'input', 'response', 'quiet'];
+export const SCRIPT_EVENTS: readonly ScriptOn[] = ['greeting', 'command', 'input', 'response', 'quiet', 'smtp'];
+
+/** The SMTP commands `on: "smtp"` rules name (`command`). DATA is asked once the message has arrived. */
+export const SMTP_SCRIPT_COMMANDS = ['MAIL', 'RCPT', 'DATA'] as const;
+
+/**
+ * The fields an `on: "smtp"` rule may use: the SMTP intake has no tags,
+ * session numbers, states or mailboxes, and its replies are whole SMTP
+ * replies, not IMAP output to shape.
+ */
+export const SMTP_RULE_FIELDS: readonly string[] = ['on', 'command', 'user', 'match', 'nth', 'times', 'chance', 'send', 'delay', 'close', 'when'];
 
 /** What a rule sees about the event it is asked about. */
 export interface ScriptContext {
@@ -15,13 +25,13 @@ export interface ScriptContext {
   session: number | null;
   /** Tag of the command concerned, null where there is none. */
   tag: string | null;
-  /** Command name (`UID FETCH`, `AUTHENTICATE PLAIN`), null where there is none. */
+  /** Command name (`UID FETCH`, `AUTHENTICATE PLAIN`; `MAIL`, `RCPT`, `DATA` for smtp), null where there is none. */
   command: string | null;
   /** Session state as events show it (`Not Authenticated`, ...). */
   state: string | null;
   user: string | null;
   mailbox: string | null;
-  /** The line or response text (latin1), literals included. */
+  /** The line or response text (latin1), literals included; for smtp `MAIL FROM:<a>`, `RCPT TO:<b>` or the message. */
   text: string;
   /** For `quiet`: the quiet time that elapsed, in ms. */
   quietFor?: number;

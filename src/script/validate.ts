@@ -8,7 +8,7 @@
  */
 import { ServiceError } from '../errors.js';
 import { suggestKey } from '../options/typos.js';
-import { SCRIPT_EVENTS, type ScriptOn, type ScriptRule } from './rule.js';
+import { SCRIPT_EVENTS, SMTP_RULE_FIELDS, SMTP_SCRIPT_COMMANDS, type ScriptOn, type ScriptRule } from './rule.js';
 
 /** The session states events and rules name (`state`). */
 export const SESSION_STATES = ['Not Authenticated', 'Authenticated', 'Selected', 'Logout'] as const;
@@ -156,6 +156,7 @@ export function validateRule(value: unknown, where = '', commands?: CommandTable
   if (!Object.hasOwn(rule, 'on') || rule.on === undefined) throw invalid(where, 'on', 'required');
   const on = rule.on as ScriptOn;
   const has = (k: string): boolean => Object.hasOwn(rule, k) && rule[k] !== undefined;
+  if (on === 'smtp') return validateSmtpRule(rule, where);
   if (rule.drop === true) {
     for (const k of ['send', 'run', 'before', 'after', 'truncate']) {
       if (has(k)) throw invalid(where, k, 'cannot be combined with drop');
@@ -181,6 +182,27 @@ export function validateRule(value: unknown, where = '', commands?: CommandTable
   if (commands && typeof rule.command === 'string') {
     const p = commandProblem(rule.command, on, commands);
     if (p) throw invalid(where, 'command', p);
+  }
+  return { ...(rule as unknown as ScriptRule) };
+}
+
+/** An SMTP reply as `send` gives it for `on: "smtp"`: a 4xx or 5xx code, then text (`451 4.3.0 Try again later`). */
+export const SMTP_REPLY = /^[45][0-9][0-9](?:[ -][^\r\n]*)?(?:\r\n)?$/;
+
+/** The checks of an `on: "smtp"` rule (its field types are checked already). */
+function validateSmtpRule(rule: Record<string, unknown>, where: string): ScriptRule {
+  const allowed = new Set(SMTP_RULE_FIELDS);
+  for (const key of Object.keys(rule)) {
+    if (rule[key] !== undefined && !allowed.has(key)) {
+      throw invalid(where, key, `not meaningful for on: smtp (its fields: ${SMTP_RULE_FIELDS.join(', ')})`);
+    }
+  }
+  if (typeof rule.command === 'string' && !(SMTP_SCRIPT_COMMANDS as readonly string[]).includes(rule.command.toUpperCase())) {
+    const hint = suggestKey(rule.command.toUpperCase(), SMTP_SCRIPT_COMMANDS);
+    throw invalid(where, 'command', `for on: smtp one of ${SMTP_SCRIPT_COMMANDS.join(', ')}, got ${JSON.stringify(rule.command)}${didYouMean(hint)}`);
+  }
+  if (typeof rule.send === 'string' && !SMTP_REPLY.test(rule.send)) {
+    throw invalid(where, 'send', `for on: smtp an SMTP reply with a 4xx or 5xx code, e.g. "451 4.3.0 Try again later", got ${JSON.stringify(rule.send.slice(0, 64))}`);
   }
   return { ...(rule as unknown as ScriptRule) };
 }

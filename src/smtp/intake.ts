@@ -1,0 +1,219 @@
+/**
+ * SMTP intake: an smtp-server listener whose accepted mail goes through the
+ * control API's addMessage (the one store path), so IMAP sessions see
+ * EXISTS and the event stream shows it exactly as for any other delivery.
+ */
+import type {
+  SMTPServer,
+  SMTPServerAddress,
+  SMTPServerAuthentication,
+  SMTPServerAuthenticationResponse,
+  SMTPServerDataStream,
+  SMTPServerSession,
+} from 'smtp-server';
+import type { ResolvedOptions } from '../options/types.js';
+import type { ScriptRule } from '../script/rule.js';
+import type { ListenAddress, Server } from '../server.js';
+import { loadSmtpServer } from './load.js';
+import { receivedHeader } from './received.js';
+import { recipientUser } from './recipients.js';
+import { refusalReply, scriptReply, smtpError } from './replies.js';
+
+export type SmtpConfig = NonNullable<ResolvedOptions['smtp']>;
+
+type Done = (err?: Error | null) => void;
+
+/** The mailbox deliveries go to. All users share one tree, so it is one INBOX. */
+const INBOX = 'INBOX';
+
+/** How long a forced stop lets the 421 reach a client before the socket goes. */
+const FORCE_GRACE_MS = 200;
+
+export class SmtpIntake {
+  private smtp: SMTPServer | null = null;
+
+  constructor(
+    private readonly server: Server,
+    private readonly config: SmtpConfig,
+  ) {}
+
+  /** Loads smtp-server (rejecting with one sentence when it is missing) and listens. */
+  async listen(): Promise<ListenAddress> {
+    const c = this.config;
+    // A bad key or certificate fails here with the same message as for IMAP, not at a client's handshake.
+    if (c.secure || c.starttls) this.server.tlsContext();
+    const SMTPServerClass = await loadSmtpServer();
+    const o = this.server.options;
+    const smtp = new SMTPServerClass({
+      secure: c.secure,
+      key: o.tls.key,
+      cert: o.tls.cert,
+      name: c.name,
+      banner: 'Rookery',
+      size: this.sizeLimit(),
+      // Over SIZE is refused with 552 whatever onData says, and nothing past the limit is kept.
+      rejectOversized: true,
+      authMethods: ['PLAIN', 'LOGIN', 'XOAUTH2'],
+      authOptional: !c.auth,
+      // A test server: AUTH over plain TCP is what many test set-ups do; TLS stays available.
+      allowInsecureAuth: true,
+      disabledCommands: c.starttls ? [] : ['STARTTLS'],
+      disableReverseLookup: true,
+      logger: false,
+      maxClients: o.maxConnections,
+      socketTimeout: o.idleTimeout > 0 ? o.idleTimeout : undefined,
+      closeTimeout: Math.max(1, o.shutdownTimeout),
+      onConnect: (_session, done) => {
+        // APPENDLIMIT can change at run time (setLimit); EHLO reads the limit per connection.
+        smtp.options.size = this.sizeLimit();
+        done();
+      },
+      onAuth: (auth, _session, done) => this.authenticate(auth, done),
+      onMailFrom: (address, session, done) => this.mailFrom(address, session, done),
+      onRcptTo: (address, session, done) => this.rcptTo(address, session, done),
+      onData: (stream, session, done) => this.data(stream, session, done),
+    });
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error): void => reject(err);
+      smtp.once('error', onError);
+      smtp.listen(this.config.port, this.config.host, () => {
+        smtp.off('error', onError);
+        resolve();
+      });
+    });
+    // Errors of single connections (a client that resets) must not become uncaught 'error' events.
+    smtp.on('error', () => undefined);
+    this.smtp = smtp;
+    return this.address()!;
+  }
+
+  address(): ListenAddress | null {
+    const a = this.smtp?.server.address();
+    return a && typeof a === 'object' ? { host: a.address, port: a.port } : null;
+  }
+
+  /**
+   * Stops listening. Graceful: clients may finish within `shutdownTimeout`,
+   * then get `421 Server shutting down`. Not graceful: that 421 goes out now.
+   */
+  close(graceful: boolean): Promise<void> {
+    const smtp = this.smtp;
+    if (!smtp) return Promise.resolve();
+    this.smtp = null;
+    return new Promise((resolve) => {
+      smtp.close(() => resolve());
+      if (graceful) return;
+      for (const connection of [...smtp.connections]) {
+        connection.send(421, 'Server shutting down');
+        const socket = connection._socket;
+        setTimeout(() => socket.destroy(), FORCE_GRACE_MS).unref();
+      }
+    });
+  }
+
+  /** SIZE: APPENDLIMIT's limit while that plugin is loaded, else the largest APPEND (`maxLiteral`). */
+  private sizeLimit(): number {
+    return this.server.extension('APPENDLIMIT')?.limit ?? this.server.options.maxLiteral;
+  }
+
+  private authenticate(
+    auth: SMTPServerAuthentication,
+    done: (err: Error | null | undefined, response?: SMTPServerAuthenticationResponse) => void,
+  ): void {
+    const name = auth.username ?? '';
+    const record = this.server.store.users.get(name);
+    if (auth.method === 'XOAUTH2') {
+      if (record?.xoauth2 && auth.accessToken === record.xoauth2.accessToken) return done(null, { user: name });
+      // RFC 7628 error JSON; smtp-server sends it as the 334 challenge, then 535.
+      return done(null, { data: { status: '401', schemes: 'bearer', scope: 'mail' } });
+    }
+    if (record !== undefined && record.password !== null && auth.password === record.password) return done(null, { user: name });
+    done(smtpError(535, 'Authentication credentials invalid'));
+  }
+
+  private mailFrom(address: SMTPServerAddress, session: SMTPServerSession, done: Done): void {
+    this.ask('MAIL', () => `MAIL FROM:<${address.address}>`, session, done, () => done());
+  }
+
+  private rcptTo(address: SMTPServerAddress, session: SMTPServerSession, done: Done): void {
+    this.ask('RCPT', () => `RCPT TO:<${address.address}>`, session, done, () => {
+      const user = recipientUser(address.address, this.config, this.server.store.users);
+      if (user === null) return done(smtpError(550, `No such user here: <${address.address}>`));
+      done();
+    });
+  }
+
+  private data(stream: SMTPServerDataStream, session: SMTPServerSession, done: Done): void {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    stream.on('data', (chunk: Buffer) => {
+      // Past SIZE smtp-server answers 552 itself; keeping the rest would only cost memory.
+      if (stream.sizeExceeded) return;
+      chunks.push(chunk);
+      length += chunk.length;
+    });
+    stream.once('end', () => {
+      if (stream.sizeExceeded) return done(smtpError(552, 'Message exceeds fixed maximum message size'));
+      const message = Buffer.concat(chunks, length);
+      this.ask('DATA', () => message.toString('latin1'), session, done, () => this.deliver(message, session, done));
+    });
+  }
+
+  /** Stores the message once (every accepted recipient shares the one INBOX) with a Received: header. */
+  private deliver(message: Buffer, session: SMTPServerSession, done: (err?: Error | null, reply?: string) => void): void {
+    const to = session.envelope.rcptTo.map((r) => r.address);
+    const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+    const trace = receivedHeader({
+      // smtp-server leaves these false until HELO/EHLO, whatever the declared type says.
+      helo: typeof session.hostNameAppearsAs === 'string' && session.hostNameAppearsAs !== '' ? session.hostNameAppearsAs : null,
+      remoteAddress: session.remoteAddress,
+      name: this.config.name,
+      protocol: session.transmissionType || 'SMTP',
+      id: session.id,
+      recipients: to,
+      now: this.server.now(),
+    });
+    let uid: number;
+    try {
+      ({ uid } = this.server.control.addMessage(INBOX, { raw: Buffer.concat([Buffer.from(trace, 'latin1'), message]), checks: true }));
+    } catch (err) {
+      return done(refusalReply(err));
+    }
+    this.server.emit('delivery', { from, to, mailbox: INBOX, uid });
+    done(null, `OK: stored in ${INBOX} as UID ${uid}`);
+  }
+
+  /**
+   * Asks the `on: "smtp"` script rules about a command. Without an acting
+   * rule `proceed` runs; a rule may delay, answer with its `send` reply
+   * instead, close the connection, or do several of these.
+   */
+  private ask(command: 'MAIL' | 'RCPT' | 'DATA', text: () => string, session: SMTPServerSession, done: Done, proceed: () => void): void {
+    const script = this.server.script;
+    if (!script.has('smtp')) return proceed();
+    const user = typeof session.user === 'string' ? session.user : null;
+    const action = script.fire({ event: 'smtp', session: null, tag: null, command, state: null, user, mailbox: null, text: text() });
+    if (!action) return proceed();
+    const rule: ScriptRule = action.rule;
+    const act = (): void => {
+      if (action.send) done(scriptReply(action.send.toString('latin1')));
+      if (rule.close === true || rule.close === 'reset') this.closeConnection(session.id, rule.close);
+      else if (!action.send) proceed();
+    };
+    if (rule.delay) setTimeout(act, rule.delay);
+    else act();
+  }
+
+  /** Ends one SMTP connection: FIN after what was written (`true`) or a TCP reset. */
+  private closeConnection(id: string, how: true | 'reset'): void {
+    for (const connection of this.smtp?.connections ?? []) {
+      if (connection.id !== id) continue;
+      const socket = connection._socket;
+      if (how !== 'reset') connection.close();
+      else if (typeof socket.resetAndDestroy === 'function' && !('encrypted' in socket)) socket.resetAndDestroy();
+      // A TLS socket cannot send a bare reset; destroying it at once is the nearest thing.
+      else socket.destroy();
+      return;
+    }
+  }
+}
