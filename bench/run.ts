@@ -1,4 +1,4 @@
-/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins ...]`; no name runs all. */
+/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp ...]`; no name runs all. */
 const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<void> }>> = {
   lifecycle: () => import('./lifecycle.js'),
   mailbox: () => import('./mailbox.js'),
@@ -10,6 +10,7 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   plugins: () => import('./plugins.js'),
   compress: () => import('./compress.js'),
   sync: () => import('./sync.js'),
+  smtp: () => import('./smtp.js'),
 };
 
 const args = process.argv.slice(2);
