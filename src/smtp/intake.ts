@@ -26,6 +26,9 @@ type Done = (err?: Error | null) => void;
 /** The mailbox deliveries go to. All users share one tree, so it is one INBOX. */
 const INBOX = 'INBOX';
 
+/** Longest timer Node runs (about 24.8 days). */
+const MAX_TIMER = 2_147_483_647;
+
 /** How long a forced stop lets the 421 reach a client before the socket goes. */
 const FORCE_GRACE_MS = 200;
 
@@ -61,7 +64,8 @@ export class SmtpIntake {
       disableReverseLookup: true,
       logger: false,
       maxClients: o.maxConnections,
-      socketTimeout: o.idleTimeout > 0 ? o.idleTimeout : undefined,
+      // idleTimeout 0 is "never"; smtp-server's own default would be one minute.
+      socketTimeout: o.idleTimeout > 0 ? o.idleTimeout : MAX_TIMER,
       closeTimeout: Math.max(1, o.shutdownTimeout),
       onConnect: (_session, done) => {
         // APPENDLIMIT can change at run time (setLimit); EHLO reads the limit per connection.
@@ -93,8 +97,10 @@ export class SmtpIntake {
   }
 
   /**
-   * Stops listening. Graceful: clients may finish within `shutdownTimeout`,
-   * then get `421 Server shutting down`. Not graceful: that 421 goes out now.
+   * Stops listening. Graceful: a client in the middle of a mail transaction
+   * may finish it within `shutdownTimeout`; the others get `421 Server
+   * shutting down` now (RFC 5321 §3.8), as IMAP clients get BYE. Not
+   * graceful: every client gets that 421 now.
    */
   close(graceful: boolean): Promise<void> {
     const smtp = this.smtp;
@@ -102,8 +108,8 @@ export class SmtpIntake {
     this.smtp = null;
     return new Promise((resolve) => {
       smtp.close(() => resolve());
-      if (graceful) return;
       for (const connection of [...smtp.connections]) {
+        if (graceful && (connection.session.envelope.mailFrom || connection._dataStream)) continue;
         connection.send(421, 'Server shutting down');
         const socket = connection._socket;
         setTimeout(() => socket.destroy(), FORCE_GRACE_MS).unref();

@@ -232,4 +232,20 @@ describe('options', () => {
     await client.waitClosed();
     await assert.rejects(RawSmtp.connect(s.smtp));
   });
+
+  test('graceful shutdown: an idle client gets 421 at once, one in a transaction finishes it first', async () => {
+    const s = await start();
+    const idle = (await RawSmtp.connect(s.smtp)).client;
+    await idle.command('EHLO idle.test');
+    const busy = (await RawSmtp.connect(s.smtp)).client;
+    assert.equal((await transaction(busy, 'alice@example.com', ['testuser@example.com'])).code, 354);
+    const stopping = s.server.shutdown(true);
+    assert.equal((await idle.reply()).code, 421);
+    await idle.waitClosed();
+    assert.equal((await busy.data(mail('Finished during shutdown'))).code, 250);
+    assert.equal((await busy.command('MAIL FROM:<alice@example.com>')).code, 421);
+    await busy.waitClosed();
+    await stopping;
+    assert.equal(s.server.control.listMessages('INBOX').length, 1);
+  });
 });
