@@ -179,14 +179,21 @@ export class SmtpIntake {
       recipients: to,
       now: this.server.now(),
     });
+    const raw = Buffer.concat([Buffer.from(trace, 'latin1'), message]);
     let uid: number;
     try {
-      ({ uid } = this.server.control.addMessage(INBOX, { raw: Buffer.concat([Buffer.from(trace, 'latin1'), message]), checks: true }));
+      ({ uid } = this.server.control.addMessage(INBOX, { raw, checks: true }));
     } catch (err) {
-      return done(refusalReply(err));
+      return done(refusalReply(err, this.largerThanQuota(raw.length)));
     }
     this.server.emit('delivery', { from, to, mailbox: INBOX, uid });
     done(null, `OK: stored in ${INBOX} as UID ${uid}`);
+  }
+
+  /** True when a message of `size` octets exceeds the STORAGE quota even in an empty store. */
+  private largerThanQuota(size: number): boolean {
+    const storage = this.server.extension('QUOTA')?.getQuota().limits.STORAGE;
+    return storage !== undefined && size > storage * 1024;
   }
 
   /**

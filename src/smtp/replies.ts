@@ -28,15 +28,20 @@ export function scriptReply(text: string): SmtpReplyError {
 
 /**
  * Why the store refused a message, as an SMTP reply. Over quota is 452
- * (RFC 5321 §4.2.2 "insufficient system storage": mail may fit once the
- * user makes room, and RFC 9208 leaves the limit changeable at any time);
- * too big for APPENDLIMIT is 552 (RFC 5321 "exceeded storage allocation",
- * the code RFC 1870 gives for a message over SIZE), a permanent failure.
- * Anything else is a transient local error, 451.
+ * (RFC 5321 "insufficient system storage", transient: the message fits
+ * once the mailbox has room) unless it could never fit, being larger than
+ * the whole storage quota: then 552 ("exceeded storage allocation",
+ * permanent). Too big for APPENDLIMIT is 552 as well, the code RFC 1870
+ * gives for a message over the SIZE limit. Anything else is a transient
+ * local error, 451.
  */
-export function refusalReply(err: unknown): SmtpReplyError {
+export function refusalReply(err: unknown, neverFits: boolean): SmtpReplyError {
   if (isServiceError(err)) {
-    if (err.code === 'OVERQUOTA') return smtpError(452, `Insufficient system storage: ${err.message}`);
+    if (err.code === 'OVERQUOTA') {
+      return neverFits
+        ? smtpError(552, `Exceeded storage allocation: the message is larger than the whole quota (${err.message})`)
+        : smtpError(452, `Insufficient system storage: ${err.message}`);
+    }
     if (err.code === 'TOOBIG') return smtpError(552, `Message exceeds fixed maximum message size: ${err.message}`);
     return smtpError(451, `Requested action aborted: ${err.message}`);
   }

@@ -148,16 +148,21 @@ describe('recipients', () => {
 });
 
 describe('store refusals', () => {
-  test('QUOTA: a message over the storage limit is 452 and nothing is stored', async () => {
+  test('QUOTA: over the limit is 452 while the message could fit, 552 when it is larger than the whole quota; nothing is stored', async () => {
     const s = await start({ plugins: ['QUOTA'] });
     try {
-      s.server.extension('QUOTA')!.setQuota({ STORAGE: 1 });
+      s.server.extension('QUOTA')!.setQuota({ STORAGE: 2 });
       const { client } = await RawSmtp.connect(s.smtp);
       assert.equal((await transaction(client, 'alice@example.com', ['testuser@example.com'])).code, 354);
-      const reply = await client.data(mail('Too much', 'x'.repeat(4000)));
-      assert.equal(reply.code, 452);
-      assert.match(reply.text, /storage/i);
-      assert.equal(s.server.control.listMessages('INBOX').length, 0);
+      assert.equal((await client.data(mail('Fills most', 'x'.repeat(1200)))).code, 250);
+      assert.equal((await transaction(client, 'alice@example.com', ['testuser@example.com'])).code, 354);
+      const full = await client.data(mail('Does not fit now', 'x'.repeat(1200)));
+      assert.equal(full.code, 452);
+      assert.match(full.text, /storage/i);
+      assert.equal((await transaction(client, 'alice@example.com', ['testuser@example.com'])).code, 354);
+      const never = await client.data(mail('Never fits', 'x'.repeat(4000)));
+      assert.equal(never.code, 552);
+      assert.equal(s.server.control.listMessages('INBOX').length, 1);
       // The transaction is over; the session goes on (RFC 5321 §4.1.1.4).
       s.server.extension('QUOTA')!.setQuota({});
       assert.equal((await transaction(client, 'alice@example.com', ['testuser@example.com'])).code, 354);
