@@ -9,6 +9,7 @@ import type {
   SMTPServerAuthentication,
   SMTPServerAuthenticationResponse,
   SMTPServerDataStream,
+  SMTPServerOptions,
   SMTPServerSession,
 } from 'smtp-server';
 import type { ResolvedOptions } from '../options/types.js';
@@ -18,6 +19,7 @@ import { loadSmtpServer } from './load.js';
 import { receivedHeader } from './received.js';
 import { recipientUser } from './recipients.js';
 import { refusalReply, scriptReply, smtpError } from './replies.js';
+import { smtpWireLog } from './wire-log.js';
 
 export type SmtpConfig = NonNullable<ResolvedOptions['smtp']>;
 
@@ -62,7 +64,7 @@ export class SmtpIntake {
       allowInsecureAuth: true,
       disabledCommands: c.starttls ? [] : ['STARTTLS'],
       disableReverseLookup: true,
-      logger: false,
+      logger: o.debug ? (smtpWireLog(o.debug) as unknown as SMTPServerOptions['logger']) : false,
       maxClients: o.maxConnections,
       // idleTimeout 0 is "never"; smtp-server's own default would be one minute.
       socketTimeout: o.idleTimeout > 0 ? o.idleTimeout : MAX_TIMER,

@@ -227,6 +227,23 @@ describe('options', () => {
     }
   });
 
+  test('debug: the wire log shows SMTP lines with AUTH hidden and DATA as its size', async () => {
+    const lines: string[] = [];
+    const s = await start({ smtp: { auth: true }, debug: (line) => lines.push(line) });
+    try {
+      const transport = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtp, ignoreTLS: true, auth: { user: 'testuser', pass: 'testpass' }, authMethod: 'LOGIN' });
+      await transport.sendMail({ from: 'alice@example.com', to: 'testuser@example.com', subject: 'logged', text: 'x' });
+      const smtpLines = lines.filter((l) => l.startsWith('SMTP '));
+      assert.ok(smtpLines.some((l) => / C: MAIL FROM:<alice@example\.com>$/.test(l)), smtpLines.join('\n'));
+      assert.ok(smtpLines.some((l) => / S: 250 SIZE \d+$/.test(l)), 'each line of a multi-line reply is its own log line');
+      assert.ok(smtpLines.some((l) => / C: <\d+ bytes of DATA>$/.test(l)));
+      const secret = [Buffer.from('testuser').toString('base64'), Buffer.from('testpass').toString('base64'), 'testpass'];
+      for (const l of smtpLines) for (const x of secret) assert.ok(!l.includes(x), `credential in ${l}`);
+    } finally {
+      await s.server.stop();
+    }
+  });
+
   test('stop() closes the SMTP listener and tells connected clients 421', async () => {
     const s = await start();
     const { client } = await RawSmtp.connect(s.smtp);
