@@ -227,6 +227,19 @@ describe('options', () => {
     }
   });
 
+  test('an SMTP port in use fails start() naming the listener and the option, and closes what start() opened', async () => {
+    const first = await start();
+    const second = createServer({ port: 0, rest: { port: 0 }, smtp: { port: first.smtp } });
+    try {
+      await assert.rejects(second.start(), /^Error: SMTP listener: 127\.0\.0\.1:\d+ is already in use \(set by the smtp\.port option, --smtp-port \/ ROOKERY_SMTP_PORT\)/);
+      await second.stopped;
+      assert.equal(second.address(), null);
+      assert.equal(second.restAddress(), null);
+    } finally {
+      await first.server.stop();
+    }
+  });
+
   test('debug: the wire log shows SMTP lines with AUTH hidden and DATA as its size', async () => {
     const lines: string[] = [];
     const s = await start({ smtp: { auth: true }, debug: (line) => lines.push(line) });
