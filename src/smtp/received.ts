@@ -34,7 +34,9 @@ const clean = (text: string): string => text.replace(/[\x00-\x1f\x7f]+/g, ' ');
 export function receivedHeader(info: TraceInfo): string {
   const plain = info.remoteAddress.replace(/^::ffff:(?=\d+\.)/i, '');
   const address = plain.includes(':') ? `IPv6:${plain}` : plain;
-  const from = info.helo ? `from ${clean(info.helo)} ([${address}])` : `from [${address}]`;
+  // RFC 5321 §4.4 Extended-Domain: the HELO name (or the address literal) with the address as TCP-info.
+  const helo = info.helo !== null && /^[A-Za-z0-9.:_[\]-]+$/.test(info.helo) ? info.helo : `[${address}]`;
+  const from = `from ${helo} ([${address}])`;
   const only = info.recipients.length === 1 ? `\r\n\tfor <${clean(info.recipients[0]!)}>` : '';
   return `Received: ${from}\r\n\tby ${info.name} (Rookery) with ${info.protocol} id ${clean(info.id)}${only};\r\n\t${rfc5322Date(info.now)}\r\n`;
 }
