@@ -132,6 +132,22 @@ describe('recipients', () => {
     }
   });
 
+  test('case is ignored only when it picks one user', async () => {
+    const s = await start({ users: { Bob: { password: 'p' }, bob: { password: 'p' }, Carol: { password: 'p' } } });
+    try {
+      const { client } = await RawSmtp.connect(s.smtp);
+      await client.command('EHLO client.test');
+      await client.command('MAIL FROM:<alice@example.com>');
+      assert.equal((await client.command('RCPT TO:<bob@example.com>')).code, 250, 'exact name');
+      assert.equal((await client.command('RCPT TO:<Bob@example.com>')).code, 250, 'exact name');
+      assert.equal((await client.command('RCPT TO:<BOB@example.com>')).code, 550, 'Bob or bob: ambiguous');
+      assert.equal((await client.command('RCPT TO:<carol@example.com>')).code, 250, 'only Carol');
+      client.close();
+    } finally {
+      await s.server.stop();
+    }
+  });
+
   test('catchAll accepts every recipient', async () => {
     const s = await start({ smtp: { catchAll: true } });
     const seen = collect(s.server, 'delivery');
