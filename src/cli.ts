@@ -265,14 +265,15 @@ function buildOptions(flags: FlagValues): ServerOptions {
   if (typeof flags['rest-host'] === 'string') rest.host = flags['rest-host'];
   if (typeof flags['rest-token'] === 'string') rest.token = flags['rest-token'];
   if (Object.keys(rest).length) options.rest = rest;
-  const smtp = { ...(options.smtp ?? {}) };
-  if (typeof flags['smtp-port'] === 'string') smtp.port = port(flags['smtp-port'], 'smtp-port');
-  if (typeof flags['smtp-host'] === 'string') smtp.host = flags['smtp-host'];
-  if (flags['smtp-secure']) smtp.secure = true;
-  if (flags['smtp-starttls']) smtp.starttls = true;
-  if (flags['smtp-auth']) smtp.auth = true;
-  if (flags['smtp-catch-all']) smtp.catchAll = true;
-  if (Object.keys(smtp).length) options.smtp = smtp;
+  const smtpFlags: NonNullable<ServerOptions['smtp']> = {};
+  if (typeof flags['smtp-port'] === 'string') smtpFlags.port = port(flags['smtp-port'], 'smtp-port');
+  if (typeof flags['smtp-host'] === 'string') smtpFlags.host = flags['smtp-host'];
+  if (flags['smtp-secure']) smtpFlags.secure = true;
+  if (flags['smtp-starttls']) smtpFlags.starttls = true;
+  if (flags['smtp-auth']) smtpFlags.auth = true;
+  if (flags['smtp-catch-all']) smtpFlags.catchAll = true;
+  // A config file's smtp that is not an object stays as it is, so the options report it as such.
+  if (Object.keys(smtpFlags).length) options.smtp = { ...(isObject(options.smtp) ? options.smtp : {}), ...smtpFlags };
   if (flags.debug) options.debug = true;
   return options;
 }
