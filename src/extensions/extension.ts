@@ -33,6 +33,7 @@ import type { Server } from '../server.js';
 import type { StoreChange } from '../store/changes.js';
 import type { Mailbox } from '../store/mailbox.js';
 import type { Message } from '../store/message.js';
+import type { FlagMode } from '../store/store.js';
 
 /** RFC 4314 rights, as the core asks for them (see `Extension.access`). */
 export type Right = 'l' | 'r' | 's' | 'w' | 'i' | 'p' | 'k' | 'x' | 't' | 'e' | 'a';
@@ -284,9 +285,44 @@ export interface StoreContext {
   readonly params: ReadonlyMap<string, unknown>;
 }
 
+/** A STORE with an extension's data item (`STORE 1 +X-GM-LABELS (foo)`), after the core resolved its messages. */
+export interface StoreItemContext {
+  readonly session: ImapSession;
+  readonly selected: SelectedMailbox;
+  /** Command name (`UID STORE`). */
+  readonly command: string;
+  readonly uid: boolean;
+  /** The messages to change (those expunged elsewhere and those a `store` filter kept back left out). */
+  readonly targets: readonly Numbered[];
+  /** `+NAME` adds, `-NAME` removes, `NAME` replaces. */
+  readonly mode: FlagMode;
+  /** `NAME.SILENT`: the core sends no FETCH answer. */
+  readonly silent: boolean;
+  /** What `StoreItem.parse` read. */
+  readonly value: unknown;
+}
+
+/**
+ * A STORE data item besides FLAGS (`[+-]NAME[.SILENT] value`). The core
+ * reads the modifiers, the set and the item name, refuses it in a read-only
+ * selection, runs the `store` filters, then calls `apply`. Unless `.SILENT`
+ * it answers each target with `FETCH (NAME value)` (with UID for UID STORE)
+ * from the FETCH item of the same name, which the extension must add.
+ */
+export interface StoreItem<S = unknown> {
+  /** Upper-case item name without `+`/`-` and `.SILENT`. */
+  name: string;
+  /** Reads the value after `NAME SP` (the cursor is there); the core checks the end of the line. */
+  parse(args: ArgParser): unknown;
+  /** Changes the messages; a result (NO) ends the command with it, undefined answers OK. */
+  apply(ctx: StoreItemContext, state: S): CommandResult | undefined;
+}
+
 /** STORE points: modifiers before the item (RFC 4466 `store-modifiers`). */
 export interface StorePoint<S = unknown> {
   modifiers?: readonly CommandParameter[];
+  /** STORE data items besides FLAGS (X-GM-LABELS). */
+  items?: readonly StoreItem<S>[];
   /**
    * Leaves some messages unchanged: returns those the STORE may change; the
    * others are reported in the tagged OK as `[MODIFIED set]` (UIDs for UID
@@ -471,6 +507,13 @@ export interface Extension<S = unknown> {
   aliases?: readonly string[];
   /** Built-in plugins loaded with this one. */
   requires?: readonly string[];
+  /**
+   * A built-in that `plugins: "all"` leaves out: it must be named. For
+   * extensions that change how mailboxes behave (X-GM-EXT-1 makes mailboxes
+   * labels over one message), which a fixture asking for every standard
+   * extension must not get by surprise.
+   */
+  optIn?: boolean;
   /**
    * JSON Schema (the subset of src/rest/schema.ts) of `pluginOptions[name]`;
    * keys not in `properties` that look like typos of one are errors

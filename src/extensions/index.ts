@@ -38,6 +38,7 @@ import * as searchres from './searchres/index.js';
 import * as unauthenticate from './unauthenticate/index.js';
 import * as binary from './binary/index.js';
 import * as preview from './preview/index.js';
+import * as xGmExt1 from './x-gm-ext-1/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
   idle,
@@ -72,6 +73,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   unauthenticate,
   binary,
   preview,
+  xGmExt1,
 ];
 
 let catalog: Map<string, Extension> | null = null;
@@ -85,6 +87,11 @@ export function builtinExtensions(): ReadonlyMap<string, Extension> {
 /** Names of the built-in plugins, in catalog order. */
 export function builtinPluginNames(): string[] {
   return [...builtinExtensions().keys()];
+}
+
+/** The built-ins `plugins: "all"` loads: every one but the opt-in ones, in catalog order. */
+export function allPluginNames(): string[] {
+  return [...builtinExtensions().values()].filter((e) => !e.optIn).map((e) => e.name);
 }
 
 /** Aliases (upper case) to canonical built-in names. */

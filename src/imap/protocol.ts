@@ -28,6 +28,8 @@ import type {
   FetchPlan,
   StatusItem,
   StoreContext,
+  StoreItem,
+  StoreItemContext,
   TransferCheckInput,
 } from '../extensions/extension.js';
 import type { Route } from '../rest/route.js';
@@ -101,6 +103,10 @@ export interface ImapProtocol {
   /** Items the `search.responseItems` points append to a `* SEARCH` line. */
   searchResponseItems(ctx: SearchAnswerContext): ImapValue[];
   readonly storeModifiers: ReadonlyMap<string, CommandParameter>;
+  /** STORE data items of extensions (besides FLAGS), by upper-case name. */
+  readonly storeItems: ReadonlyMap<string, StoreItem>;
+  /** Runs an extension's STORE item (`storeItems` has it). */
+  storeItemApply(name: string, ctx: StoreItemContext): CommandResult | undefined;
   /** The messages a STORE may change after every `store` filter (undefined when none narrowed them). */
   storeFilter(ctx: StoreContext): readonly Numbered[] | undefined;
   /** How this session's untagged updates are worded, from the `updates` points. */
@@ -180,6 +186,8 @@ function buildProtocol(server: Server): ImapProtocol {
   const fetchModifierOwners = new Map<string, Extension>();
   const storeModifiers = new Map<string, CommandParameter>();
   const storeModifierOwners = new Map<string, Extension>();
+  const storeItems = new Map<string, StoreItem>();
+  const storeItemOwners = new Map<string, Extension>();
   let expungeWorder: Extension | null = null;
   const createParameters = new Map<string, CommandParameter>();
   const createOwners = new Map<string, Extension>();
@@ -218,6 +226,10 @@ function buildProtocol(server: Server): ImapProtocol {
     for (const p of e.select?.parameters ?? []) unique('SELECT parameter', selectParameters, p.name, p, owner, selectOwners);
     for (const p of e.fetch?.modifiers ?? []) unique('FETCH modifier', fetchModifiers, p.name, p, owner, fetchModifierOwners);
     for (const p of e.store?.modifiers ?? []) unique('STORE modifier', storeModifiers, p.name, p, owner, storeModifierOwners);
+    for (const item of e.store?.items ?? []) {
+      if (/^[+-]|^FLAGS$|\.SILENT$/i.test(item.name)) throw new ServiceError('INVALID', `plugins: ${e.name} adds the STORE item ${item.name}; name it without +/-, .SILENT, and not FLAGS`);
+      unique('STORE item', storeItems, item.name, item, owner, storeItemOwners);
+    }
     if (e.updates?.expunges) {
       if (expungeWorder) throw new ServiceError('INVALID', `plugins: ${expungeWorder.name} and ${e.name} both word expunges`);
       expungeWorder = e;
@@ -400,6 +412,12 @@ function buildProtocol(server: Server): ImapProtocol {
       return plan;
     },
     storeModifiers,
+    storeItems,
+    storeItemApply(name, ctx) {
+      const key = name.toUpperCase();
+      const item = storeItems.get(key);
+      return item ? item.apply(ctx, state(storeItemOwners.get(key)!)) : undefined;
+    },
     storeFilter(ctx) {
       let targets: readonly Numbered[] | undefined;
       for (const e of storers) {

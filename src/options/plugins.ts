@@ -6,7 +6,7 @@
  */
 import { REMOVED_PLUGINS } from '../extensions/catalog.js';
 import type { Extension } from '../extensions/extension.js';
-import { builtinAliases, builtinExtensions, builtinPluginNames } from '../extensions/index.js';
+import { allPluginNames, builtinAliases, builtinExtensions, builtinPluginNames } from '../extensions/index.js';
 import { BUILTIN_ROUTES } from '../rest/routes.js';
 import type { Schema } from '../rest/schema.js';
 import { deepCopy } from './copy.js';
@@ -55,9 +55,10 @@ export function resolvePlugins(problems: Problems, value: unknown): ResolvedPlug
       problems.expected('plugins', 'an array of plugin names or plugin objects, or "all"', value);
       return none;
     }
-    entries = [...BUILTIN_PLUGINS];
+    entries = allPluginNames();
   } else if (Array.isArray(value)) {
-    entries = value.flatMap((e) => (typeof e === 'string' && e.toLowerCase() === 'all' ? [...BUILTIN_PLUGINS] : [e]));
+    // Opt-in built-ins (X-GM-EXT-1) are not part of "all": they must be named.
+    entries = value.flatMap((e) => (typeof e === 'string' && e.toLowerCase() === 'all' ? allPluginNames() : [e]));
   } else {
     problems.expected('plugins', 'an array of plugin names or plugin objects, or "all"', value);
     return none;

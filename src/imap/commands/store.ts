@@ -3,12 +3,60 @@ import type { Right } from '../../extensions/extension.js';
 import { flagRight as rightFor, imapProtocol } from '../protocol.js';
 import type { FlagMode } from '../../store/store.js';
 import { SELECTED, failBad, no, ok, readParameters, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
-import { resolveSet } from '../sequence.js';
+import { resolveSet, type Numbered } from '../sequence.js';
+import type { SequenceSet } from '../syntax.js';
 import { compressNumbers } from '../syntax.js';
 import { atom } from '../wire/values.js';
 
 const MODES: Record<string, FlagMode> = { '': 'set', '+': 'add', '-': 'remove' };
 
+
+/** The messages a STORE changes: the set minus those expunged elsewhere and those a `store` filter keeps back. */
+function storeTargets(
+  ctx: CommandContext,
+  set: SequenceSet,
+  params: ReadonlyMap<string, unknown>,
+): { targets: readonly Numbered[]; kept: readonly Numbered[] | undefined; modifiedCode: string | undefined } {
+  const session = ctx.session;
+  const selected = session.selected!;
+  const protocol = imapProtocol(session.server);
+  const named = resolveSet(set, selected, ctx.uid).filter((n) => !selected.isExpungedPending(n.message.uid));
+  // A `store` filter may leave messages unchanged: they are reported as [MODIFIED set].
+  const kept = protocol.storeFilter({ session, selected, uid: ctx.uid, targets: named, params });
+  let modifiedCode: string | undefined;
+  if (kept && kept.length < named.length) {
+    const keep = new Set(kept.map((n) => n.message.uid));
+    const left = named.filter((n) => !keep.has(n.message.uid)).map((n) => (ctx.uid ? n.message.uid : n.seq));
+    modifiedCode = `MODIFIED ${compressNumbers(left)}`;
+  }
+  return { targets: kept ?? named, kept, modifiedCode };
+}
+
+/**
+ * A STORE of an extension's data item (`+X-GM-LABELS (foo)`): the extension
+ * changes the messages, the core answers with that item's FETCH unless `.SILENT`.
+ */
+function runItem(ctx: CommandContext, set: SequenceSet, params: ReadonlyMap<string, unknown>, name: string, mode: FlagMode, silent: boolean): CommandResult {
+  const { session, args } = ctx;
+  const protocol = imapProtocol(session.server);
+  args.sp();
+  const value = protocol.storeItems.get(name)!.parse(args);
+  args.end();
+  const selected = session.selected!;
+  if (selected.readOnly) return no('Mailbox is read-only', 'READ-ONLY');
+  const { targets, modifiedCode } = storeTargets(ctx, set, params);
+  const result = protocol.storeItemApply(name, { session, selected, command: ctx.name, uid: ctx.uid, targets, mode, silent, value });
+  if (result) return result;
+  if (!silent) {
+    session.batch(() => {
+      for (const { seq, message } of targets) {
+        const items = [atom(name), protocol.fetchValue(name, message, session, selected)];
+        session.untagged(seq, atom('FETCH'), ctx.uid ? [atom('UID'), message.uid, ...items] : items);
+      }
+    });
+  }
+  return modifiedCode ? ok('Conditional STORE failed', modifiedCode) : ok('Store completed');
+}
 
 function run(ctx: CommandContext): CommandResult {
   const { session, args } = ctx;
@@ -22,8 +70,12 @@ function run(ctx: CommandContext): CommandResult {
     args.sp();
   }
   const item = args.atom().toUpperCase();
+  const own = /^([+-]?)(.+?)(\.SILENT)?$/.exec(item);
+  if (own && own[2] !== 'FLAGS' && protocol.storeItems.has(own[2]!)) {
+    return runItem(ctx, set, params, own[2]!, MODES[own[1]!]!, own[3] !== undefined);
+  }
   const m = /^([+-]?)FLAGS(\.SILENT)?$/.exec(item);
-  if (!m) failBad(`Invalid STORE item ${item}`);
+  if (!m) failBad(`Invalid STORE item ${item.slice(0, 40)}`);
   const mode = MODES[m![1]!]!;
   const silent = m![2] !== undefined;
   args.sp();
@@ -31,16 +83,7 @@ function run(ctx: CommandContext): CommandResult {
   args.end();
   const selected = session.selected!;
   if (selected.readOnly) return no('Mailbox is read-only', 'READ-ONLY');
-  const named = resolveSet(set, selected, ctx.uid).filter((n) => !selected.isExpungedPending(n.message.uid));
-  // A `store` filter may leave messages unchanged: they are reported as [MODIFIED set].
-  const kept = protocol.storeFilter({ session, selected, uid: ctx.uid, targets: named, params });
-  const targets = kept ?? named;
-  let modifiedCode: string | undefined;
-  if (kept && kept.length < named.length) {
-    const keep = new Set(kept.map((n) => n.message.uid));
-    const left = named.filter((n) => !keep.has(n.message.uid)).map((n) => (ctx.uid ? n.message.uid : n.seq));
-    modifiedCode = `MODIFIED ${compressNumbers(left)}`;
-  }
+  const { targets, kept, modifiedCode } = storeTargets(ctx, set, params);
   // Rights per flag (RFC 4314 §4): `s` for \Seen, `t` for \Deleted, `w` for the others. Flags the
   // user may not change stay as they are; a STORE that may change none of its flags is NO [NOPERM].
   const mailbox = selected.mailbox;

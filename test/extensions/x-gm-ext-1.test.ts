@@ -1,0 +1,493 @@
+/**
+ * X-GM-EXT-1 over real sockets, written from Google's "IMAP Extensions"
+ * page (developers.google.com/gmail/imap/imap-extensions): the capability,
+ * FETCH X-GM-MSGID / X-GM-THRID / X-GM-LABELS, STORE [+-]X-GM-LABELS,
+ * SEARCH X-GM-MSGID / X-GM-THRID / X-GM-LABELS / X-GM-RAW, and Gmail's
+ * model of labels as mailboxes over one message (one msgid in every label,
+ * shared flags, All Mail, Trash, Starred). Also the control API and REST
+ * routes while a client is connected, and imapflow's use of the extension
+ * (`labels`, `emailId`, `threadId`, `useLabels`, `gmraw`).
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ImapFlow } from 'imapflow';
+import type { Server } from '../../src/index.js';
+import type { ServerOptions } from '../../src/options/types.js';
+import { rawSession, startServer } from '../helpers/server.js';
+import type { RawClient } from '../helpers/raw-client.js';
+import { request, startRest } from '../rest/helpers.js';
+
+const GMAIL: ServerOptions = { plugins: ['X-GM-EXT-1', 'MOVE', 'UIDPLUS'] };
+
+function msg(subject: string, opts: { id?: string; inReplyTo?: string; body?: string; extraHeaders?: string } = {}): string {
+  const id = opts.id ?? `${subject.replace(/\W/g, '')}@example.com`;
+  return (
+    `From: Alice <alice@example.com>\r\nTo: Bob <bob@example.com>\r\nSubject: ${subject}\r\n` +
+    `Date: Mon, 2 Nov 2026 10:00:00 +0000\r\nMessage-ID: <${id}>\r\n` +
+    (opts.inReplyTo ? `In-Reply-To: <${opts.inReplyTo}>\r\n` : '') +
+    (opts.extraHeaders ?? '') +
+    `\r\n${opts.body ?? 'Hello'}\r\n`
+  );
+}
+
+/** A server with the Gmail layout and `messages` delivered to INBOX. */
+async function gmail(messages: string[], options: ServerOptions = {}): Promise<{ server: Server; port: number }> {
+  const started = await startServer({ ...GMAIL, ...options });
+  started.server.extension('X-GM-EXT-1')!.gmailLayout();
+  for (const raw of messages) started.server.control.addMessage('INBOX', { raw });
+  return started;
+}
+
+// \Recent depends on which session saw a message first; these tests are about stored flags.
+const untagged = (lines: string[]): string[] => lines.filter((l) => l.startsWith('* ')).map((l) => l.replace(/ ?\\Recent/, ''));
+const fetches = (lines: string[]): string[] => untagged(lines).filter((l) => / FETCH /.test(l));
+const tagged = (lines: string[]): string => lines[lines.length - 1]!;
+const item = (line: string, name: string): string => {
+  const m = new RegExp(`${name} (\\([^)]*\\)|\\S+?)(?=[ )])`).exec(line);
+  assert.ok(m, `${name} in ${line}`);
+  return m![1]!;
+};
+
+async function fetchItem(c: RawClient, set: string, name: string): Promise<string[]> {
+  const lines = await c.command(`FETCH ${set} (${name})`);
+  assert.match(tagged(lines), /OK/);
+  return untagged(lines).filter((l) => l.includes('FETCH')).map((l) => item(l, name));
+}
+
+describe('X-GM-EXT-1: loading', () => {
+  test('the capability is advertised when the plugin is named, and "all" leaves it out (opt-in)', async () => {
+    for (const [options, expected] of [
+      [GMAIL, true],
+      [{ plugins: 'all' }, false],
+      [{ plugins: ['all'] }, false],
+      [{ plugins: ['all', 'X-GM-EXT-1'] }, true],
+    ] as [ServerOptions, boolean][]) {
+      const { server, port } = await startServer(options);
+      try {
+        const c = await rawSession(port);
+        const caps = untagged(await c.command('CAPABILITY'))[0]!.split(' ');
+        assert.equal(caps.includes('X-GM-EXT-1'), expected, JSON.stringify(options));
+        // Gmail always shows special-use attributes: SPECIAL-USE comes with it.
+        if (expected) assert.ok(caps.includes('SPECIAL-USE'));
+        c.close();
+      } finally {
+        await server.stop();
+      }
+    }
+  });
+
+  test('without the plugin, X-GM items are BAD and the session goes on', async () => {
+    const { server, port } = await startServer({ plugins: 'all' });
+    try {
+      server.control.addMessage('INBOX', { raw: msg('one') });
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      assert.match(tagged(await c.command('FETCH 1 (X-GM-MSGID)')), /^T\d+ BAD/);
+      assert.match(tagged(await c.command('STORE 1 +X-GM-LABELS (foo)')), /^T\d+ BAD/);
+      assert.match(tagged(await c.command('SEARCH X-GM-RAW "foo"')), /^T\d+ BAD/);
+      assert.match(tagged(await c.command('NOOP')), /OK/);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('X-GM-EXT-1: the Gmail layout and X-GM-MSGID', () => {
+  test('gmailLayout() makes the [Gmail] mailboxes with their special use; All Mail holds every message', async () => {
+    const { server, port } = await gmail([msg('one'), msg('two')]);
+    try {
+      const c = await rawSession(port);
+      const list = untagged(await c.command('LIST "" "*"'));
+      for (const [path, use] of [
+        ['[Gmail]/All Mail', '\\All'],
+        ['[Gmail]/Drafts', '\\Drafts'],
+        ['[Gmail]/Important', '\\Important'],
+        ['[Gmail]/Sent Mail', '\\Sent'],
+        ['[Gmail]/Spam', '\\Junk'],
+        ['[Gmail]/Starred', '\\Flagged'],
+        ['[Gmail]/Trash', '\\Trash'],
+      ]) {
+        const line = list.find((l) => l.endsWith(`"${path}"`));
+        assert.ok(line, path);
+        assert.ok(line!.includes(use), line);
+      }
+      assert.ok(list.find((l) => l.endsWith('"[Gmail]"'))!.includes('\\Noselect'));
+      // Layout a second time creates nothing.
+      assert.deepEqual(server.extension('X-GM-EXT-1')!.gmailLayout(), { created: [] });
+      const status = untagged(await c.command('STATUS "[Gmail]/All Mail" (MESSAGES)'));
+      assert.deepEqual(status, ['* STATUS "[Gmail]/All Mail" (MESSAGES 2)']);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('FETCH X-GM-MSGID: a 64-bit number per message, the same in every label; UID SEARCH X-GM-MSGID finds it', async () => {
+    const { server, port } = await gmail([msg('one'), msg('two')]);
+    try {
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      const inbox = await fetchItem(c, '1:*', 'X-GM-MSGID');
+      assert.equal(inbox.length, 2);
+      for (const id of inbox) {
+        assert.match(id, /^[1-9][0-9]{15,19}$/);
+        assert.ok(BigInt(id) > 2n ** 53n && BigInt(id) < 2n ** 64n);
+      }
+      assert.notEqual(inbox[0], inbox[1]);
+      await c.command('SELECT "[Gmail]/All Mail"');
+      assert.deepEqual(await fetchItem(c, '1:*', 'X-GM-MSGID'), inbox);
+      // The doc's example: UID SEARCH X-GM-MSGID <id> → the UID of that message.
+      const uid = server.control.listMessages('[Gmail]/All Mail')[1]!.uid;
+      assert.deepEqual(untagged(await c.command(`UID SEARCH X-GM-MSGID ${inbox[1]}`)), [`* SEARCH ${uid}`]);
+      assert.deepEqual(untagged(await c.command('SEARCH X-GM-MSGID 1')), ['* SEARCH']);
+      for (const bad of ['SEARCH X-GM-MSGID abc', 'SEARCH X-GM-MSGID 18446744073709551616', 'SEARCH X-GM-MSGID']) {
+        assert.match(tagged(await c.command(bad)), /^T\d+ BAD/, bad);
+      }
+      // Stable across snapshot and reset: the id is a stored message field.
+      const snap = server.control.snapshot();
+      const restarted = await startServer({ ...GMAIL, storage: snap });
+      try {
+        const d = await rawSession(restarted.port);
+        await d.command('SELECT INBOX');
+        assert.deepEqual(await fetchItem(d, '1:*', 'X-GM-MSGID'), inbox);
+        d.close();
+      } finally {
+        await restarted.server.stop();
+      }
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('X-GM-EXT-1: X-GM-LABELS', () => {
+  test('FETCH lists the labels except the viewed mailbox; STORE +/- X-GM-LABELS answers with the new labels', async () => {
+    const { server, port } = await gmail([msg('one'), msg('two')]);
+    try {
+      const c = await rawSession(port);
+      await c.command('SELECT "[Gmail]/All Mail"');
+      assert.deepEqual(await fetchItem(c, '1:2', 'X-GM-LABELS'), ['("\\\\Inbox")', '("\\\\Inbox")']);
+      const added = await c.command('STORE 1 +X-GM-LABELS (foo "Muy Importante")');
+      assert.deepEqual(untagged(added), ['* 1 FETCH (X-GM-LABELS ("\\\\Inbox" "Muy Importante" foo))']);
+      assert.match(tagged(added), /OK/);
+      // Gmail creates a label on first use: the message is in both mailboxes, as one message.
+      const ids = await fetchItem(c, '1', 'X-GM-MSGID');
+      for (const path of ['foo', 'Muy Importante']) {
+        const copies = server.control.listMessages(path);
+        assert.equal(copies.length, 1, path);
+        assert.deepEqual(server.extension('X-GM-EXT-1')!.getMessage(path, copies[0]!.uid).msgid, ids[0]);
+      }
+      await c.command('SELECT foo');
+      assert.deepEqual(await fetchItem(c, '1', 'X-GM-LABELS'), ['("\\\\Inbox" "Muy Importante")']);
+      await c.command('SELECT "[Gmail]/All Mail"');
+      const removed = await c.command('UID STORE 1 -X-GM-LABELS (foo)');
+      assert.deepEqual(untagged(removed), ['* 1 FETCH (UID 1 X-GM-LABELS ("\\\\Inbox" "Muy Importante"))']);
+      assert.equal(server.control.listMessages('foo').length, 0);
+      // Replacing: X-GM-LABELS (list) sets the labels (the viewed mailbox is no label of its own).
+      assert.deepEqual(untagged(await c.command('STORE 2 X-GM-LABELS (bar \\Important)')), ['* 2 FETCH (X-GM-LABELS ("\\\\Important" bar))']);
+      assert.equal(server.control.listMessages('INBOX').length, 1);
+      // .SILENT: no FETCH.
+      assert.deepEqual(untagged(await c.command('STORE 2 +X-GM-LABELS.SILENT baz')), []);
+      assert.deepEqual(await fetchItem(c, '2', 'X-GM-LABELS'), ['("\\\\Important" bar baz)']);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('removing the label of the viewed mailbox expunges the message from that view; it stays in All Mail', async () => {
+    const { server, port } = await gmail([msg('one'), msg('two')]);
+    try {
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      // FETCH, STORE and SEARCH hold expunges back (RFC 3501 §7.4.1): it comes with the next command.
+      const store = await c.command('STORE 1 -X-GM-LABELS (\\Inbox)');
+      assert.ok(!store.some((l) => l.includes('EXPUNGE')));
+      assert.deepEqual(untagged(await c.command('NOOP')), ['* 1 EXPUNGE']);
+      assert.equal(server.control.listMessages('INBOX').length, 1);
+      assert.equal(server.control.listMessages('[Gmail]/All Mail').length, 2);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('flags are shared across labels: \\Seen in INBOX is \\Seen in All Mail for another session; \\Deleted stays per label', async () => {
+    const { server, port } = await gmail([msg('one')]);
+    try {
+      const a = await rawSession(port);
+      const b = await rawSession(port);
+      await a.command('SELECT INBOX');
+      await b.command('SELECT "[Gmail]/All Mail"');
+      await a.command('STORE 1 +FLAGS.SILENT (\\Seen $Work)');
+      assert.deepEqual(fetches(await b.command('NOOP')), ['* 1 FETCH (FLAGS (\\Seen $Work))']);
+      await a.command('STORE 1 +FLAGS.SILENT (\\Deleted)');
+      assert.deepEqual(untagged(await b.command('NOOP')), []);
+      // Expunging in INBOX only removes the \Inbox label (Gmail's "archive").
+      await a.command('EXPUNGE');
+      assert.deepEqual(untagged(await b.command('FETCH 1 (FLAGS X-GM-LABELS)')), ['* 1 FETCH (FLAGS (\\Seen $Work) X-GM-LABELS ())']);
+      a.close();
+      b.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('\\Starred is the \\Flagged flag and the Starred mailbox; SEARCH X-GM-LABELS', async () => {
+    const { server, port } = await gmail([msg('one'), msg('two'), msg('three')]);
+    try {
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      assert.deepEqual(untagged(await c.command('STORE 1 +X-GM-LABELS (\\Starred)')), ['* 1 FETCH (X-GM-LABELS ("\\\\Starred"))']);
+      assert.deepEqual(await fetchItem(c, '1', 'FLAGS'), ['(\\Flagged)']);
+      assert.equal(server.control.listMessages('[Gmail]/Starred').length, 1);
+      await c.command('STORE 2 +FLAGS.SILENT (\\Flagged)');
+      assert.equal(server.control.listMessages('[Gmail]/Starred').length, 2);
+      await c.command('STORE 1 -FLAGS.SILENT (\\Flagged)');
+      assert.equal(server.control.listMessages('[Gmail]/Starred').length, 1);
+      await c.command('STORE 3 +X-GM-LABELS foo');
+      assert.deepEqual(untagged(await c.command('SEARCH X-GM-LABELS foo')), ['* SEARCH 3']);
+      assert.deepEqual(untagged(await c.command('SEARCH X-GM-LABELS \\Starred')), ['* SEARCH 2']);
+      // The viewed mailbox's own label counts in SEARCH.
+      assert.deepEqual(untagged(await c.command('SEARCH X-GM-LABELS \\Inbox')), ['* SEARCH 1 2 3']);
+      assert.deepEqual(untagged(await c.command('SEARCH NOT X-GM-LABELS "foo"')), ['* SEARCH 1 2']);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('moving to Trash takes the message out of every other label; expunging from All Mail deletes it everywhere', async () => {
+    const { server, port } = await gmail([msg('one'), msg('two')]);
+    try {
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      await c.command('STORE 1:2 +X-GM-LABELS (work)');
+      assert.match(tagged(await c.command('MOVE 1 "[Gmail]/Trash"')), /OK/);
+      for (const path of ['INBOX', 'work', '[Gmail]/All Mail']) assert.equal(server.control.listMessages(path).length, 1, path);
+      assert.equal(server.control.listMessages('[Gmail]/Trash').length, 1);
+      await c.command('SELECT "[Gmail]/All Mail"');
+      await c.command('STORE 1 +FLAGS.SILENT (\\Deleted)');
+      await c.command('EXPUNGE');
+      for (const path of ['INBOX', 'work', '[Gmail]/All Mail']) assert.equal(server.control.listMessages(path).length, 0, path);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a COPY to a label the message already has adds no second copy', async () => {
+    const { server, port } = await gmail([msg('one')]);
+    try {
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      await c.command('COPY 1 "[Gmail]/All Mail"');
+      assert.equal(server.control.listMessages('[Gmail]/All Mail').length, 1);
+      await c.command('COPY 1 Later');
+      assert.match(tagged(await c.command('CREATE Later')), /OK/);
+      await c.command('COPY 1 Later');
+      await c.command('COPY 1 Later');
+      assert.equal(server.control.listMessages('Later').length, 1);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('bad STORE X-GM-LABELS: unknown system label NO [NONEXISTENT], read-only NO, syntax BAD; the session goes on', async () => {
+    const { server, port } = await startServer(GMAIL);
+    try {
+      server.control.addMessage('INBOX', { raw: msg('one') });
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      assert.match(tagged(await c.command('STORE 1 +X-GM-LABELS (\\Important)')), /^T\d+ NO \[NONEXISTENT\]/);
+      assert.match(tagged(await c.command('STORE 1 +X-GM-LABELS ()')), /OK/);
+      assert.match(tagged(await c.command('STORE 1 +X-GM-LABELS')), /^T\d+ BAD/);
+      assert.match(tagged(await c.command('STORE 1 +X-GM-LABELS ("")')), /^T\d+ BAD/);
+      assert.match(tagged(await c.command('STORE 1 +X-GM-LABELS (a) extra')), /^T\d+ BAD/);
+      await c.command('EXAMINE INBOX');
+      assert.match(tagged(await c.command('STORE 1 +X-GM-LABELS (a)')), /^T\d+ NO/);
+      assert.match(tagged(await c.command('NOOP')), /OK/);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('X-GM-EXT-1: X-GM-THRID', () => {
+  test('a reply (In-Reply-To) and a "Re:" of the same subject share the thread id, which is the first message\'s msgid', async () => {
+    const { server, port } = await gmail([
+      msg('Lunch plans', { id: 'a@x' }),
+      msg('Something else', { id: 'b@x' }),
+      msg('Different words', { id: 'c@x', inReplyTo: 'a@x' }),
+      msg('RE: Fwd: [team]  lunch   PLANS', { id: 'd@x' }),
+    ]);
+    try {
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      const ids = await fetchItem(c, '1:*', 'X-GM-MSGID');
+      const threads = await fetchItem(c, '1:*', 'X-GM-THRID');
+      assert.deepEqual(threads, [ids[0], ids[1], ids[0], ids[0]]);
+      assert.deepEqual(untagged(await c.command(`SEARCH X-GM-THRID ${ids[0]}`)), ['* SEARCH 1 3 4']);
+      // A reply seen before its original: the original joins the reply's thread.
+      server.control.addMessage('INBOX', { raw: msg('Answer first', { id: 'r@x', inReplyTo: 'o@x' }) });
+      server.control.addMessage('INBOX', { raw: msg('Original later', { id: 'o@x' }) });
+      await c.command('NOOP');
+      const later = await fetchItem(c, '5:6', 'X-GM-THRID');
+      assert.equal(later[0], later[1]);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('X-GM-EXT-1: X-GM-RAW', () => {
+  test('a subset of Gmail\'s search language', async () => {
+    const attachment =
+      'From: Carol <carol@example.org>\r\nTo: Bob <bob@example.com>\r\nSubject: Report\r\nMessage-ID: <rep@x>\r\nMIME-Version: 1.0\r\n' +
+      'Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nsee file\r\n--b\r\n' +
+      'Content-Type: application/pdf\r\nContent-Disposition: attachment; filename=r.pdf\r\n\r\nxx\r\n--b--\r\n';
+    const { server, port } = await gmail([msg('Lunch plans', { body: 'pizza at noon' }), msg('Budget', { body: 'numbers' })]);
+    try {
+      server.control.addMessage('INBOX', { raw: attachment, internaldate: '10-Jan-2024 12:00:00 +0000' });
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      await c.command('STORE 1 +FLAGS.SILENT (\\Seen)');
+      await c.command('STORE 2 +X-GM-LABELS (Work/Projects)');
+      await c.command('STORE 2 +FLAGS.SILENT (\\Flagged)');
+      const cases: [string, string][] = [
+        ['pizza', '1'],
+        ['"at noon"', '1'],
+        ['from:carol', '3'],
+        ['from:alice@example.com', '1 2'],
+        ['to:bob', '1 2 3'],
+        ['subject:"lunch plans"', '1'],
+        ['is:unread', '2 3'],
+        ['is:read', '1'],
+        ['is:starred', '2'],
+        ['has:attachment', '3'],
+        ['label:work-projects', '2'],
+        ['label:Work/Projects', '2'],
+        ['in:inbox -label:work/projects', '1 3'],
+        ['in:anywhere', '1 2 3'],
+        ['before:2025/01/01', '3'],
+        ['after:2025/01/01', '1 2'],
+        ['larger:1K', ''],
+        ['smaller:100000', '1 2 3'],
+        ['rfc822msgid:rep@x', '3'],
+        ['pizza OR numbers', '1 2'],
+        ['(pizza OR numbers) is:unread', '2'],
+        ['-(pizza OR numbers)', '3'],
+        ['nothing:here', ''],
+      ];
+      for (const [query, expected] of cases) {
+        const lines = await c.command(`SEARCH X-GM-RAW ${JSON.stringify(query)}`);
+        assert.deepEqual(untagged(lines), [`* SEARCH${expected ? ` ${expected}` : ''}`], query);
+      }
+      // Combined with other keys, and as a literal (imapflow sends UTF-8 ones).
+      assert.deepEqual(untagged(await c.command('SEARCH UNSEEN X-GM-RAW "from:alice"')), ['* SEARCH 2']);
+      for (const bad of ['"(pizza"', '"pizza)"', '"\\"open"', '"before:yesterday"', '"larger:big"', '"OR pizza"', '""']) {
+        assert.match(tagged(await c.command(`SEARCH X-GM-RAW ${bad}`)), /^T\d+ BAD/, bad);
+      }
+      assert.match(tagged(await c.command('NOOP')), /OK/);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('X-GM-EXT-1: control API and REST', () => {
+  test('setLabels while a client is connected: it sees the message arrive in the label it has selected, and the new labels', async () => {
+    const { server, port } = await gmail([msg('one')]);
+    try {
+      const api = server.extension('X-GM-EXT-1')!;
+      server.control.createMailbox('Work');
+      const c = await rawSession(port);
+      await c.command('SELECT Work');
+      const uid = server.control.listMessages('INBOX')[0]!.uid;
+      const info = api.setLabels('INBOX', uid, { labels: ['Work'], mode: 'add' });
+      assert.deepEqual(info.labels, ['\\Inbox', 'Work']);
+      assert.deepEqual(untagged(await c.command('NOOP')), ['* 1 EXISTS', '* 1 RECENT']);
+      assert.deepEqual(await fetchItem(c, '1', 'X-GM-LABELS'), ['("\\\\Inbox")']);
+      assert.deepEqual(api.getLabels('Work', 1), ['\\Inbox', 'Work']);
+      // set: exactly these labels.
+      api.setLabels('INBOX', uid, { labels: ['\\Starred'] });
+      assert.deepEqual(untagged(await c.command('NOOP')), ['* 1 EXPUNGE']);
+      assert.throws(() => api.setLabels('INBOX', 99, { labels: [] }), /No message with UID 99/);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('GET/PUT /v1/mailboxes/{path}/messages/{uid}/labels and POST /v1/gmail/layout; 404 without the plugin', async () => {
+    const r = await startRest(GMAIL);
+    try {
+      const layout = await request(r.restPort, 'POST', '/v1/gmail/layout', { json: {} });
+      assert.equal(layout.status, 200);
+      assert.ok((layout.json as { created: string[] }).created.includes('[Gmail]/All Mail'));
+      const { uid } = r.server.control.addMessage('INBOX', { raw: msg('one') });
+      const put = await request(r.restPort, 'PUT', `/v1/mailboxes/INBOX/messages/${uid}/labels`, { json: { labels: ['Receipts'], mode: 'add' } });
+      assert.equal(put.status, 200, JSON.stringify(put.json));
+      const body = put.json as { msgid: string; thrid: string; labels: string[]; copies: { path: string }[] };
+      assert.deepEqual(body.labels, ['\\Inbox', 'Receipts']);
+      assert.equal(body.msgid, body.thrid);
+      assert.deepEqual(body.copies.map((c) => c.path), ['INBOX', 'Receipts', '[Gmail]/All Mail']);
+      const get = await request(r.restPort, 'GET', `/v1/mailboxes/Receipts/messages/1/labels`);
+      assert.deepEqual(get.json, put.json);
+      const bad = await request(r.restPort, 'PUT', `/v1/mailboxes/INBOX/messages/${uid}/labels`, { json: { labels: 'x' } });
+      assert.equal(bad.status, 400);
+      const missing = await request(r.restPort, 'GET', '/v1/mailboxes/INBOX/messages/77/labels');
+      assert.equal(missing.status, 404);
+      const doc = (await request(r.restPort, 'GET', '/v1/openapi.json')).json as { paths: Record<string, unknown> };
+      assert.ok(doc.paths['/v1/mailboxes/{path}/messages/{uid}/labels']);
+    } finally {
+      await r.server.stop();
+    }
+    const plain = await startRest({ plugins: 'all' });
+    try {
+      assert.equal((await request(plain.restPort, 'POST', '/v1/gmail/layout', { json: {} })).status, 404);
+    } finally {
+      await plain.server.stop();
+    }
+  });
+});
+
+describe('X-GM-EXT-1 with imapflow', () => {
+  test('imapflow reads labels, emailId (X-GM-MSGID) and threadId (X-GM-THRID), stores labels and searches with gmraw', async () => {
+    const { server, port } = await gmail([msg('Lunch plans', { id: 'a@x' }), msg('Re: Lunch plans', { id: 'b@x', inReplyTo: 'a@x' })]);
+    const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false });
+    try {
+      await client.connect();
+      const lock = await client.getMailboxLock('INBOX');
+      try {
+        assert.ok(await client.messageFlagsAdd('1', ['Travel', '\\Important'].slice(0, 1), { useLabels: true }));
+        const fetched = [];
+        for await (const m of client.fetch('1:*', { uid: true, labels: true, threadId: true })) fetched.push(m);
+        assert.equal(fetched.length, 2);
+        assert.deepEqual([...fetched[0]!.labels!], ['Travel']);
+        assert.deepEqual([...fetched[1]!.labels!], []);
+        const api = server.extension('X-GM-EXT-1')!;
+        const info = api.getMessage('INBOX', fetched[0]!.uid);
+        assert.equal(fetched[0]!.emailId, info.msgid);
+        assert.equal(fetched[0]!.threadId, info.msgid);
+        assert.equal(fetched[1]!.threadId, info.msgid);
+        assert.deepEqual(await client.search({ gmraw: 'label:travel' }, { uid: true }), [fetched[0]!.uid]);
+        assert.deepEqual(await client.search({ threadId: info.msgid }, { uid: true }), [fetched[0]!.uid, fetched[1]!.uid]);
+        assert.deepEqual(await client.search({ emailId: fetched[1]!.emailId }, { uid: true }), [fetched[1]!.uid]);
+        assert.ok(await client.messageFlagsRemove('1', ['Travel'], { useLabels: true }));
+        assert.equal(server.control.listMessages('Travel').length, 0);
+      } finally {
+        lock.release();
+      }
+      await client.logout();
+    } finally {
+      await server.stop();
+    }
+  });
+});
