@@ -491,3 +491,29 @@ describe('X-GM-EXT-1 with imapflow', () => {
     }
   });
 });
+
+describe('X-GM-RAW parser fuzz', () => {
+  test('20,000 random queries parse or fail with RawQueryError (a BAD), nothing else', async () => {
+    const { parseRawQuery, RawQueryError } = await import('../../src/extensions/x-gm-ext-1/raw-query.js');
+    const { Rand } = await import('../fuzz/generate.js');
+    const r = new Rand(4242);
+    const pieces = ['(', ')', '-', '"', 'OR', 'AND', 'from:', 'label:', 'in:', 'is:', 'has:', 'before:', 'after:', 'larger:', 'smaller:', '2024/01/02', '10K', 'x', ' ', ':', '\\', '\u00e9', '{', '}'];
+    const counts = { ok: 0, bad: 0 };
+    const surprises: string[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      const query = Array.from({ length: r.int(0, 10) }, () => r.pick(pieces)).join(r.chance(0.5) ? ' ' : '');
+      try {
+        parseRawQuery(query);
+        counts.ok++;
+      } catch (err) {
+        if (err instanceof RawQueryError) counts.bad++;
+        else if (surprises.length < 5) surprises.push(`${JSON.stringify(query)}: ${(err as Error).message}`);
+      }
+    }
+    assert.deepEqual(surprises, []);
+    assert.ok(counts.ok > 2000 && counts.bad > 2000, JSON.stringify(counts));
+    // Deep nesting is refused, not a stack overflow.
+    assert.throws(() => parseRawQuery('('.repeat(10_000) + 'x' + ')'.repeat(10_000)), RawQueryError);
+    assert.throws(() => parseRawQuery('-'.repeat(10_000) + 'x'), RawQueryError);
+  });
+});

@@ -77,7 +77,7 @@ function storage(): object {
         { raw: msg(5), flags: ['\\Deleted', '\\Flagged'] },
       ],
     },
-    '': { folders: { Archive: { messages: [msg(6)], folders: { Sub: {} } }, Trash: { 'special-use': '\\Trash' } } },
+    '': { folders: { Archive: { messages: [msg(6)], folders: { Sub: {} } }, Trash: { 'special-use': '\\Trash' }, 'All Mail': { 'special-use': '\\All' } } },
   };
 }
 
@@ -455,7 +455,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const resetEvery = options.resetEvery ?? 10_000;
   const server = createServer({
     port: 0,
-    plugins: 'all',
+    // X-GM-EXT-1 is opt-in (not in "all"); the fuzzer drives its grammar and label model too.
+    plugins: ['all', 'X-GM-EXT-1'],
     storage: storage() as never,
     maxLineLength: MAX_LINE,
     maxLiteral: MAX_LITERAL,

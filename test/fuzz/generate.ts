@@ -60,6 +60,14 @@ const FETCH_ITEMS = [
   'BINARY[1]', 'BINARY.PEEK[]', 'BINARY.SIZE[1]', 'BINARY.PEEK[2]<0.4>', 'BINARY[1.1]<3.1>', 'BINARY.SIZE[]', 'BINARY.PEEK[9]',
   'BINARY.PEEK[1.MIME]', 'BINARY[0]', 'BINARY.SIZE[1]<0.1>', 'BINARY.PEEK', 'binary.peek[2]<1.99999999999>',
   'PREVIEW', 'PREVIEW (LAZY)', 'preview (lazy lazy)', 'PREVIEW ()', 'PREVIEW (EAGER)', 'PREVIEW[]',
+  'X-GM-MSGID', 'X-GM-THRID', 'X-GM-LABELS',
+];
+/** X-GM-EXT-1: labels as STORE and SEARCH give them (system labels, user labels, quoted, odd). */
+const GM_LABELS = ['\\Inbox', '\\Starred', '\\Important', '\\Trash', 'Fuzz', '"Muy Importante"', 'Archive/Sub', '""', '\\Bogus', '"&AOk-"'];
+/** X-GM-RAW queries: valid ones of the documented subset and broken ones. */
+const GM_RAW = [
+  '"from:alice"', '"subject:\\"a b\\" is:unread"', '"(x OR y) -label:fuzz"', '"has:attachment larger:1K"', '"before:2020/01/01"',
+  '"in:anywhere"', '"(unbalanced"', '"x)"', '"OR"', '"before:soon"', '"-"', '""', '"((((((((x))))))))"',
 ];
 const FETCH_MACROS = ['ALL', 'FAST', 'FULL'];
 const STATUS_ITEMS = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ', 'SIZE'];
@@ -173,7 +181,7 @@ export class Generator {
   }
   searchKey(depth = 0): string {
     const r = this.r;
-    const k = r.int(0, depth > 3 ? 6 : 11);
+    const k = r.int(0, depth > 3 ? 6 : 12);
     switch (k) {
       case 0:
         return r.pick(['ALL', 'ANSWERED', 'DELETED', 'FLAGGED', 'NEW', 'OLD', 'RECENT', 'SEEN', 'UNSEEN', 'UNDELETED', 'DRAFT', 'UNDRAFT']);
@@ -197,9 +205,25 @@ export class Generator {
         return `OR ${this.searchKey(depth + 1)} ${this.searchKey(depth + 1)}`;
       case 10:
         return `(${this.searchKey(depth + 1)} ${this.searchKey(depth + 1)})`;
-      default:
+      case 11:
         return r.pick(['MODSEQ 1', 'OLDER 10', 'YOUNGER 100000']);
+      default:
+        // X-GM-EXT-1 keys: 64-bit ids (in range and not), labels, X-GM-RAW queries.
+        switch (r.int(0, 3)) {
+          case 0:
+            return `${r.pick(['X-GM-MSGID', 'X-GM-THRID'])} ${r.pick(['1700000000000000000', '1', '18446744073709551615', '18446744073709551616', 'x', '0'])}`;
+          case 1:
+            return `X-GM-LABELS ${r.pick(GM_LABELS)}`;
+          default:
+            return `X-GM-RAW ${r.pick(GM_RAW)}`;
+        }
     }
+  }
+  /** STORE's X-GM-LABELS value: a list of labels, or one. */
+  gmLabels(): string {
+    const r = this.r;
+    if (r.chance(0.2)) return r.pick(GM_LABELS);
+    return `(${Array.from({ length: r.int(0, 3) }, () => r.pick(GM_LABELS)).join(' ')})`;
   }
   message(): Buffer {
     const r = this.r;
@@ -279,6 +303,12 @@ export class Generator {
       args: (g) => [g.seqSet(), ' ', g.r.pick(['FLAGS', '+FLAGS', '-FLAGS', 'FLAGS.SILENT', '+FLAGS.SILENT', '-FLAGS.SILENT']), ' ', g.r.chance(0.8) ? g.flagList() : g.flag()],
     },
     { name: 'UID STORE', states: SEL, args: (g) => [g.seqSet(), ' ', g.r.pick(['+FLAGS', '-FLAGS.SILENT', 'FLAGS']), ' ', g.flagList()] },
+    {
+      name: 'STORE',
+      states: SEL,
+      args: (g) => [g.seqSet(), ' ', g.r.pick(['X-GM-LABELS', '+X-GM-LABELS', '-X-GM-LABELS', '+X-GM-LABELS.SILENT', '-x-gm-labels.silent']), ' ', g.gmLabels()],
+    },
+    { name: 'UID STORE', states: SEL, args: (g) => [g.seqSet(), ' ', g.r.pick(['+X-GM-LABELS', '-X-GM-LABELS', 'X-GM-LABELS.SILENT']), ' ', g.gmLabels()] },
     { name: 'COPY', states: SEL, args: (g) => [g.seqSet(), ' ', g.mailbox()] },
     { name: 'UID COPY', states: SEL, args: (g) => [g.seqSet(), ' ', g.mailbox()] },
     { name: 'MOVE', states: SEL, args: (g) => [g.seqSet(), ' ', g.mailbox()] },
