@@ -18,10 +18,10 @@ const METHODS = new Set(['GET', 'POST', 'PUT', 'DELETE']);
 const PLUGIN_KEYS = [
   'name', 'aliases', 'requires', 'options', 'setup', 'capabilities', 'enable', 'commands', 'wrap', 'fetchItems', 'searchKeys',
   'statusItems', 'list', 'select', 'create', 'checks', 'literal', 'access', 'codes', 'sasl', 'saslInitialResponse', 'storage', 'onChange',
-  'events', 'routes',
+  'events', 'routes', 'search', 'fetch', 'store', 'updates',
 ] as const;
 const FUNCTION_KEYS = ['setup', 'capabilities', 'literal', 'access', 'onChange'] as const;
-const OBJECT_KEYS = ['options', 'list', 'select', 'create', 'checks', 'codes', 'storage'] as const;
+const OBJECT_KEYS = ['options', 'list', 'select', 'create', 'checks', 'codes', 'storage', 'search', 'fetch', 'store', 'updates'] as const;
 const ARRAY_KEYS = ['aliases', 'enable', 'wrap', 'fetchItems', 'searchKeys', 'statusItems', 'sasl', 'events'] as const;
 const ROUTE_KEYS = ['method', 'path', 'summary', 'operation', 'params', 'query', 'body', 'allowArray', 'status', 'response', 'handle', 'after'] as const;
 const PLUGIN_SET = new Set<string>(PLUGIN_KEYS);

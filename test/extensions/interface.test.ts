@@ -345,3 +345,59 @@ test('the example of docs/extensions.md works as written', () => {
   server.control.reset();
   assert.equal(server.extension<Counter>('XCOUNT')!.count, 0);
 });
+
+test('a plugin adds a STORE data item (`store.items`): [+-]NAME[.SILENT], answered from its FETCH item; clashes fail construction', async () => {
+  // Tags kept per message in a store field: STORE +XTAG (a b) / -XTAG / XTAG, FETCH XTAG.
+  const tags = (m: { extra: Record<string, unknown> | null }): string[] => (getField(m, 'xtags') as string[] | undefined) ?? [];
+  const plugin: Plugin = {
+    name: 'XTAGS',
+    fetchItems: [{ name: 'XTAG', value: (m) => tags(m) }],
+    store: {
+      items: [
+        {
+          name: 'XTAG',
+          parse: (args) => args.list(() => args.atom()),
+          apply: (ctx) => {
+            const given = ctx.value as string[];
+            if (given.includes('NOPE')) return { status: 'NO', text: 'not that tag' };
+            for (const { message } of ctx.targets) {
+              const now = new Set(ctx.mode === 'set' ? [] : tags(message));
+              for (const t of given) if (ctx.mode === 'remove') now.delete(t); else now.add(t);
+              setField(message, 'xtags', [...now]);
+            }
+            return undefined;
+          },
+        },
+      ],
+    },
+  };
+  const { server, port } = await startServer({ plugins: [plugin] });
+  try {
+    server.control.addMessage('INBOX', { raw: 'Subject: x\r\n\r\ny\r\n' });
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    assert.deepEqual(await c.command('STORE 1 +XTAG (a b)'), ['* 1 FETCH (XTAG ("a" "b"))', 'T3 OK Store completed']);
+    assert.deepEqual(await c.command('UID STORE 1 -XTAG (a)'), ['* 1 FETCH (UID 1 XTAG ("b"))', 'T4 OK Store completed']);
+    assert.deepEqual(await c.command('STORE 1 XTAG.SILENT (c)'), ['T5 OK Store completed']);
+    assert.deepEqual(await c.command('FETCH 1 XTAG'), ['* 1 FETCH (XTAG ("c"))', 'T6 OK Fetch completed']);
+    assert.deepEqual(await c.command('STORE 1 +XTAG (NOPE)'), ['T7 NO not that tag']);
+    assert.match((await c.command('STORE 1 +XTAG a'))[0]!, /^T8 BAD/);
+    assert.match((await c.command('STORE 1 +XTAGS (a)'))[0]!, /^T9 BAD/);
+    await c.command('EXAMINE INBOX');
+    assert.match((await c.command('STORE 1 +XTAG (a)'))[0]!, /^T11 NO \[READ-ONLY\]/);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+  const item = { name: 'XTAG', parse: () => null, apply: () => undefined };
+  assert.throws(() => createServer({ plugins: [{ name: 'XA', store: { items: [item] } }, { name: 'XB', store: { items: [item] } }] }), /XA and XB both add the STORE item XTAG/);
+  assert.throws(() => createServer({ plugins: [{ name: 'XC', store: { items: [{ ...item, name: 'FLAGS' }] } }] }), /STORE item FLAGS/);
+});
+
+test('an opt-in built-in (X-GM-EXT-1) is left out of plugins: "all" and loads when named', () => {
+  const optIn = [...builtinExtensions().values()].filter((e) => e.optIn).map((e) => e.name);
+  assert.deepEqual(optIn, ['X-GM-EXT-1']);
+  const all = createServer({ plugins: 'all' }).options.plugins;
+  for (const name of optIn) assert.ok(!all.includes(name), name);
+  assert.ok(createServer({ plugins: ['all', ...optIn] }).options.plugins.includes('X-GM-EXT-1'));
+});

@@ -172,9 +172,13 @@ describe('users', () => {
 });
 
 describe('plugins', () => {
-  it('loads "all" in catalog order', () => {
-    assert.deepEqual(resolveOptions({ plugins: 'all' }).plugins, [...BUILTIN_PLUGINS]);
-    assert.deepEqual(resolveOptions({ plugins: 'ALL' as 'all' }).plugins, [...BUILTIN_PLUGINS]);
+  it('loads "all" in catalog order, without the opt-in built-ins', () => {
+    // X-GM-EXT-1 changes how mailboxes behave (labels over one message): it must be named.
+    const all = BUILTIN_PLUGINS.filter((name) => name !== 'X-GM-EXT-1');
+    assert.deepEqual(resolveOptions({ plugins: 'all' }).plugins, all);
+    assert.deepEqual(resolveOptions({ plugins: 'ALL' as 'all' }).plugins, all);
+    assert.ok(BUILTIN_PLUGINS.includes('X-GM-EXT-1'));
+    assert.deepEqual(resolveOptions({ plugins: ['all', 'x-gm-ext-1'] }).plugins, [...BUILTIN_PLUGINS]);
   });
 
   it('is case-insensitive, maps aliases, adds requirements, dedupes and orders', () => {
