@@ -244,7 +244,8 @@ function buildOptions(flags: FlagValues): ServerOptions {
   if (typeof flags.storage === 'string') options.storage = readJson(flags.storage, 'storage file') as ServerOptions['storage'];
   if (Array.isArray(flags.plugin)) {
     const names = flags.plugin.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
-    options.plugins = names.some((n) => n.toLowerCase() === 'all') ? 'all' : names;
+    // `all` next to other names keeps them: an opt-in plugin (X-GM-EXT-1) is named besides "all".
+    options.plugins = names.length === 1 && names[0]!.toLowerCase() === 'all' ? 'all' : names;
   }
   if (Array.isArray(flags['plugin-option'])) options.pluginOptions = pluginOptions(options.pluginOptions, flags['plugin-option']);
   if (typeof flags.script === 'string') options.script = flags.script;

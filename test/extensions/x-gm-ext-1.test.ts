@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { ImapFlow } from 'imapflow';
 import type { Server } from '../../src/index.js';
 import type { ServerOptions } from '../../src/options/types.js';
+import { startCli } from '../helpers/cli.js';
 import { rawSession, startServer } from '../helpers/server.js';
 import type { RawClient } from '../helpers/raw-client.js';
 import { request, startRest } from '../rest/helpers.js';
@@ -454,6 +455,27 @@ describe('X-GM-EXT-1: control API and REST', () => {
       assert.equal((await request(plain.restPort, 'POST', '/v1/gmail/layout', { json: {} })).status, 404);
     } finally {
       await plain.server.stop();
+    }
+  });
+});
+
+describe('X-GM-EXT-1 from the command line', () => {
+  test('rookery --plugin all --plugin X-GM-EXT-1 --rest-port 0: the README example (layout and labels over REST)', async () => {
+    const { child, port, output } = await startCli(['--port', '0', '--plugin', 'all', '--plugin', 'X-GM-EXT-1', '--rest-port', '0']);
+    try {
+      const c = await rawSession(port);
+      const caps = untagged(await c.command('CAPABILITY'))[0]!.split(' ');
+      assert.ok(caps.includes('X-GM-EXT-1') && caps.includes('ESEARCH'), caps.join(' '));
+      const rest = Number(/REST API listening on http:\/\/[^:]+:(\d+)/.exec(output())![1]);
+      assert.equal((await request(rest, 'POST', '/v1/gmail/layout', { json: {} })).status, 200);
+      assert.equal((await request(rest, 'POST', '/v1/mailboxes/INBOX/messages', { json: { raw: msg('one') } })).status, 201);
+      const put = await request(rest, 'PUT', '/v1/mailboxes/INBOX/messages/1/labels', { json: { labels: ['Receipts'], mode: 'add' } });
+      assert.deepEqual((put.json as { labels: string[] }).labels, ['\\Inbox', 'Receipts']);
+      await c.command('SELECT Receipts');
+      assert.deepEqual(await fetchItem(c, '1', 'X-GM-LABELS'), ['("\\\\Inbox")']);
+      c.close();
+    } finally {
+      child.kill('SIGTERM');
     }
   });
 });
