@@ -279,6 +279,30 @@ describe('X-GM-EXT-1: X-GM-LABELS', () => {
     }
   });
 
+  test('MOVE out of All Mail adds the label and the message stays in All Mail; the view gets EXPUNGE and the new UID', async () => {
+    const { server, port } = await gmail([msg('one'), msg('two')]);
+    try {
+      const c = await rawSession(port);
+      await c.command('SELECT "[Gmail]/All Mail"');
+      const id = (await fetchItem(c, '1', 'X-GM-MSGID'))[0];
+      await c.command('CREATE Work');
+      const moved = await c.command('UID MOVE 1 Work');
+      assert.match(tagged(moved), /OK/);
+      assert.ok(moved.includes('* 1 EXPUNGE'), moved.join('\n'));
+      assert.ok(moved.includes('* 2 EXISTS'), moved.join('\n'));
+      assert.deepEqual(await fetchItem(c, '2', 'X-GM-MSGID'), [id]);
+      assert.deepEqual(await fetchItem(c, '2', 'X-GM-LABELS'), ['("\\\\Inbox" Work)']);
+      assert.equal(server.control.listMessages('INBOX').length, 2);
+      // The same through the control API (a copy and an expunge in one call).
+      server.control.moveMessages('[Gmail]/All Mail', { uids: [server.control.listMessages('[Gmail]/All Mail')[0]!.uid], target: 'Work' });
+      assert.equal(server.control.listMessages('Work').length, 2);
+      assert.equal(server.control.listMessages('[Gmail]/All Mail').length, 2);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
   test('a COPY to a label the message already has adds no second copy', async () => {
     const { server, port } = await gmail([msg('one')]);
     try {

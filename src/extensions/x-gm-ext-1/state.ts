@@ -103,6 +103,13 @@ export class GmailState implements GmailApi {
   private next = FIRST_ID;
   /** >0 while the state itself changes the store: those changes only update the index. */
   private depth = 0;
+  /**
+   * Messages that got a new label in this turn of the event loop. An expunge
+   * from All Mail of one of them is the second half of a MOVE (a copy, then
+   * an expunge, in one go): the message moves into the label and stays in
+   * All Mail, rather than being deleted everywhere.
+   */
+  private readonly justLabelled = new Set<string>();
 
   constructor(private readonly server: Server) {
     this.rebuild();
@@ -317,6 +324,7 @@ export class GmailState implements GmailApi {
   private appended(mailbox: Mailbox, messages: readonly Message[], origin: number | null): void {
     const roles = findRoles(this.store);
     const binned = mailbox === roles.trash || mailbox === roles.junk;
+    if (mailbox !== roles.all && !binned) this.noteLabelled(messages);
     for (const m of messages) {
       const others = this.copies(m).filter((c) => c.message !== m);
       if (others.some((c) => c.mailbox === mailbox)) {
@@ -342,7 +350,12 @@ export class GmailState implements GmailApi {
     const roles = findRoles(this.store);
     for (const m of messages) {
       const others = this.copies(m);
-      if (mailbox === roles.all) this.expungeCopies(others, origin);
+      if (mailbox === roles.all) {
+        const id = msgidOf(m);
+        // MOVE out of All Mail: the message keeps its place there (under a new UID).
+        if (id !== null && this.justLabelled.has(id) && others.length > 0) this.addCopy(others[0]!.message, mailbox, origin);
+        else this.expungeCopies(others, origin);
+      }
       else if (mailbox === roles.starred && others.length > 0 && others[0]!.message.flags.has('\\Flagged')) {
         // Leaving Starred is unstarring.
         this.store.setFlags(others[0]!.mailbox, [others[0]!.message], ['\\Flagged'], 'remove', origin);
@@ -360,6 +373,14 @@ export class GmailState implements GmailApi {
       const starredCopy = others.find((c) => c.mailbox === roles.starred) ?? (mailbox === roles.starred ? { mailbox, message: m } : undefined);
       if (m.flags.has('\\Flagged') && !starredCopy) this.addCopy(m, roles.starred, origin);
       else if (!m.flags.has('\\Flagged') && starredCopy) this.store.expunge(roles.starred, [starredCopy.message.uid], origin);
+    }
+  }
+
+  private noteLabelled(messages: readonly Message[]): void {
+    if (this.justLabelled.size === 0) queueMicrotask(() => this.justLabelled.clear());
+    for (const m of messages) {
+      const id = msgidOf(m);
+      if (id !== null) this.justLabelled.add(id);
     }
   }
 
