@@ -11,7 +11,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ImapFlow } from 'imapflow';
-import type { Server } from '../../src/index.js';
+import { createServer, type Server } from '../../src/index.js';
 import type { ServerOptions } from '../../src/options/types.js';
 import { startCli } from '../helpers/cli.js';
 import { rawSession, startServer } from '../helpers/server.js';
@@ -159,6 +159,38 @@ describe('X-GM-EXT-1: the Gmail layout and X-GM-MSGID', () => {
       c.close();
     } finally {
       await server.stop();
+    }
+  });
+});
+
+describe('X-GM-EXT-1: fixtures', () => {
+  test('storage may give xGmMsgid/xGmThrid: messages in two mailboxes with one msgid are one message with two labels', async () => {
+    const storage = {
+      INBOX: { messages: [{ raw: msg('one'), xGmMsgid: '42' }, { raw: msg('two') }] },
+      '': { folders: { Work: { messages: [{ raw: msg('one'), xGmMsgid: 42, xGmThrid: '7' }] } } },
+    };
+    const { server, port } = await startServer({ ...GMAIL, storage: storage as never });
+    try {
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      assert.deepEqual(untagged(await c.command('FETCH 1:2 (X-GM-MSGID X-GM-LABELS)')), [
+        '* 1 FETCH (X-GM-MSGID 42 X-GM-LABELS (Work))',
+        '* 2 FETCH (X-GM-MSGID 1700000000000000000 X-GM-LABELS ())',
+      ]);
+      // The first copy seen (INBOX) had no thread id: it started one with its msgid; Work's copy keeps the one it was given.
+      assert.deepEqual(await fetchItem(c, '1', 'X-GM-THRID'), ['42']);
+      await c.command('STORE 1 +FLAGS.SILENT (\\Seen)');
+      assert.deepEqual(server.control.listMessages('Work')[0]!.flags, ['\\Seen']);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+    for (const bad of ['abc', '0', '18446744073709551616', -1]) {
+      assert.throws(
+        () => createServer({ ...GMAIL, storage: { INBOX: { messages: [{ raw: msg('x'), xGmMsgid: bad }] } } as never }),
+        /xGmMsgid: expected a decimal number/,
+        String(bad),
+      );
     }
   });
 });
