@@ -353,6 +353,31 @@ describe('X-GM-EXT-1: X-GM-LABELS', () => {
     }
   });
 
+  test('with ACL: adding a label needs `i` on its mailbox, removing one `e`, changing any `w` on the selected one (NO [NOPERM])', async () => {
+    const { server, port } = await gmail([msg('one')], { plugins: ['X-GM-EXT-1', 'ACL'] });
+    try {
+      server.control.createMailbox('Locked');
+      const acl = server.extension('ACL')!;
+      // A mailbox without an ACL is open to anyone: narrow `anyone` too.
+      for (const who of ['anyone', 'testuser']) {
+        acl.setAcl('Locked', who, 'lr');
+        acl.setAcl('INBOX', who, 'lrsw');
+      }
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      assert.match(tagged(await c.command('STORE 1 +X-GM-LABELS (Locked)')), /^T\d+ NO \[NOPERM\]/);
+      assert.match(tagged(await c.command('STORE 1 -X-GM-LABELS (\\Inbox)')), /^T\d+ NO \[NOPERM\]/);
+      assert.match(tagged(await c.command('STORE 1 +X-GM-LABELS (Open)')), /OK/);
+      for (const who of ['anyone', 'testuser']) acl.setAcl('INBOX', who, 'lrs');
+      assert.match(tagged(await c.command('STORE 1 +X-GM-LABELS (Other)')), /^T\d+ NO \[NOPERM\]/);
+      assert.equal(server.control.listMessages('Locked').length, 0);
+      assert.equal(server.control.listMessages('INBOX').length, 1);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
   test('bad STORE X-GM-LABELS: unknown system label NO [NONEXISTENT], read-only NO, syntax BAD; the session goes on', async () => {
     const { server, port } = await startServer(GMAIL);
     try {

@@ -17,13 +17,14 @@
  * `GET`/`PUT /v1/mailboxes/{path}/messages/{uid}/labels`, `POST /v1/gmail/layout`.
  */
 import { no } from '../../imap/command.js';
-import { accessRefusal } from '../../imap/protocol.js';
+import { accessRefusal, imapProtocol } from '../../imap/protocol.js';
 import type { ArgParser } from '../../imap/parser.js';
 import { ParseError } from '../../imap/parser.js';
 import { atom, type ImapValue } from '../../imap/wire/values.js';
 import { isServiceError } from '../../errors.js';
 import type { Route } from '../../rest/route.js';
 import { arrayOf, int, obj, str, type Schema } from '../../rest/schema.js';
+import type { Mailbox } from '../../store/mailbox.js';
 import type { Message } from '../../store/message.js';
 import type { FlagMode } from '../../store/store.js';
 import { defineExtension, type StoreField } from '../extension.js';
@@ -164,9 +165,11 @@ export const extension = defineExtension<GmailState>({
           // Labels are message state like keywords: the `w` right of the mailbox it is viewed in.
           const refused = accessRefusal(session, 'w', selected.mailbox, selected.mailbox.path, ctx.command);
           if (refused) return refused;
+          const protocol = imapProtocol(session.server);
+          const may = (mailbox: Mailbox, right: 'i' | 'e'): boolean => protocol.access(session, right, mailbox, mailbox.path, ctx.command).allow;
           try {
             for (const { message } of ctx.targets) {
-              state.changeLabels(message, selected.mailbox, ctx.value as string[], ctx.mode, session.id);
+              state.changeLabels(message, selected.mailbox, ctx.value as string[], ctx.mode, session.id, may);
             }
           } catch (err) {
             if (isServiceError(err)) return no(err.message, err.code === 'INVALID' ? 'CANNOT' : err.code);

@@ -27,7 +27,7 @@ import { ServiceError } from '../../errors.js';
 import type { Server } from '../../server.js';
 import type { StoreChange } from '../../store/changes.js';
 import { getField, setField } from '../../store/fields.js';
-import type { Mailbox } from '../../store/mailbox.js';
+import { Mailbox } from '../../store/mailbox.js';
 import type { Message } from '../../store/message.js';
 import type { FlagMode } from '../../store/store.js';
 import { canonicalLabel, findRoles, labelOf, sortLabels, type Roles } from './labels.js';
@@ -195,7 +195,15 @@ export class GmailState implements GmailApi {
    * Applies a label change to the message `message` seen in `viewed` (null:
    * the control API, whose `set` covers every label). Throws ServiceError.
    */
-  changeLabels(message: Message, viewed: Mailbox | null, given: readonly string[], mode: FlagMode, origin: number | null): void {
+  changeLabels(
+    message: Message,
+    viewed: Mailbox | null,
+    given: readonly string[],
+    mode: FlagMode,
+    origin: number | null,
+    /** Asks a session's rights (ACL): `i` to add a label's mailbox, `e` to leave one; null for the control API. */
+    may: ((mailbox: Mailbox, right: 'i' | 'e') => boolean) | null = null,
+  ): void {
     const roles = findRoles(this.store);
     const wanted = new Set(given.map(canonicalLabel).filter((l) => l !== '\\All'));
     let add: string[] = [];
@@ -212,6 +220,10 @@ export class GmailState implements GmailApi {
     // Resolve everything first: an unknown system label refuses the whole change.
     const removals = remove.map((l) => this.target(l, roles, false));
     const additions = add.map((l) => this.target(l, roles, true));
+    if (may) {
+      for (const t of additions) if (t instanceof Mailbox && !may(t, 'i')) throw new ServiceError('NOPERM', `Permission denied to add the label of ${t.path}`);
+      for (const t of removals) if (t instanceof Mailbox && !may(t, 'e')) throw new ServiceError('NOPERM', `Permission denied to remove the label of ${t.path}`);
+    }
     additions.forEach((t, i) => {
       if (t === 'starred') {
         const m = this.live(message);
