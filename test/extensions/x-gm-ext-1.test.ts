@@ -540,6 +540,23 @@ describe('X-GM-EXT-1: control API and REST', () => {
   });
 });
 
+describe('X-GM-EXT-1 and script rules', () => {
+  test('a rule can refuse label changes only (command STORE, match X-GM-LABELS); flag STOREs still run', async () => {
+    const { server, port } = await gmail([msg('one')]);
+    try {
+      server.script.add({ on: 'command', command: 'STORE', match: /X-GM-LABELS/i, send: '$TAG NO [LIMIT] Too many labels\r\n' });
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      assert.deepEqual(await c.command('STORE 1 +X-GM-LABELS (a)'), ['T3 NO [LIMIT] Too many labels']);
+      assert.match(tagged(await c.command('STORE 1 +FLAGS (\\Seen)')), /OK/);
+      assert.equal(server.control.listMailboxes().some((m) => m.path === 'a'), false);
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe('X-GM-EXT-1 from the command line', () => {
   test('rookery --plugin all --plugin X-GM-EXT-1 --rest-port 0: the README example (layout and labels over REST)', async () => {
     const { child, port, output } = await startCli(['--port', '0', '--plugin', 'all', '--plugin', 'X-GM-EXT-1', '--rest-port', '0']);
