@@ -400,6 +400,19 @@ export class Store {
     return changed;
   }
 
+  /**
+   * Gives messages a new MODSEQ without changing their flags, announced as a
+   * flags change: for message state the store does not hold itself (Gmail
+   * labels), so CONDSTORE clients see the message changed.
+   */
+  touch(mailbox: Mailbox, messages: readonly Message[], origin: Origin): void {
+    const present = messages.filter((m) => mailbox.byUid(m.uid) === m);
+    if (present.length === 0) return;
+    const modseq = ++mailbox.highestModseq;
+    for (const m of present) m.modseq = modseq;
+    this.emit({ kind: 'flags', mailbox, messages: present, origin, silent: false });
+  }
+
   /** Removes messages; returns the UIDs removed, in UID order. Unknown UIDs are ignored. */
   expunge(mailbox: Mailbox, uids: Iterable<number>, origin: Origin): number[] {
     const doomed = new Set<number>();

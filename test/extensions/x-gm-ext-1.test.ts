@@ -353,6 +353,33 @@ describe('X-GM-EXT-1: X-GM-LABELS', () => {
     }
   });
 
+  test('with CONDSTORE a label change gives every copy a new MODSEQ: STORE answers it, CHANGEDSINCE finds it elsewhere', async () => {
+    const { server, port } = await gmail([msg('one'), msg('two')], { plugins: ['X-GM-EXT-1', 'CONDSTORE'] });
+    const a = await rawSession(port);
+    const b = await rawSession(port);
+    try {
+      await b.command('SELECT "[Gmail]/All Mail" (CONDSTORE)');
+      const since = Number(/MODSEQ \((\d+)\)/.exec(untagged(await b.command('FETCH 2 (MODSEQ)'))[0]!)![1]);
+      await a.command('SELECT INBOX (CONDSTORE)');
+      const stored = untagged(await a.command('STORE 2 +X-GM-LABELS (Later)'));
+      assert.equal(stored.length, 1);
+      assert.match(stored[0]!, /^\* 2 FETCH \(X-GM-LABELS \(Later\) MODSEQ \(\d+\)\)$/);
+      // The other session is told (a FETCH of the copy with its new MODSEQ) and finds it with CHANGEDSINCE.
+      const noop = untagged(await b.command('NOOP'));
+      assert.ok(noop.some((l) => /^\* 2 FETCH \(.*MODSEQ/.test(l)), noop.join('\n'));
+      assert.deepEqual(
+        untagged(await b.command(`FETCH 1:* (X-GM-LABELS) (CHANGEDSINCE ${since})`)).map((l) => l.replace(/ MODSEQ \(\d+\)/, '')),
+        ['* 2 FETCH (X-GM-LABELS ("\\\\Inbox" Later))'],
+      );
+      // The session's own STORE answer stands for the change: no FETCH FLAGS follows.
+      assert.deepEqual(untagged(await a.command('NOOP')), []);
+    } finally {
+      a.close();
+      b.close();
+      await server.stop();
+    }
+  });
+
   test('with ACL: adding a label needs `i` on its mailbox, removing one `e`, changing any `w` on the selected one (NO [NOPERM])', async () => {
     const { server, port } = await gmail([msg('one')], { plugins: ['X-GM-EXT-1', 'ACL'] });
     try {

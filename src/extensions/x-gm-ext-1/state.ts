@@ -205,6 +205,7 @@ export class GmailState implements GmailApi {
     may: ((mailbox: Mailbox, right: 'i' | 'e') => boolean) | null = null,
   ): void {
     const roles = findRoles(this.store);
+    const before = new Set(this.copies(message).map((c) => c.message));
     const wanted = new Set(given.map(canonicalLabel).filter((l) => l !== '\\All'));
     let add: string[] = [];
     let remove: string[] = [];
@@ -238,6 +239,13 @@ export class GmailState implements GmailApi {
         const copy = this.copies(message).find((c) => c.mailbox === t);
         if (copy) this.store.expunge(t, [copy.message.uid], origin);
       }
+    }
+    // Its labels changed wherever it is: every copy gets a new MODSEQ (as Gmail), so
+    // CHANGEDSINCE finds it. Copies made just now already have one.
+    if (additions.length + removals.length > 0) {
+      this.cascade(() => {
+        for (const c of [...this.copies(message)]) if (before.has(c.message)) this.store.touch(c.mailbox, [c.message], origin);
+      });
     }
   }
 

@@ -50,8 +50,11 @@ function runItem(ctx: CommandContext, set: SequenceSet, params: ReadonlyMap<stri
   if (!silent) {
     session.batch(() => {
       for (const { seq, message } of targets) {
-        const items = [atom(name), protocol.fetchValue(name, message, session, selected)];
-        session.untagged(seq, atom('FETCH'), ctx.uid ? [atom('UID'), message.uid, ...items] : items);
+        // The item's new value stands for the change (a MODSEQ the extension gave it comes along).
+        selected.dropFlagNotice(message.uid);
+        const extra = selected.shape?.flagFetch(message);
+        const items = [atom(name), protocol.fetchValue(name, message, session, selected), ...(extra?.items ?? [])];
+        session.untagged(seq, atom('FETCH'), ctx.uid || extra?.uid ? [atom('UID'), message.uid, ...items] : items);
       }
     });
   }
