@@ -497,8 +497,15 @@ describe('X-GM-EXT-1: X-GM-RAW', () => {
         const lines = await c.command(`SEARCH X-GM-RAW ${JSON.stringify(query)}`);
         assert.deepEqual(untagged(lines), [`* SEARCH${expected ? ` ${expected}` : ''}`], query);
       }
-      // Combined with other keys, and as a literal (imapflow sends UTF-8 ones).
-      assert.deepEqual(untagged(await c.command('SEARCH UNSEEN X-GM-RAW "from:alice"')), ['* SEARCH 2']);
+      // UTF-8 in a literal with CHARSET UTF-8.
+      server.control.addMessage('INBOX', { raw: msg('Caf\u00e9', { body: 'un caf\u00e9', extraHeaders: 'MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n' }) });
+      await c.command('NOOP');
+      c.write(Buffer.from('U1 SEARCH CHARSET UTF-8 X-GM-RAW {13}\r\n', 'utf8'));
+      assert.match(await c.line(), /^\+ /);
+      c.write(Buffer.from('subject:caf\u00e9\r\n', 'utf8'));
+      assert.deepEqual(untagged(await c.until('U1')), ['* SEARCH 4']);
+      // Combined with other keys.
+      assert.deepEqual(untagged(await c.command('SEARCH UNSEEN X-GM-RAW "from:alice"')), ['* SEARCH 2 4']);
       for (const bad of ['"(pizza"', '"pizza)"', '"\\"open"', '"before:yesterday"', '"larger:big"', '"OR pizza"', '""']) {
         assert.match(tagged(await c.command(`SEARCH X-GM-RAW ${bad}`)), /^T\d+ BAD/, bad);
       }
@@ -625,6 +632,7 @@ describe('X-GM-EXT-1 with imapflow', () => {
         assert.equal(fetched[0]!.threadId, info.msgid);
         assert.equal(fetched[1]!.threadId, info.msgid);
         assert.deepEqual(await client.search({ gmraw: 'label:travel' }, { uid: true }), [fetched[0]!.uid]);
+        assert.deepEqual(await client.search({ labels: { has: ['Travel'] } }, { uid: true }), [fetched[0]!.uid]);
         assert.deepEqual(await client.search({ threadId: info.msgid }, { uid: true }), [fetched[0]!.uid, fetched[1]!.uid]);
         assert.deepEqual(await client.search({ emailId: fetched[1]!.emailId }, { uid: true }), [fetched[1]!.uid]);
         assert.ok(await client.messageFlagsRemove('1', ['Travel'], { useLabels: true }));
