@@ -13,7 +13,8 @@
  * - a second copy in the same mailbox is dropped again (one message is in a
  *   label once);
  * - a copy arriving in Trash or Spam takes the message out of every other
- *   mailbox (All Mail included), as Gmail's "move to Trash";
+ *   mailbox (All Mail included), as Gmail's "move to Trash"; a copy arriving
+ *   in another label takes it out of Trash and Spam again;
  * - expunging the All Mail copy deletes the message from every label;
  * - `\Flagged` is the `\Starred` label: the `\Flagged` special-use mailbox
  *   (Starred), when one exists, holds exactly the flagged messages.
@@ -356,10 +357,14 @@ export class GmailState implements GmailApi {
         this.expungeCopies(others, origin);
         continue;
       }
-      if (others.length > 0) this.syncFlags(m, others, origin);
+      // A label on a message in Trash or Spam takes it out of there (Gmail's "move to Inbox" from Trash).
+      const restored = others.filter((c) => c.mailbox === roles.trash || c.mailbox === roles.junk);
+      if (restored.length > 0) this.expungeCopies(restored, origin);
+      const kept = restored.length > 0 ? this.copies(m).filter((c) => c.message !== m) : others;
+      if (kept.length > 0) this.syncFlags(m, kept, origin);
       if (mailbox === roles.starred && !m.flags.has('\\Flagged')) {
         this.store.setFlags(mailbox, [m], ['\\Flagged'], 'add', origin);
-        this.syncFlags(m, others, origin);
+        this.syncFlags(m, kept, origin);
       }
       if (roles.all && mailbox !== roles.all) this.addCopy(m, roles.all, origin);
       if (roles.starred && mailbox !== roles.starred && m.flags.has('\\Flagged')) this.addCopy(m, roles.starred, origin);
@@ -389,7 +394,8 @@ export class GmailState implements GmailApi {
     for (const m of messages) {
       const others = this.copies(m).filter((c) => c.message !== m);
       this.syncFlags(m, others, origin);
-      if (!roles.starred) continue;
+      // A message in Trash or Spam is in no other mailbox, Starred included.
+      if (!roles.starred || mailbox === roles.trash || mailbox === roles.junk || others.some((c) => c.mailbox === roles.trash || c.mailbox === roles.junk)) continue;
       const starredCopy = others.find((c) => c.mailbox === roles.starred) ?? (mailbox === roles.starred ? { mailbox, message: m } : undefined);
       if (m.flags.has('\\Flagged') && !starredCopy) this.addCopy(m, roles.starred, origin);
       else if (!m.flags.has('\\Flagged') && starredCopy) this.store.expunge(roles.starred, [starredCopy.message.uid], origin);
@@ -408,6 +414,8 @@ export class GmailState implements GmailApi {
   private syncFlags(source: Message, others: readonly Copy[], origin: number | null): void {
     const shared = [...source.flags].filter((f) => f !== '\\Deleted');
     for (const c of others) {
+      // Only copies still in their mailbox: the store keeps its counters for those.
+      if (c.mailbox.byUid(c.message.uid) !== c.message) continue;
       const wanted = c.message.flags.has('\\Deleted') ? [...shared, '\\Deleted'] : shared;
       this.store.setFlags(c.mailbox, [c.message], wanted, 'set', origin);
     }
@@ -483,7 +491,7 @@ export class GmailState implements GmailApi {
         if (!first) continue;
         const binned = group.some((c) => c.mailbox === after.trash || c.mailbox === after.junk);
         if (after.all && !binned) this.addCopy(first.message, after.all, null);
-        if (after.starred && first.message.flags.has('\\Flagged')) this.addCopy(first.message, after.starred, null);
+        if (after.starred && !binned && first.message.flags.has('\\Flagged')) this.addCopy(first.message, after.starred, null);
       }
     });
     return { created };
