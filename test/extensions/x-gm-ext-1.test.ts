@@ -678,71 +678,71 @@ describe('X-GM-EXT-1: the label model under random commands', () => {
     const { Rand } = await import('../fuzz/generate.js');
     const { storeProblems } = await import('../fuzz/driver.js');
     for (const seed of [777, 778, 779]) {
-    const { server, port } = await gmail([msg('a1'), msg('a2'), msg('a3', { inReplyTo: 'a1@example.com' }), msg('a4')]);
-    const r = new Rand(seed);
-    const boxes = ['INBOX', '"[Gmail]/All Mail"', '"[Gmail]/Trash"', '"[Gmail]/Starred"', '"[Gmail]/Important"', 'Work', '"Work/Sub"'];
-    const labels = ['\\Inbox', '\\Important', '\\Starred', '\\Trash', 'Work', '"Work/Sub"', 'New'];
-    const flags = ['\\Seen', '\\Flagged', '\\Deleted', '$Kw'];
-    const c = await rawSession(port);
-    const problems: string[] = [];
-    const check = (after: string): void => {
-      const byId = new Map<string, { path: string; flags: string[]; thrid: string }[]>();
-      for (const box of server.store.list()) {
-        const seen = new Set<string>();
-        for (const m of box.messages) {
-          const id = String(m.extra?.xGmMsgid);
-          if (seen.has(id)) problems.push(`${after}: ${id} twice in ${box.path}`);
-          seen.add(id);
-          const list = byId.get(id) ?? [];
-          list.push({ path: box.path, flags: [...m.flags].filter((f) => f !== '\\Deleted').sort(), thrid: String(m.extra?.xGmThrid) });
-          byId.set(id, list);
+      const { server, port } = await gmail([msg('a1'), msg('a2'), msg('a3', { inReplyTo: 'a1@example.com' }), msg('a4')]);
+      const r = new Rand(seed);
+      const boxes = ['INBOX', '"[Gmail]/All Mail"', '"[Gmail]/Trash"', '"[Gmail]/Starred"', '"[Gmail]/Important"', 'Work', '"Work/Sub"'];
+      const labels = ['\\Inbox', '\\Important', '\\Starred', '\\Trash', 'Work', '"Work/Sub"', 'New'];
+      const flags = ['\\Seen', '\\Flagged', '\\Deleted', '$Kw'];
+      const c = await rawSession(port);
+      const problems: string[] = [];
+      const check = (after: string): void => {
+        const byId = new Map<string, { path: string; flags: string[]; thrid: string }[]>();
+        for (const box of server.store.list()) {
+          const seen = new Set<string>();
+          for (const m of box.messages) {
+            const id = String(m.extra?.xGmMsgid);
+            if (seen.has(id)) problems.push(`${after}: ${id} twice in ${box.path}`);
+            seen.add(id);
+            const list = byId.get(id) ?? [];
+            list.push({ path: box.path, flags: [...m.flags].filter((f) => f !== '\\Deleted').sort(), thrid: String(m.extra?.xGmThrid) });
+            byId.set(id, list);
+          }
         }
-      }
-      for (const [id, copies] of byId) {
-        const first = copies[0]!;
-        for (const other of copies) {
-          if (other.flags.join(' ') !== first.flags.join(' ')) problems.push(`${after}: ${id} flags ${first.path}=${first.flags} ${other.path}=${other.flags}`);
-          if (other.thrid !== first.thrid) problems.push(`${after}: ${id} thread ids differ`);
+        for (const [id, copies] of byId) {
+          const first = copies[0]!;
+          for (const other of copies) {
+            if (other.flags.join(' ') !== first.flags.join(' ')) problems.push(`${after}: ${id} flags ${first.path}=${first.flags} ${other.path}=${other.flags}`);
+            if (other.thrid !== first.thrid) problems.push(`${after}: ${id} thread ids differ`);
+          }
+          const paths = copies.map((x) => x.path);
+          const binned = paths.includes('[Gmail]/Trash');
+          if (!binned && !paths.includes('[Gmail]/All Mail')) problems.push(`${after}: ${id} is not in All Mail (${paths})`);
+          if (binned && paths.length > 1) problems.push(`${after}: ${id} is in Trash and in ${paths}`);
+          if (first.flags.includes('\\Flagged') !== paths.includes('[Gmail]/Starred') && !binned) problems.push(`${after}: ${id} Starred does not follow \\Flagged (${paths})`);
         }
-        const paths = copies.map((x) => x.path);
-        const binned = paths.includes('[Gmail]/Trash');
-        if (!binned && !paths.includes('[Gmail]/All Mail')) problems.push(`${after}: ${id} is not in All Mail (${paths})`);
-        if (binned && paths.length > 1) problems.push(`${after}: ${id} is in Trash and in ${paths}`);
-        if (first.flags.includes('\\Flagged') !== paths.includes('[Gmail]/Starred') && !binned) problems.push(`${after}: ${id} Starred does not follow \\Flagged (${paths})`);
-      }
-    };
-    try {
-      await c.command('CREATE "Work/Sub"');
-      await c.command('SELECT INBOX');
-      for (let step = 0; step < 400 && problems.length === 0; step++) {
-        const set = r.pick(['1', '2', '1:2', '1:*', '3']);
-        const command = r.pick([
-          () => `SELECT ${r.pick(boxes)}`,
-          () => `STORE ${set} ${r.pick(['+', '-', ''])}X-GM-LABELS (${r.pick(labels)}${r.chance(0.3) ? ` ${r.pick(labels)}` : ''})`,
-          () => `STORE ${set} ${r.pick(['+', '-'])}FLAGS.SILENT (${r.pick(flags)})`,
-          () => `COPY ${set} ${r.pick(boxes)}`,
-          () => `MOVE ${set} ${r.pick(boxes)}`,
-          () => 'EXPUNGE',
-          () => `APPEND INBOX {${msg(`n${step}`).length}+}\r\n${msg(`n${step}`)}`,
-        ])();
-        const lines = await c.command(command);
-        // A set past the end of the mailbox is BAD (RFC 3501); any other BAD is a mistake of the grammar.
-        if (/^T\d+ BAD/.test(tagged(lines)) && !/Invalid messageset/.test(tagged(lines))) problems.push(`${command}: ${tagged(lines)}`);
-        check(command);
-        // The store's own counters (unseen, UIDs, MODSEQs) stay right under the cascades.
-        for (const p of storeProblems(server)) problems.push(`${command}: ${p}`);
-        if (r.chance(0.05)) {
-          // The control API changes labels too.
-          const inbox = server.control.listMessages('INBOX');
-          if (inbox.length > 0) server.extension('X-GM-EXT-1')!.setLabels('INBOX', r.pick(inbox).uid, { labels: [r.pick(['Work', '\\Starred', '\\Inbox'])], mode: r.pick(['add', 'remove', 'set'] as const) });
-          check('setLabels');
+      };
+      try {
+        await c.command('CREATE "Work/Sub"');
+        await c.command('SELECT INBOX');
+        for (let step = 0; step < 400 && problems.length === 0; step++) {
+          const set = r.pick(['1', '2', '1:2', '1:*', '3']);
+          const command = r.pick([
+            () => `SELECT ${r.pick(boxes)}`,
+            () => `STORE ${set} ${r.pick(['+', '-', ''])}X-GM-LABELS (${r.pick(labels)}${r.chance(0.3) ? ` ${r.pick(labels)}` : ''})`,
+            () => `STORE ${set} ${r.pick(['+', '-'])}FLAGS.SILENT (${r.pick(flags)})`,
+            () => `COPY ${set} ${r.pick(boxes)}`,
+            () => `MOVE ${set} ${r.pick(boxes)}`,
+            () => 'EXPUNGE',
+            () => `APPEND INBOX {${msg(`n${step}`).length}+}\r\n${msg(`n${step}`)}`,
+          ])();
+          const lines = await c.command(command);
+          // A set past the end of the mailbox is BAD (RFC 3501); any other BAD is a mistake of the grammar.
+          if (/^T\d+ BAD/.test(tagged(lines)) && !/Invalid messageset/.test(tagged(lines))) problems.push(`${command}: ${tagged(lines)}`);
+          check(command);
+          // The store's own counters (unseen, UIDs, MODSEQs) stay right under the cascades.
+          for (const p of storeProblems(server)) problems.push(`${command}: ${p}`);
+          if (r.chance(0.05)) {
+            // The control API changes labels too.
+            const inbox = server.control.listMessages('INBOX');
+            if (inbox.length > 0) server.extension('X-GM-EXT-1')!.setLabels('INBOX', r.pick(inbox).uid, { labels: [r.pick(['Work', '\\Starred', '\\Inbox'])], mode: r.pick(['add', 'remove', 'set'] as const) });
+            check('setLabels');
+          }
         }
+        assert.deepEqual(problems.slice(0, 5), [], `seed ${seed}`);
+      } finally {
+        c.close();
+        await server.stop();
       }
-      assert.deepEqual(problems.slice(0, 5), [], `seed ${seed}`);
-    } finally {
-      c.close();
-      await server.stop();
-    }
     }
   });
 });
