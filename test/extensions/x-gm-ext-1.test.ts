@@ -9,6 +9,7 @@
  * (`labels`, `emailId`, `threadId`, `useLabels`, `gmraw`).
  */
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 import { ImapFlow } from 'imapflow';
 import { createServer, type Server } from '../../src/index.js';
@@ -605,6 +606,30 @@ describe('X-GM-EXT-1 from the command line', () => {
       assert.deepEqual((put.json as { labels: string[] }).labels, ['\\Inbox', 'Receipts']);
       await c.command('SELECT Receipts');
       assert.deepEqual(await fetchItem(c, '1', 'X-GM-LABELS'), ['("\\\\Inbox")']);
+      c.close();
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
+
+describe('X-GM-EXT-1: examples/gmail.json', () => {
+  test('the Gmail fixture: one message per msgid across labels, the thread of a reply in Sent Mail', async () => {
+    // The example is not compiled: resolve it in the source tree from build/test/extensions/.
+    const fixture = fileURLToPath(new URL('../../../examples/gmail.json', import.meta.url));
+    const { child, port } = await startCli(['--port', '0', '--storage', fixture, '--plugin', 'X-GM-EXT-1']);
+    try {
+      const c = await rawSession(port);
+      const list = untagged(await c.command('LIST "" "*"'));
+      assert.ok(list.some((l) => l.includes('\\All') && l.endsWith('"[Gmail]/All Mail"')), list.join('\n'));
+      await c.command('SELECT "[Gmail]/All Mail"');
+      assert.deepEqual(untagged(await c.command('FETCH 1:* (X-GM-MSGID X-GM-THRID X-GM-LABELS)')), [
+        '* 1 FETCH (X-GM-MSGID 1700000000000000101 X-GM-THRID 1700000000000000101 X-GM-LABELS ("\\\\Inbox" Travel))',
+        '* 2 FETCH (X-GM-MSGID 1700000000000000102 X-GM-THRID 1700000000000000101 X-GM-LABELS ("\\\\Sent"))',
+        '* 3 FETCH (X-GM-MSGID 1700000000000000103 X-GM-THRID 1700000000000000103 X-GM-LABELS ("\\\\Inbox" Receipts))',
+      ]);
+      assert.deepEqual(untagged(await c.command('SEARCH X-GM-RAW "in:inbox -label:travel"')), ['* SEARCH 3']);
+      assert.deepEqual(untagged(await c.command('SEARCH X-GM-THRID 1700000000000000101')), ['* SEARCH 1 2']);
       c.close();
     } finally {
       child.kill('SIGTERM');
