@@ -15,9 +15,17 @@
  * - a copy arriving in Trash or Spam takes the message out of every other
  *   mailbox (All Mail included), as Gmail's "move to Trash"; a copy arriving
  *   in another label takes it out of Trash and Spam again;
- * - expunging the All Mail copy deletes the message from every label;
+ * - expunging the All Mail copy deletes the message from every label, but
+ *   a MOVE out of All Mail (a copy and an expunge in one turn) only adds
+ *   the target label: the message comes back to All Mail under a new UID;
  * - `\Flagged` is the `\Starred` label: the `\Flagged` special-use mailbox
- *   (Starred), when one exists, holds exactly the flagged messages.
+ *   (Starred), when one exists, holds exactly the flagged messages (none
+ *   that are in Trash or Spam);
+ * - a label change gives every copy that stays a new MODSEQ (`store.touch`).
+ *
+ * Limits: copies are real messages of each mailbox (own UIDs, QUOTA counts
+ * each); seeded copies keep the flags the fixture gives each; ids and
+ * threads follow the order the server first sees messages in.
  *
  * The state's own store changes are marked (`depth`) and cause no further
  * cascades. Messages without a msgid get one when first seen (setup, reset,
