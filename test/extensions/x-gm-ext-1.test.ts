@@ -458,7 +458,7 @@ describe('X-GM-EXT-1: X-GM-THRID', () => {
 describe('X-GM-EXT-1: X-GM-RAW', () => {
   test('a subset of Gmail\'s search language', async () => {
     const attachment =
-      'From: Carol <carol@example.org>\r\nTo: Bob <bob@example.com>\r\nSubject: Report\r\nMessage-ID: <rep@x>\r\nMIME-Version: 1.0\r\n' +
+      'From: Carol <carol@example.org>\r\nTo: Bob <bob@example.com>\r\nSubject: Report\r\nMessage-ID: <rep@x>\r\nList-Id: Reports <reports.example.org>\r\nMIME-Version: 1.0\r\n' +
       'Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nsee file\r\n--b\r\n' +
       'Content-Type: application/pdf\r\nContent-Disposition: attachment; filename=r.pdf\r\n\r\nxx\r\n--b--\r\n';
     const { server, port } = await gmail([msg('Lunch plans', { body: 'pizza at noon' }), msg('Budget', { body: 'numbers' })]);
@@ -493,6 +493,11 @@ describe('X-GM-EXT-1: X-GM-RAW', () => {
         ['(pizza OR numbers) is:unread', '2'],
         ['-(pizza OR numbers)', '3'],
         ['nothing:here', ''],
+        ['{pizza numbers}', '1 2'],
+        ['{pizza numbers} -is:read', '2'],
+        ['filename:r.pdf', '3'],
+        ['filename:doc', ''],
+        ['list:reports.example.org', '3'],
       ];
       for (const [query, expected] of cases) {
         const lines = await c.command(`SEARCH X-GM-RAW ${JSON.stringify(query)}`);
@@ -507,7 +512,7 @@ describe('X-GM-EXT-1: X-GM-RAW', () => {
       assert.deepEqual(untagged(await c.until('U1')), ['* SEARCH 4']);
       // Combined with other keys.
       assert.deepEqual(untagged(await c.command('SEARCH UNSEEN X-GM-RAW "from:alice"')), ['* SEARCH 2 4']);
-      for (const bad of ['"(pizza"', '"pizza)"', '"\\"open"', '"before:yesterday"', '"larger:big"', '"OR pizza"', '""']) {
+      for (const bad of ['"{pizza"', '"pizza}"', '"{}"', '"(pizza"', '"pizza)"', '"\\"open"', '"before:yesterday"', '"larger:big"', '"OR pizza"', '""']) {
         assert.match(tagged(await c.command(`SEARCH X-GM-RAW ${bad}`)), /^T\d+ BAD/, bad);
       }
       assert.match(tagged(await c.command('NOOP')), /OK/);
@@ -677,7 +682,7 @@ describe('X-GM-RAW parser fuzz', () => {
     const { parseRawQuery, RawQueryError } = await import('../../src/extensions/x-gm-ext-1/raw-query.js');
     const { Rand } = await import('../fuzz/generate.js');
     const r = new Rand(4242);
-    const pieces = ['(', ')', '-', '"', 'OR', 'AND', 'from:', 'label:', 'in:', 'is:', 'has:', 'before:', 'after:', 'larger:', 'smaller:', '2024/01/02', '10K', 'x', ' ', ':', '\\', '\u00e9', '{', '}'];
+    const pieces = ['(', ')', '{', '}', '-', '"', 'OR', 'AND', 'from:', 'label:', 'in:', 'is:', 'has:', 'before:', 'after:', 'larger:', 'smaller:', '2024/01/02', '10K', 'x', ' ', ':', '\\', '\u00e9', '{', '}'];
     const counts = { ok: 0, bad: 0 };
     const surprises: string[] = [];
     for (let i = 0; i < 20_000; i++) {

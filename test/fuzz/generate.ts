@@ -67,7 +67,7 @@ const GM_LABELS = ['\\Inbox', '\\Starred', '\\Important', '\\Trash', 'Fuzz', '"M
 /** X-GM-RAW queries: valid ones of the documented subset and broken ones. */
 const GM_RAW = [
   '"from:alice"', '"subject:\\"a b\\" is:unread"', '"(x OR y) -label:fuzz"', '"has:attachment larger:1K"', '"before:2020/01/01"',
-  '"in:anywhere"', '"(unbalanced"', '"x)"', '"OR"', '"before:soon"', '"-"', '""', '"((((((((x))))))))"',
+  '"in:anywhere"', '"{a b} filename:x list:y"', '"{unbalanced"', '"(unbalanced"', '"x)"', '"OR"', '"before:soon"', '"-"', '""', '"((((((((x))))))))"',
 ];
 const FETCH_MACROS = ['ALL', 'FAST', 'FULL'];
 const STATUS_ITEMS = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ', 'SIZE'];

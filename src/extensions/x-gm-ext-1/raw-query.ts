@@ -17,7 +17,9 @@
  * - `before:` `after:` (also `older:` `newer:`) with `YYYY/MM/DD` or
  *   `YYYY-MM-DD`: the internal date, days in UTC; `after:` includes the day;
  * - `larger:` `smaller:` with a size in bytes, or with `K` or `M` (1024s);
- * - `rfc822msgid:` the Message-ID, with or without its brackets.
+ * - `rfc822msgid:` the Message-ID, with or without its brackets;
+ * - `filename:` part of an attachment's file name, `list:` part of List-Id;
+ * - `{a b c}` matches any of the terms (Gmail's OR braces).
  * Another `word:value` is a plain word, as in Gmail. Unbalanced parentheses
  * or quotes, or a bad date or size, make the SEARCH a BAD.
  */
@@ -38,13 +40,15 @@ export type RawQuery =
   | { type: 'attachment' }
   | { type: 'date'; op: 'before' | 'after'; day: number }
   | { type: 'size'; op: 'larger' | 'smaller'; bytes: number }
-  | { type: 'msgid'; value: string };
+  | { type: 'msgid'; value: string }
+  | { type: 'filename'; value: string }
+  | { type: 'list'; value: string };
 
 /** A query the grammar above does not accept; the text is the BAD's. */
 export class RawQueryError extends Error {}
 
 interface Token {
-  kind: 'word' | 'open' | 'close' | 'not';
+  kind: 'word' | 'open' | 'close' | 'not' | 'brace' | 'unbrace';
   /** The word with quotes removed (`subject:"a b"` → `subject:a b`). */
   text: string;
   /** True when any part was quoted (a quoted `OR` is a word). */
@@ -71,14 +75,19 @@ function tokenize(query: string): Token[] {
       i++;
       continue;
     }
-    if (c === '-' && i + 1 < n && !/[\s)]/.test(query[i + 1]!)) {
+    if (c === '{' || c === '}') {
+      out.push({ kind: c === '{' ? 'brace' : 'unbrace', text: c, quoted: false });
+      i++;
+      continue;
+    }
+    if (c === '-' && i + 1 < n && !/[\s)}]/.test(query[i + 1]!)) {
       out.push({ kind: 'not', text: c, quoted: false });
       i++;
       continue;
     }
     let text = '';
     let quoted = false;
-    while (i < n && !/[\s()]/.test(query[i]!)) {
+    while (i < n && !/[\s(){}]/.test(query[i]!)) {
       if (query[i] === '"') {
         const close = query.indexOf('"', i + 1);
         if (close < 0) throw new RawQueryError('X-GM-RAW: unbalanced quote');
@@ -168,6 +177,10 @@ function term(token: Token): RawQuery {
       return { type: 'size', op: 'smaller', bytes: size(value, op) };
     case 'rfc822msgid':
       return { type: 'msgid', value: value.replace(/^<|>$/g, '') };
+    case 'filename':
+      return { type: 'filename', value: value.toLowerCase() };
+    case 'list':
+      return { type: 'list', value: value.toLowerCase() };
   }
   return { type: 'text', value: token.text.toLowerCase() };
 }
@@ -191,7 +204,16 @@ export function parseRawQuery(query: string): RawQuery {
       pos++;
       return inner;
     }
-    if (t.kind === 'close') throw new RawQueryError('X-GM-RAW: unbalanced parenthesis');
+    if (t.kind === 'brace') {
+      // Gmail's `{a b c}`: any of the terms.
+      const items: RawQuery[] = [];
+      while (pos < tokens.length && tokens[pos]!.kind !== 'unbrace') items.push(disjunction(depth + 1));
+      if (tokens[pos]?.kind !== 'unbrace') throw new RawQueryError('X-GM-RAW: unbalanced brace');
+      pos++;
+      if (items.length === 0) throw new RawQueryError('X-GM-RAW: empty braces');
+      return items.length === 1 ? items[0]! : { type: 'or', items };
+    }
+    if (t.kind === 'close' || t.kind === 'unbrace') throw new RawQueryError('X-GM-RAW: unbalanced parenthesis or brace');
     if (isOr(t) || isAnd(t)) throw new RawQueryError(`X-GM-RAW: ${t.text} needs a term on each side`);
     return term(t);
   };
@@ -207,7 +229,7 @@ export function parseRawQuery(query: string): RawQuery {
 
   const sequence = (depth: number): RawQuery => {
     const items: RawQuery[] = [];
-    while (pos < tokens.length && tokens[pos]!.kind !== 'close') {
+    while (pos < tokens.length && tokens[pos]!.kind !== 'close' && tokens[pos]!.kind !== 'unbrace') {
       if (isAnd(tokens[pos]) && items.length > 0) {
         pos++;
         continue;
@@ -219,7 +241,7 @@ export function parseRawQuery(query: string): RawQuery {
   };
 
   const result = sequence(0);
-  if (pos < tokens.length) throw new RawQueryError('X-GM-RAW: unbalanced parenthesis');
+  if (pos < tokens.length) throw new RawQueryError('X-GM-RAW: unbalanced parenthesis or brace');
   return result;
 }
 
@@ -250,8 +272,19 @@ function headerTexts(root: MimeNode, name: string): string[] {
   return out;
 }
 
+/** File names of a message's parts (Content-Disposition filename, Content-Type name), lower case. */
+function fileNames(node: MimeNode, out: string[] = []): string[] {
+  for (const p of [...(node.disposition?.params ?? []), ...node.contentType.params]) {
+    if (p.key === 'filename' || p.key === 'name') out.push(p.decoded.toLowerCase());
+  }
+  for (const child of node.children ?? []) fileNames(child, out);
+  return out;
+}
+
 function hasAttachment(node: MimeNode): boolean {
   if (node.disposition?.type === 'attachment') return true;
+  // An attached message counts, as in Gmail.
+  if (node.kind === 'message' && node.depth > 0) return true;
   if (node.disposition?.params.some((p) => p.key === 'filename')) return true;
   if (node.contentType.params.some((p) => p.key === 'name') && node.kind === 'leaf') return true;
   if (node.kind === 'multipart') return (node.children ?? []).some(hasAttachment);
@@ -294,6 +327,10 @@ export function matchRaw(query: RawQuery, message: Message, ctx: RawContext, cac
     }
     case 'size':
       return query.op === 'larger' ? message.size > query.bytes : message.size < query.bytes;
+    case 'filename':
+      return fileNames(getMime(message.raw)).some((name) => name.includes(query.value));
+    case 'list':
+      return headerTexts(getMime(message.raw), 'list-id').some((v) => v.includes(query.value));
     case 'msgid':
       return getMime(message.raw).fields.some(
         (f) => f.key === 'message-id' && f.value.toString('latin1').trim().replace(/^<|>$/g, '') === query.value,
