@@ -336,6 +336,33 @@ describe('X-GM-EXT-1: X-GM-LABELS', () => {
     }
   });
 
+  test('RENAME renames the label, DELETE removes it (the message stays in All Mail), reset() brings back the fixture', async () => {
+    const { server, port } = await gmail([msg('one')]);
+    try {
+      const c = await rawSession(port);
+      await c.command('SELECT "[Gmail]/All Mail"');
+      await c.command('STORE 1 +X-GM-LABELS (Projects)');
+      assert.match(tagged(await c.command('RENAME Projects "Projects 2026"')), /OK/);
+      assert.deepEqual(await fetchItem(c, '1', 'X-GM-LABELS'), ['("\\\\Inbox" "Projects 2026")']);
+      assert.match(tagged(await c.command('DELETE "Projects 2026"')), /OK/);
+      assert.deepEqual(await fetchItem(c, '1', 'X-GM-LABELS'), ['("\\\\Inbox")']);
+      const id = (await fetchItem(c, '1', 'X-GM-MSGID'))[0]!;
+      c.close();
+      // reset() restores the storage option: no [Gmail] mailboxes, the same msgid again for the first message.
+      server.control.reset();
+      assert.equal(server.control.listMailboxes().some((m) => m.path.startsWith('[Gmail]')), false);
+      const d = await rawSession(port);
+      await d.command('SELECT INBOX');
+      assert.deepEqual(untagged(await d.command('FETCH 1:* (X-GM-MSGID X-GM-LABELS)')), []);
+      server.control.addMessage('INBOX', { raw: msg('again') });
+      await d.command('NOOP');
+      assert.deepEqual(await fetchItem(d, '1', 'X-GM-MSGID'), [id]);
+      d.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
   test('a COPY to a label the message already has adds no second copy', async () => {
     const { server, port } = await gmail([msg('one')]);
     try {
