@@ -26,7 +26,7 @@ const FLAGS = {
   'print-certificate': { type: 'boolean', help: 'print the built-in test certificate (PEM) for clients to trust, and exit' },
   storage: { type: 'string', help: 'JSON file with the storage option' },
   config: { type: 'string', help: 'JSON file with any options, e.g. {"plugins":"all","rest":{"port":8080}}' },
-  plugin: { type: 'string', multiple: true, help: 'extension to load (repeatable or comma list; "all")' },
+  plugin: { type: 'string', multiple: true, help: 'extension to load (repeatable or comma list; "all": every built-in but the opt-in X-GM-EXT-1)' },
   'plugin-option': {
     type: 'string',
     multiple: true,
