@@ -225,6 +225,8 @@ describe('X-GM-EXT-1: X-GM-LABELS', () => {
       // .SILENT: no FETCH.
       assert.deepEqual(untagged(await c.command('STORE 2 +X-GM-LABELS.SILENT baz')), []);
       assert.deepEqual(await fetchItem(c, '2', 'X-GM-LABELS'), ['("\\\\Important" bar baz)']);
+      // A system label may come quoted, as Gmail sends it ("\\Important").
+      assert.deepEqual(untagged(await c.command('STORE 2 -X-GM-LABELS ("\\\\Important" "baz")')), ['* 2 FETCH (X-GM-LABELS (bar))']);
       c.close();
     } finally {
       await server.stop();
