@@ -129,8 +129,10 @@ export interface SearchResultContext {
   /** The parsed criteria. */
   readonly criteria: SearchKey;
   /**
-   * The matching messages of the session's view, ascending; null when the
-   * SEARCH fails with NO (BADCHARSET, access) after its options were read.
+   * The matching messages of the session's view, in the command's order:
+   * ascending for SEARCH, the sort order for SORT (ESORT, RFC 5267 §3: MIN
+   * and MAX are the first and last of that order, ALL lists it). Null when
+   * the command fails with NO (BADCHARSET, access) after its options were read.
    */
   readonly found: readonly { seq: number; message: Message }[] | null;
 }

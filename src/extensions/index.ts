@@ -35,6 +35,8 @@ import * as listStatus from './list-status/index.js';
 import * as literalMinus from './literal-minus/index.js';
 import * as esearch from './esearch/index.js';
 import * as searchres from './searchres/index.js';
+import * as sort from './sort/index.js';
+import * as thread from './thread/index.js';
 import * as unauthenticate from './unauthenticate/index.js';
 import * as binary from './binary/index.js';
 import * as preview from './preview/index.js';
@@ -70,6 +72,8 @@ const FOLDERS: readonly { extension: Extension }[] = [
   literalMinus,
   esearch,
   searchres,
+  sort,
+  thread,
   unauthenticate,
   binary,
   preview,

@@ -8,24 +8,13 @@ import type { Message } from '../../store/message.js';
 import { accessRefusal, imapProtocol } from '../protocol.js';
 import { SELECTED, failBad, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import { SEARCH_CHARSETS, SearchEvaluator } from '../search.js';
+import type { SearchProgram } from '../syntax.js';
 import { atom, type ImapValue } from '../wire/values.js';
 
 function run(ctx: CommandContext): CommandResult {
   const { session, args } = ctx;
   const protocol = imapProtocol(session.server);
-  // `RETURN (opt ...)`, options of loaded extensions only; `RETURN ()` is allowed.
-  let options: Set<string> | null = null;
-  if (protocol.searchReturn.size > 0 && args.tryKeyword('RETURN')) {
-    args.sp();
-    const given = new Set<string>();
-    args.list(() => {
-      const option = args.atom().toUpperCase();
-      if (!protocol.searchReturn.has(option)) failBad(`Unknown SEARCH result option ${option.slice(0, 40)}`);
-      given.add(option);
-    });
-    args.sp();
-    options = given;
-  }
+  const options = readReturnOptions(ctx);
   const program = args.searchProgram();
   args.end();
   const selected = session.selected!;
@@ -33,20 +22,9 @@ function run(ctx: CommandContext): CommandResult {
     if (options !== null) protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found: null });
     return result;
   };
-  const charset = program.charset?.toUpperCase() ?? null;
-  if (charset !== null && !SEARCH_CHARSETS.includes(charset)) {
-    let supported = true;
-    try {
-      new TextDecoder(charset);
-    } catch {
-      supported = false;
-    }
-    if (!supported) return failed(no(`Unsupported charset ${program.charset}`, `BADCHARSET (${SEARCH_CHARSETS.join(' ')})`));
-  }
-  const refused = accessRefusal(session, 'r', selected.mailbox, selected.mailbox.path, ctx.name);
-  if (refused) return failed(refused);
-  const matchExtension = (name: string, message: Message, data: unknown): boolean => protocol.searchMatches(name, message, data, session, selected);
-  const found = new SearchEvaluator(selected, charset, session.server.now(), matchExtension, protocol.searchResultVariable).run(program.keys);
+  const matched = findMatches(ctx, program);
+  if (!Array.isArray(matched)) return failed(matched);
+  const found = matched;
   if (options !== null) {
     protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found });
     return ok('Search completed');
@@ -57,6 +35,52 @@ function run(ctx: CommandContext): CommandResult {
   const extra = protocol.searchResponseItems({ session, selected, criteria: program.keys, found });
   session.untaggedList(extra.length ? [...response, ...extra] : response);
   return ok('Search completed');
+}
+
+/**
+ * `RETURN (opt ...) SP` before the criteria (RFC 4466 §2.6), options of
+ * loaded extensions only; `RETURN ()` is allowed. Null when not given or
+ * when no loaded extension has result options. Also read by SORT (ESORT).
+ */
+export function readReturnOptions(ctx: CommandContext): Set<string> | null {
+  const { args } = ctx;
+  const protocol = imapProtocol(ctx.session.server);
+  if (protocol.searchReturn.size === 0 || !args.tryKeyword('RETURN')) return null;
+  args.sp();
+  const given = new Set<string>();
+  args.list(() => {
+    const option = args.atom().toUpperCase();
+    if (!protocol.searchReturn.has(option)) failBad(`Unknown ${ctx.name.replace(/^UID /, '')} result option ${option.slice(0, 40)}`);
+    given.add(option);
+  });
+  args.sp();
+  return given;
+}
+
+/**
+ * The search part of SEARCH, also run by commands that take search criteria
+ * (SORT, THREAD): the charset check (`NO [BADCHARSET]`), the access check
+ * (`r`) and the evaluation over the session's view with the loaded
+ * extensions' keys. Returns the matches, ascending, or the NO to answer.
+ */
+export function findMatches(ctx: CommandContext, program: SearchProgram): { seq: number; message: Message }[] | CommandResult {
+  const { session } = ctx;
+  const protocol = imapProtocol(session.server);
+  const selected = session.selected!;
+  const charset = program.charset?.toUpperCase() ?? null;
+  if (charset !== null && !SEARCH_CHARSETS.includes(charset)) {
+    let supported = true;
+    try {
+      new TextDecoder(charset);
+    } catch {
+      supported = false;
+    }
+    if (!supported) return no(`Unsupported charset ${program.charset}`, `BADCHARSET (${SEARCH_CHARSETS.join(' ')})`);
+  }
+  const refused = accessRefusal(session, 'r', selected.mailbox, selected.mailbox.path, ctx.name);
+  if (refused) return refused;
+  const matchExtension = (name: string, message: Message, data: unknown): boolean => protocol.searchMatches(name, message, data, session, selected);
+  return new SearchEvaluator(selected, charset, session.server.now(), matchExtension, protocol.searchResultVariable).run(program.keys);
 }
 
 export const search: CommandSpec = { name: 'SEARCH', states: SELECTED, holdsExpunges: true, run };

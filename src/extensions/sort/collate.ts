@@ -1,0 +1,79 @@
+/**
+ * The i;unicode-casemap collation (RFC 5051), which SORT and THREAD must use
+ * for strings (RFC 5256 §2.1 via I18NLEVEL=1, RFC 5255).
+ *
+ * RFC 5051 §2: each character is mapped with its simple titlecase mapping
+ * (UnicodeData.txt field 14), the result is put into NFKD, and two such
+ * strings are compared octet by octet in UTF-8. What this implementation
+ * does to get there:
+ * - ASCII text: titlecase is uppercase and NFKD changes nothing, so the key
+ *   is `toUpperCase()`.
+ * - Otherwise per code point: JavaScript has no titlecase, so the simple
+ *   uppercase mapping stands in for it (`toUpperCase()` when that gives one
+ *   code point), except where titlecase and uppercase differ: the Latin
+ *   digraphs DŽ/LJ/NJ/DZ map to their title forms (U+01C5, U+01C8, U+01CB,
+ *   U+01F2), Georgian Mkhedruli stays as it is (its uppercase is Mtavruli,
+ *   its titlecase itself), and the Greek letters with ypogegrammeni, whose
+ *   full uppercase is two characters, map to their single title forms
+ *   (U+1F80 → U+1F88, U+1FB3 → U+1FBC ...). Characters whose only uppercase
+ *   is several characters (ß, ŉ, the ﬁ ligature) have no simple mapping and
+ *   stay as they are (then NFKD turns ﬁ into lower-case "fi", as RFC 5051
+ *   implies).
+ * - Then `normalize('NFKD')`.
+ * - UTF-8 octet order is code point order, which UTF-16 code unit order (JS
+ *   `<`) is not above U+D7FF, so a non-ASCII key is kept as its UTF-8 bytes
+ *   spelled as latin1 code units; ASCII keys are the same either way, and
+ *   plain `<` then compares every key as RFC 5051 does.
+ */
+
+/** Titlecase where it is not what `toUpperCase()` gives for one code point. */
+function titlecaseOf(cp: number): number | undefined {
+  if (cp >= 0x01c4 && cp <= 0x01cc) return 0x01c5 + 3 * Math.floor((cp - 0x01c4) / 3);
+  if (cp >= 0x01f1 && cp <= 0x01f3) return 0x01f2;
+  // Georgian Mkhedruli: titlecase is the letter itself (Unicode 11).
+  if ((cp >= 0x10d0 && cp <= 0x10fa) || (cp >= 0x10fd && cp <= 0x10ff)) return cp;
+  // Greek with ypogegrammeni: the single title forms (uppercase is two letters).
+  if ((cp >= 0x1f80 && cp <= 0x1f87) || (cp >= 0x1f90 && cp <= 0x1f97) || (cp >= 0x1fa0 && cp <= 0x1fa7)) return cp + 8;
+  if ((cp >= 0x1f88 && cp <= 0x1f8f) || (cp >= 0x1f98 && cp <= 0x1f9f) || (cp >= 0x1fa8 && cp <= 0x1faf)) return cp;
+  if (cp === 0x1fb3) return 0x1fbc;
+  if (cp === 0x1fc3) return 0x1fcc;
+  if (cp === 0x1ff3) return 0x1ffc;
+  return undefined;
+}
+
+function titlecase(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x80) {
+      out += cp >= 0x61 && cp <= 0x7a ? String.fromCharCode(cp - 32) : ch;
+      continue;
+    }
+    const special = titlecaseOf(cp);
+    if (special !== undefined) {
+      out += String.fromCodePoint(special);
+      continue;
+    }
+    const upper = ch.toUpperCase();
+    // A multi-character uppercase is a full mapping only: no simple one, the character stays.
+    out += upper.length === 1 || (upper.length === 2 && upper.codePointAt(0)! > 0xffff) ? upper : ch;
+  }
+  return out;
+}
+
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * The i;unicode-casemap sort key of a string: two keys compare with `<`
+ * and `===` exactly as RFC 5051 compares the strings.
+ */
+export function collationKey(text: string): string {
+  if (ASCII.test(text)) return text.toUpperCase();
+  return Buffer.from(titlecase(text).normalize('NFKD'), 'utf8').toString('latin1');
+}
+
+/** -1, 0 or 1 for two keys made by `collationKey` (or any two strings, by code unit). */
+export function compareKeys(a: string, b: string): number {
+  return a === b ? 0 : a < b ? -1 : 1;
+}

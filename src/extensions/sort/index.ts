@@ -1,0 +1,34 @@
+/**
+ * SORT (RFC 5256 §3), SORT=DISPLAY (RFC 5957) and, while ESEARCH is loaded,
+ * ESORT (RFC 5267 §3): `SORT (criteria) charset search-keys` and `UID SORT`
+ * answer `* SORT n ...` in the requested order; `SORT RETURN (MIN MAX ALL
+ * COUNT) ...` answers with ESEARCH data instead (see ./command.ts).
+ *
+ * Keys: ARRIVAL (INTERNALDATE), DATE (the Date: header in UTC, else
+ * INTERNALDATE), SIZE, SUBJECT (the RFC 5256 §2.1 base subject), FROM, TO,
+ * CC (the first address's local part), DISPLAYFROM, DISPLAYTO (its display
+ * name, else its address), each optionally after REVERSE. Strings compare
+ * with i;unicode-casemap (RFC 5051, ./collate.ts).
+ *
+ * The per-message values are cached per server (./keys.ts), so a second
+ * SORT of a large mailbox costs the search and the comparisons only.
+ */
+import { SELECTED } from '../../imap/command.js';
+import { imapProtocol } from '../../imap/protocol.js';
+import { defineExtension } from '../extension.js';
+import { runSort } from './command.js';
+import { SortKeys } from './keys.js';
+
+export const extension = defineExtension<SortKeys>({
+  name: 'SORT',
+  setup: () => new SortKeys(),
+  capabilities: (session) => (imapProtocol(session.server).has('ESEARCH') ? ['SORT', 'SORT=DISPLAY', 'ESORT'] : ['SORT', 'SORT=DISPLAY']),
+  commands: [
+    { name: 'SORT', states: SELECTED, holdsExpunges: true, run: (ctx) => runSort(ctx, sortKeysOf(ctx.session.server), true) },
+    { name: 'UID SORT', states: SELECTED, holdsExpunges: true, run: (ctx) => runSort(ctx, sortKeysOf(ctx.session.server), true) },
+  ],
+});
+
+function sortKeysOf(server: Parameters<typeof imapProtocol>[0]): SortKeys {
+  return imapProtocol(server).api('SORT') as SortKeys;
+}

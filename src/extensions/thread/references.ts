@@ -1,0 +1,168 @@
+/**
+ * THREAD=REFERENCES (RFC 5256 §3), step by step:
+ *
+ * 1. Each searched message gets a container under its Message-ID (a
+ *    missing one, or a duplicate of an earlier message's, gets a container
+ *    of its own that no reference can reach). Its references (References,
+ *    else the first ID of In-Reply-To) are linked in order, parent before
+ *    child, creating dummy containers for unknown IDs; a link is made only
+ *    when the child has no parent yet and it would not close a loop (1A).
+ *    Then the message goes under its last reference, replacing any parent
+ *    it had (a truncated References elsewhere), again unless that closes a
+ *    loop; without references it has no parent (1B).
+ * 2. Containers without a parent are the roots.
+ * 3. Dummies are pruned: without children they go; with children they are
+ *    replaced by them, except at the top where a dummy stays when it has
+ *    more than one child.
+ * 4. Roots are sorted by sent date (a dummy by its first child).
+ * 5. Roots with the same base subject (skipping empty ones) are merged:
+ *    the subject table keeps per subject a dummy if there is one, else a
+ *    message that is no reply/forward if there is one, else the first;
+ *    then each other root joins it: dummy children are appended, a message
+ *    goes under a dummy, a reply goes under a non-reply, and otherwise the
+ *    two become children of a new dummy.
+ * 6. Every set of siblings is sorted by sent date, deepest first.
+ *
+ * Message-IDs are compared as case-sensitive strings (§3 step 1A note).
+ * Everything is linear in the number of messages apart from the loop check
+ * (the depth of the would-be parent) and the sorts.
+ */
+import type { Message } from '../../store/message.js';
+import type { SortKeys } from '../sort/keys.js';
+import { bySentDate, node, preorder, sortSiblings, type ThreadNode } from './tree.js';
+
+/** True when `ancestor` is `n` or above it. */
+function isAncestorOrSelf(ancestor: ThreadNode, n: ThreadNode): boolean {
+  for (let p: ThreadNode | null = n; p !== null; p = p.parent) if (p === ancestor) return true;
+  return false;
+}
+
+function unlink(child: ThreadNode): void {
+  const parent = child.parent;
+  if (parent === null) return;
+  const i = parent.children.indexOf(child);
+  if (i >= 0) parent.children.splice(i, 1);
+  child.parent = null;
+}
+
+function link(parent: ThreadNode, child: ThreadNode): void {
+  child.parent = parent;
+  parent.children.push(child);
+}
+
+export function threadByReferences(found: readonly { seq: number; message: Message }[], keys: SortKeys): ThreadNode[] {
+  const byId = new Map<string, ThreadNode>();
+  const all: ThreadNode[] = [];
+  const container = (id: string): ThreadNode => {
+    let c = byId.get(id);
+    if (c === undefined) {
+      c = node(null, 0);
+      byId.set(id, c);
+      all.push(c);
+    }
+    return c;
+  };
+
+  // Step 1.
+  for (const { seq, message } of found) {
+    const id = keys.messageId(message);
+    let own: ThreadNode;
+    const existing = id === null ? undefined : byId.get(id);
+    if (existing !== undefined && existing.message === null) {
+      own = existing;
+      own.message = message;
+      own.seq = seq;
+    } else {
+      own = node(message, seq);
+      all.push(own);
+      if (id !== null && existing === undefined) byId.set(id, own);
+    }
+    const refs = keys.references(message);
+    // 1A: the chain of references, without overriding links or closing loops.
+    for (let i = 0; i + 1 < refs.length; i++) {
+      const parent = container(refs[i]!);
+      const child = container(refs[i + 1]!);
+      if (child.parent === null && !isAncestorOrSelf(child, parent)) link(parent, child);
+    }
+    // 1B: the message under its last reference.
+    unlink(own);
+    if (refs.length > 0) {
+      const parent = container(refs[refs.length - 1]!);
+      if (!isAncestorOrSelf(own, parent)) link(parent, own);
+    }
+  }
+
+  // Step 2.
+  let roots = all.filter((n) => n.parent === null);
+
+  // Step 3, bottom-up so a dummy's children are final when it is replaced by them.
+  const order = preorder(roots);
+  for (let i = order.length - 1; i >= 0; i--) {
+    const n = order[i]!;
+    if (!n.children.some((c) => c.message === null)) continue;
+    const kept: ThreadNode[] = [];
+    for (const c of n.children) {
+      if (c.message !== null) kept.push(c);
+      else for (const g of c.children) kept.push(g);
+    }
+    for (const c of kept) c.parent = n;
+    n.children = kept;
+  }
+  const top: ThreadNode[] = [];
+  for (const r of roots) {
+    if (r.message !== null || r.children.length > 1) top.push(r);
+    else if (r.children.length === 1) top.push(r.children[0]!);
+  }
+  for (const r of top) r.parent = null;
+  roots = top;
+
+  // Step 4.
+  const compare = bySentDate(keys);
+  for (const r of roots) if (r.message === null) r.children.sort(compare);
+  roots.sort(compare);
+
+  // Step 5.
+  const subjectOf = (n: ThreadNode): string => {
+    const m = n.message ?? n.children[0]?.message ?? null;
+    return m === null ? '' : keys.subject(m);
+  };
+  const isReply = (n: ThreadNode): boolean => n.message !== null && keys.replyOrForward(n.message);
+  const table = new Map<string, ThreadNode>();
+  for (const r of roots) {
+    const subject = subjectOf(r);
+    if (subject === '') continue;
+    const held = table.get(subject);
+    if (held === undefined) table.set(subject, r);
+    else if (held.message !== null && (r.message === null || (isReply(held) && !isReply(r)))) table.set(subject, r);
+  }
+  const slots: (ThreadNode | null)[] = roots;
+  const slotOf = new Map<ThreadNode, number>();
+  slots.forEach((r, i) => slotOf.set(r!, i));
+  for (let i = 0; i < slots.length; i++) {
+    const current = slots[i];
+    if (!current) continue;
+    const subject = subjectOf(current);
+    if (subject === '') continue;
+    const held = table.get(subject)!;
+    if (held === current) continue;
+    slots[i] = null;
+    if (held.message === null && current.message === null) {
+      for (const c of current.children) link(held, c);
+    } else if (held.message === null || (isReply(current) && !isReply(held))) {
+      link(held, current);
+    } else {
+      const dummy = node(null, 0);
+      const at = slotOf.get(held)!;
+      link(dummy, current);
+      link(dummy, held);
+      slots[at] = dummy;
+      slotOf.set(dummy, at);
+      table.set(subject, dummy);
+    }
+  }
+  roots = slots.filter((r): r is ThreadNode => r !== null);
+
+  // Step 6.
+  sortSiblings(roots, compare);
+  return roots;
+}
