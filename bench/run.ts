@@ -1,4 +1,4 @@
-/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp ...]`; no name runs all. */
+/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp|sort ...]`; no name runs all. */
 const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<void> }>> = {
   lifecycle: () => import('./lifecycle.js'),
   mailbox: () => import('./mailbox.js'),
@@ -11,6 +11,7 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   compress: () => import('./compress.js'),
   sync: () => import('./sync.js'),
   smtp: () => import('./smtp.js'),
+  sort: () => import('./sort.js'),
 };
 
 const args = process.argv.slice(2);

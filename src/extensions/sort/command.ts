@@ -18,9 +18,10 @@ import { findMatches, readReturnOptions } from '../../imap/commands/search.js';
 import { imapProtocol } from '../../imap/protocol.js';
 import { atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Message } from '../../store/message.js';
-import { compareKeys } from './collate.js';
 import { readSearchCriteria } from './criteria.js';
-import type { SortKeys } from './keys.js';
+import type { StoreChange } from '../../store/changes.js';
+import type { Mailbox } from '../../store/mailbox.js';
+import { SortKeys, type MessageKeys } from './keys.js';
 
 const KEYS = ['ARRIVAL', 'CC', 'DATE', 'FROM', 'SIZE', 'SUBJECT', 'TO', 'DISPLAYFROM', 'DISPLAYTO'] as const;
 export type SortKeyName = (typeof KEYS)[number];
@@ -31,7 +32,7 @@ export interface SortCriterion {
 }
 
 /** `(criterion ...)`: REVERSE applies to the key right after it; the list may not be empty. */
-export function readSortCriteria(ctx: CommandContext, display: boolean): SortCriterion[] {
+export function readSortCriteria(ctx: CommandContext): SortCriterion[] {
   const { args } = ctx;
   return args.list(
     () => {
@@ -43,20 +44,16 @@ export function readSortCriteria(ctx: CommandContext, display: boolean): SortCri
         word = args.atom().toUpperCase();
       }
       const key = KEYS.find((k) => k === word);
-      if (key === undefined || (!display && key.startsWith('DISPLAY'))) failBad(`Unknown sort key ${word.slice(0, 40)}`);
+      if (key === undefined) failBad(`Unknown sort key ${word.slice(0, 40)}`);
       return { key: key!, reverse };
     },
     { allowEmpty: false },
   );
 }
 
-interface Row {
-  seq: number;
-  message: Message;
-  values: (string | number)[];
-}
+type Found = { seq: number; message: Message };
 
-function valueOf(keys: SortKeys, key: SortKeyName, m: Message): string | number {
+function valueOf(keys: MessageKeys, key: SortKeyName, m: Message): string | number {
   switch (key) {
     case 'ARRIVAL':
       return m.internaldate.ms;
@@ -79,27 +76,92 @@ function valueOf(keys: SortKeys, key: SortKeyName, m: Message): string | number 
   }
 }
 
-/** The matches in sort order. */
-export function sortMessages(found: readonly { seq: number; message: Message }[], criteria: readonly SortCriterion[], keys: SortKeys): Row[] {
-  const rows: Row[] = found.map((f) => ({ seq: f.seq, message: f.message, values: criteria.map((c) => valueOf(keys, c.key, f.message)) }));
+/**
+ * Indexes of `found` in sort order. `found` is ascending by sequence number,
+ * so the index itself breaks ties (RFC 5256 §3: mailbox order).
+ */
+function sortIndexes(found: readonly Found[], criteria: readonly SortCriterion[], keys: MessageKeys): number[] {
+  const columns = criteria.map((c) => found.map((f) => valueOf(keys, c.key, f.message)));
   const signs = criteria.map((c) => (c.reverse ? -1 : 1));
-  const n = criteria.length;
-  rows.sort((a, b) => {
+  const order = found.map((_, i) => i);
+  if (columns.length === 1) {
+    const col = columns[0]!;
+    const sign = signs[0]!;
+    order.sort((a, b) => {
+      const x = col[a]!;
+      const y = col[b]!;
+      return x === y ? a - b : x < y ? -sign : sign;
+    });
+    return order;
+  }
+  const n = columns.length;
+  order.sort((a, b) => {
     for (let i = 0; i < n; i++) {
-      const x = a.values[i]!;
-      const y = b.values[i]!;
-      if (x !== y) return (typeof x === 'number' ? (x < (y as number) ? -1 : 1) : compareKeys(x, y as string)) * signs[i]!;
+      const x = columns[i]![a]!;
+      const y = columns[i]![b]!;
+      if (x !== y) return x < y ? -signs[i]! : signs[i]!;
     }
-    return a.seq - b.seq;
+    return a - b;
   });
-  return rows;
+  return order;
 }
 
-export function runSort(ctx: CommandContext, keys: SortKeys, display: boolean): CommandResult {
+/** Rankings kept per mailbox and criteria; at most this many criteria per mailbox. */
+const RANKINGS_PER_MAILBOX = 8;
+
+/**
+ * Sort orders already computed. A message's sort values never change (see
+ * ./keys.ts) and ties go by UID, which is sequence order in every view, so
+ * the order of a set of messages holds for any subset of it: a ranking
+ * (message -> position) made by one SORT answers every later SORT with the
+ * same criteria whose matches it covers, in O(matches) without comparing.
+ * A match it lacks (a new message) makes a new ranking; an expunge drops
+ * the mailbox's rankings so they do not hold removed messages.
+ */
+export class SortCache {
+  readonly keys = new SortKeys();
+  private rankings = new WeakMap<Mailbox, Map<string, Map<Message, number>>>();
+
+  sort(mailbox: Mailbox, found: readonly Found[], criteria: readonly SortCriterion[]): Found[] {
+    const id = criteria.map((c) => (c.reverse ? `-${c.key}` : c.key)).join(' ');
+    let byCriteria = this.rankings.get(mailbox);
+    if (byCriteria === undefined) {
+      byCriteria = new Map();
+      this.rankings.set(mailbox, byCriteria);
+    }
+    const ranking = byCriteria.get(id);
+    if (ranking !== undefined && found.every((f) => ranking.has(f.message))) {
+      const slots: (Found | undefined)[] = new Array(ranking.size);
+      for (const f of found) slots[ranking.get(f.message)!] = f;
+      const out: Found[] = [];
+      for (const f of slots) if (f !== undefined) out.push(f);
+      return out;
+    }
+    const order = sortIndexes(found, criteria, this.keys.of(mailbox));
+    const made = new Map<Message, number>();
+    const out: Found[] = new Array(order.length);
+    order.forEach((index, position) => {
+      out[position] = found[index]!;
+      made.set(found[index]!.message, position);
+    });
+    byCriteria.delete(id);
+    byCriteria.set(id, made);
+    if (byCriteria.size > RANKINGS_PER_MAILBOX) byCriteria.delete(byCriteria.keys().next().value!);
+    return out;
+  }
+
+  onChange(change: StoreChange): void {
+    this.keys.onChange(change);
+    if (change.kind === 'expunge') this.rankings.delete(change.mailbox);
+    else if (change.kind === 'reset') this.rankings = new WeakMap();
+  }
+}
+
+export function runSort(ctx: CommandContext, cache: SortCache): CommandResult {
   const { session, args } = ctx;
   const protocol = imapProtocol(session.server);
   const options = readReturnOptions(ctx);
-  const criteria = readSortCriteria(ctx, display);
+  const criteria = readSortCriteria(ctx);
   args.sp();
   const program = readSearchCriteria(args);
   args.end();
@@ -109,7 +171,7 @@ export function runSort(ctx: CommandContext, keys: SortKeys, display: boolean): 
     if (options !== null) protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found: null });
     return matched;
   }
-  const sorted = sortMessages(matched, criteria, keys);
+  const sorted = cache.sort(selected.mailbox, matched, criteria);
   if (options !== null) {
     protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found: sorted });
     return ok('Sort completed');

@@ -10,25 +10,26 @@
  * name, else its address), each optionally after REVERSE. Strings compare
  * with i;unicode-casemap (RFC 5051, ./collate.ts).
  *
- * The per-message values are cached per server (./keys.ts), so a second
- * SORT of a large mailbox costs the search and the comparisons only.
+ * The per-message values are cached per server (./keys.ts), and so is each
+ * sort order made (./command.ts SortCache): a second SORT with the same
+ * criteria costs the search and one pass over the matches.
  */
-import { SELECTED } from '../../imap/command.js';
+import { SELECTED, type CommandContext } from '../../imap/command.js';
 import { imapProtocol } from '../../imap/protocol.js';
 import { defineExtension } from '../extension.js';
-import { runSort } from './command.js';
-import { SortKeys } from './keys.js';
+import { SortCache, runSort } from './command.js';
 
-export const extension = defineExtension<SortKeys>({
+export const extension = defineExtension<SortCache>({
   name: 'SORT',
-  setup: () => new SortKeys(),
+  setup: () => new SortCache(),
+  onChange: (change, cache) => cache.onChange(change),
   capabilities: (session) => (imapProtocol(session.server).has('ESEARCH') ? ['SORT', 'SORT=DISPLAY', 'ESORT'] : ['SORT', 'SORT=DISPLAY']),
   commands: [
-    { name: 'SORT', states: SELECTED, holdsExpunges: true, run: (ctx) => runSort(ctx, sortKeysOf(ctx.session.server), true) },
-    { name: 'UID SORT', states: SELECTED, holdsExpunges: true, run: (ctx) => runSort(ctx, sortKeysOf(ctx.session.server), true) },
+    { name: 'SORT', states: SELECTED, holdsExpunges: true, run: (ctx) => runSort(ctx, cacheOf(ctx)) },
+    { name: 'UID SORT', states: SELECTED, holdsExpunges: true, run: (ctx) => runSort(ctx, cacheOf(ctx)) },
   ],
 });
 
-function sortKeysOf(server: Parameters<typeof imapProtocol>[0]): SortKeys {
-  return imapProtocol(server).api('SORT') as SortKeys;
+function cacheOf(ctx: CommandContext): SortCache {
+  return imapProtocol(ctx.session.server).api('SORT') as SortCache;
 }

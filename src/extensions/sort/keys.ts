@@ -1,16 +1,16 @@
 /**
  * The per-message values SORT and THREAD compare, computed once per
- * message source and cached.
+ * message and cached.
  *
- * Everything here is a function of the raw message bytes, which never
- * change (`Message.raw` is readonly and shared by COPY and reset), so the
- * cache is a WeakMap keyed by that Buffer: nothing needs invalidating, a
- * copy shares its original's entry, and an entry goes away with the last
- * message holding its source. Each value is computed on first use only.
- * The INTERNALDATE fallback of the sent date is not cached here since it
- * belongs to the Message, not to its bytes.
+ * Everything here is a function of the message's raw bytes and
+ * INTERNALDATE, which never change for a Message object (both readonly; a
+ * flag change mutates `flags` only, COPY and reset make new objects), so an
+ * entry never goes stale: it is dropped only when its message leaves the
+ * mailbox. Each value is computed on first use.
  */
-import { decodeHeaderValue, getMime, parseAddressList, servedSize, type Address } from '../../mime/index.js';
+import { decodeHeaderValue, parseAddressList, servedSize, type Address } from '../../mime/index.js';
+import type { StoreChange } from '../../store/changes.js';
+import type { Mailbox } from '../../store/mailbox.js';
 import type { Message } from '../../store/message.js';
 import { baseSubject } from './base-subject.js';
 import { collationKey } from './collate.js';
@@ -18,7 +18,21 @@ import { collationKey } from './collate.js';
 /** Address headers SORT reads. */
 export type AddressHeader = 'from' | 'to' | 'cc';
 
+/** What THREAD reads of a message, made in one pass over its header. */
+export interface ThreadInfo {
+  /** Base subject collation key ("" without one). */
+  subject: string;
+  replyOrForward: boolean;
+  /** Date: header in ms, or null (then INTERNALDATE is the sent date). */
+  date: number | null;
+  messageId: string | null;
+  references: readonly string[];
+}
+
+const THREAD_FIELDS = ['subject', 'date', 'message-id', 'references', 'in-reply-to'];
+
 interface Entry {
+  thread?: ThreadInfo;
   subject?: string;
   replyOrForward?: boolean;
   /** Date: header as ms since the epoch, or null when missing or unparsable. */
@@ -41,20 +55,79 @@ function text(value: Buffer | string | null): string {
   }
 }
 
-/** First mailbox of an address header (group markers skipped), or null. */
-function firstAddress(m: Message, header: AddressHeader): Address | null {
-  for (const field of getMime(m.raw).fields) {
-    if (field.key !== header) continue;
-    for (const a of parseAddressList(field.value) ?? []) if (a.domain !== null) return a;
-    // Only the first such header counts, as for ENVELOPE.
-    return null;
+/**
+ * The values of the first header field of each of `names` (lower case): the
+ * bytes after the colon up to the end of the field's last line, folding
+ * kept, or null. One scan of the header lines alone: sorting a large
+ * mailbox must not parse every message's MIME structure (the fields found
+ * are those `getMime` finds: names compared case-insensitively, blanks
+ * allowed before the colon).
+ */
+export function headerFields(raw: Buffer, names: readonly string[]): (Buffer | null)[] {
+  const out: (Buffer | null)[] = names.map(() => null);
+  let missing = names.length;
+  const len = raw.length;
+  let pos = 0;
+  while (pos < len && missing > 0) {
+    const first = raw[pos]!;
+    // A blank line ends the header.
+    if (first === 13 || first === 10) break;
+    let end = raw.indexOf(10, pos);
+    if (end < 0) end = len;
+    while (end + 1 < len && (raw[end + 1] === 32 || raw[end + 1] === 9)) {
+      end = raw.indexOf(10, end + 1);
+      if (end < 0) end = len;
+    }
+    const lower = first | 0x20;
+    for (let k = 0; k < names.length; k++) {
+      const name = names[k]!;
+      const n = name.length;
+      if (out[k] !== null || lower !== name.charCodeAt(0) || pos + n >= end) continue;
+      let i = 1;
+      while (i < n && (raw[pos + i]! | 0x20) === name.charCodeAt(i)) i++;
+      if (i < n) continue;
+      let colon = pos + n;
+      while (colon < end && (raw[colon] === 32 || raw[colon] === 9)) colon++;
+      if (raw[colon] !== 58) continue;
+      let stop = end;
+      if (stop > colon && raw[stop - 1] === 13) stop--;
+      out[k] = raw.subarray(colon + 1, Math.max(colon + 1, stop));
+      missing--;
+      break;
+    }
+    pos = end + 1;
   }
+  return out;
+}
+
+/** The first header field `name` (lower case), or null. */
+export function headerField(raw: Buffer, name: string): Buffer | null {
+  return headerFields(raw, [name])[0]!;
+}
+
+// The common shapes `Name <local@host>`, `"Name" <local@host>` and `local@host`, whose local part is
+// plain atext: read without the full RFC 5322 parser, with the same result.
+const ATEXT = "[A-Za-z0-9!#$%&'*+\\-/=?^_`{|}~.]+";
+const SIMPLE_ADDRESS = new RegExp(`^\\s*(?:(?:"[^"\\\\\\r\\n]*"|[A-Za-z0-9 !#$%&'*+\\-/=?^_\`{|}~.]*?)\\s*<(${ATEXT})@[A-Za-z0-9.-]+>|(${ATEXT})@[A-Za-z0-9.-]+)\\s*$`);
+
+/** The local part of the first address of a header value, for SORT FROM/TO/CC. */
+function firstLocalPart(value: Buffer): string {
+  const simple = SIMPLE_ADDRESS.exec(value.toString('latin1'));
+  if (simple) return simple[1] ?? simple[2]!;
+  for (const a of parseAddressList(value) ?? []) if (a.domain !== null) return text(a.mailbox);
+  return '';
+}
+
+/** First mailbox of the first such address header (group markers skipped), or null. */
+function firstAddress(m: Message, header: AddressHeader): Address | null {
+  const value = headerField(m.raw, header);
+  if (value === null) return null;
+  for (const a of parseAddressList(value) ?? []) if (a.domain !== null) return a;
   return null;
 }
 
 function firstField(m: Message, name: string): Buffer | null {
-  for (const field of getMime(m.raw).fields) if (field.key === name) return field.value;
-  return null;
+  return headerField(m.raw, name);
 }
 
 const MONTHS = new Map(['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].map((m, i) => [m, i]));
@@ -81,7 +154,7 @@ const DATE = /^\s*(?:[a-z]+\s*,\s*)?(\d{1,2})\s+([a-z]{3})[a-z]*\s+(\d{2,4})\s+(
  * taken as +0000.
  */
 export function parseDateHeader(value: string): number | null {
-  const m = DATE.exec(value.replace(/\([^()]*\)/g, ' '));
+  const m = DATE.exec(value.includes('(') ? value.replace(/\([^()]*\)/g, ' ') : value);
   if (!m) return null;
   const month = MONTHS.get(m[2]!.toLowerCase());
   if (month === undefined) return null;
@@ -117,17 +190,70 @@ export function messageIds(value: Buffer): string[] {
   return out;
 }
 
-/** The cache of one server (kept in the extension's state, never module-global). */
+/** References, else the first ID of In-Reply-To, else none (RFC 5256 §3 step 1). */
+function referencesOf(references: Buffer | null, inReplyTo: Buffer | null): string[] {
+  const ids = references === null ? [] : messageIds(references);
+  if (ids.length > 0) return ids;
+  const first = inReplyTo === null ? undefined : messageIds(inReplyTo)[0];
+  return first === undefined ? [] : [first];
+}
+
+/**
+ * The cache of one server (kept in the extension's state, never
+ * module-global): per mailbox, per message. Plain Maps inside a WeakMap of
+ * mailboxes rather than one WeakMap of messages: a WeakMap of 100,000
+ * entries makes every full garbage collection of the process slower, and
+ * the store says when a message leaves a mailbox (expunge) or a mailbox's
+ * messages move (rename, delete, new UIDVALIDITY, reset).
+ */
 export class SortKeys {
-  private readonly entries = new WeakMap<Buffer, Entry>();
+  private boxes = new WeakMap<Mailbox, MessageKeys>();
+
+  /** The values of the messages of one mailbox. */
+  of(mailbox: Mailbox): MessageKeys {
+    let keys = this.boxes.get(mailbox);
+    if (keys === undefined) {
+      keys = new MessageKeys();
+      this.boxes.set(mailbox, keys);
+    }
+    return keys;
+  }
+
+  onChange(change: StoreChange): void {
+    switch (change.kind) {
+      case 'expunge':
+        this.boxes.get(change.mailbox)?.forget(change.messages);
+        return;
+      case 'uidvalidity':
+        this.boxes.delete(change.mailbox);
+        return;
+      case 'mailbox':
+        // Renaming INBOX moves its messages to a new mailbox: start over (rare).
+        if (change.type === 'rename' || change.type === 'delete') this.boxes = new WeakMap();
+        return;
+      case 'reset':
+        this.boxes = new WeakMap();
+        return;
+      default:
+    }
+  }
+}
+
+/** The values of one mailbox's messages. */
+export class MessageKeys {
+  private readonly entries = new Map<Message, Entry>();
 
   private entry(m: Message): Entry {
-    let e = this.entries.get(m.raw);
+    let e = this.entries.get(m);
     if (e === undefined) {
       e = {};
-      this.entries.set(m.raw, e);
+      this.entries.set(m, e);
     }
     return e;
+  }
+
+  forget(messages: readonly Message[]): void {
+    for (const m of messages) this.entries.delete(m);
   }
 
   private subjectOf(m: Message, e: Entry): void {
@@ -174,8 +300,8 @@ export class SortKeys {
     e.mailbox ??= new Map();
     let key = e.mailbox.get(header);
     if (key === undefined) {
-      const a = firstAddress(m, header);
-      key = collationKey(a === null ? '' : text(a.mailbox));
+      const value = headerField(m.raw, header);
+      key = collationKey(value === null ? '' : firstLocalPart(value));
       e.mailbox.set(header, key);
     }
     return key;
@@ -207,6 +333,22 @@ export class SortKeys {
     return key;
   }
 
+  /** Everything THREAD needs of a message, with one lookup and one header scan. */
+  threadInfo(m: Message): ThreadInfo {
+    const e = this.entry(m);
+    if (e.thread === undefined) {
+      const [subject, date, id, refs, reply] = headerFields(m.raw, THREAD_FIELDS);
+      const base = baseSubject(subject === null ? null : decodeHeaderValue(subject!));
+      e.subject ??= collationKey(base.text);
+      e.replyOrForward = base.replyOrForward;
+      e.date ??= date === null ? null : parseDateHeader(date!.toString('latin1'));
+      e.messageId ??= id === null ? null : (messageIds(id!)[0] ?? null);
+      e.references ??= referencesOf(refs!, reply!);
+      e.thread = { subject: e.subject, replyOrForward: e.replyOrForward, date: e.date, messageId: e.messageId, references: e.references };
+    }
+    return e.thread;
+  }
+
   /** The Message-ID (RFC 5256 §3 REFERENCES step 1), or null without a valid one. */
   messageId(m: Message): string | null {
     const e = this.entry(m);
@@ -224,14 +366,8 @@ export class SortKeys {
   references(m: Message): readonly string[] {
     const e = this.entry(m);
     if (e.references === undefined) {
-      const refs = firstField(m, 'references');
-      let ids = refs === null ? [] : messageIds(refs);
-      if (ids.length === 0) {
-        const reply = firstField(m, 'in-reply-to');
-        const first = reply === null ? undefined : messageIds(reply)[0];
-        ids = first === undefined ? [] : [first];
-      }
-      e.references = ids;
+      const [refs, reply] = headerFields(m.raw, ['references', 'in-reply-to']);
+      e.references = referencesOf(refs!, reply!);
     }
     return e.references;
   }

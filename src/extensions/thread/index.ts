@@ -34,7 +34,7 @@ function run(ctx: CommandContext): CommandResult {
   const matched = findMatches(ctx, program);
   if (!Array.isArray(matched)) return matched;
   const keys = imapProtocol(session.server).api('THREAD') as SortKeys;
-  const roots = algorithm!(matched, keys);
+  const roots = algorithm!(matched, keys.of(session.selected!.mailbox));
   session.untaggedList(roots.length > 0 ? [atom('THREAD'), atom(formatThreads(roots, ctx.uid))] : [atom('THREAD')]);
   return ok('Thread completed');
 }
@@ -42,6 +42,7 @@ function run(ctx: CommandContext): CommandResult {
 export const extension = defineExtension<SortKeys>({
   name: 'THREAD',
   setup: () => new SortKeys(),
+  onChange: (change, keys) => keys.onChange(change),
   capabilities: () => ['THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES'],
   commands: [
     { name: 'THREAD', states: SELECTED, holdsExpunges: true, run },

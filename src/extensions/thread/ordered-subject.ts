@@ -7,17 +7,17 @@
  */
 import type { Message } from '../../store/message.js';
 import { compareKeys } from '../sort/collate.js';
-import type { SortKeys } from '../sort/keys.js';
+import type { MessageKeys } from '../sort/keys.js';
 import { bySentDate, node, type ThreadNode } from './tree.js';
 
-export function threadBySubject(found: readonly { seq: number; message: Message }[], keys: SortKeys): ThreadNode[] {
+export function threadBySubject(found: readonly { seq: number; message: Message }[], keys: MessageKeys): ThreadNode[] {
   const rows = found.map((f) => ({ ...f, subject: keys.subject(f.message), date: keys.sentDate(f.message) }));
   rows.sort((a, b) => compareKeys(a.subject, b.subject) || (a.date !== b.date ? (a.date < b.date ? -1 : 1) : a.seq - b.seq));
   const roots: ThreadNode[] = [];
   let current: ThreadNode | null = null;
   let subject = '';
   for (const row of rows) {
-    const n = node(row.message, row.seq);
+    const n = node(row.message, row.seq, row.date);
     if (current !== null && row.subject === subject) {
       n.parent = current;
       current.children.push(n);
@@ -27,6 +27,6 @@ export function threadBySubject(found: readonly { seq: number; message: Message 
       roots.push(n);
     }
   }
-  roots.sort(bySentDate(keys));
+  roots.sort(bySentDate);
   return roots;
 }

@@ -28,7 +28,7 @@
  * (the depth of the would-be parent) and the sorts.
  */
 import type { Message } from '../../store/message.js';
-import type { SortKeys } from '../sort/keys.js';
+import type { MessageKeys } from '../sort/keys.js';
 import { bySentDate, node, preorder, sortSiblings, type ThreadNode } from './tree.js';
 
 /** True when `ancestor` is `n` or above it. */
@@ -50,13 +50,13 @@ function link(parent: ThreadNode, child: ThreadNode): void {
   parent.children.push(child);
 }
 
-export function threadByReferences(found: readonly { seq: number; message: Message }[], keys: SortKeys): ThreadNode[] {
+export function threadByReferences(found: readonly { seq: number; message: Message }[], keys: MessageKeys): ThreadNode[] {
   const byId = new Map<string, ThreadNode>();
   const all: ThreadNode[] = [];
   const container = (id: string): ThreadNode => {
     let c = byId.get(id);
     if (c === undefined) {
-      c = node(null, 0);
+      c = node(null, 0, 0);
       byId.set(id, c);
       all.push(c);
     }
@@ -64,20 +64,25 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
   };
 
   // Step 1.
-  for (const { seq, message } of found) {
-    const id = keys.messageId(message);
+  const infos = found.map((f) => keys.threadInfo(f.message));
+  const dateOf = (i: number): number => infos[i]!.date ?? found[i]!.message.internaldate.ms;
+  for (let f = 0; f < found.length; f++) {
+    const { seq, message } = found[f]!;
+    const info = infos[f]!;
+    const id = info.messageId;
     let own: ThreadNode;
     const existing = id === null ? undefined : byId.get(id);
     if (existing !== undefined && existing.message === null) {
       own = existing;
       own.message = message;
       own.seq = seq;
+      own.date = dateOf(f);
     } else {
-      own = node(message, seq);
+      own = node(message, seq, dateOf(f));
       all.push(own);
       if (id !== null && existing === undefined) byId.set(id, own);
     }
-    const refs = keys.references(message);
+    const refs = info.references;
     // 1A: the chain of references, without overriding links or closing loops.
     for (let i = 0; i + 1 < refs.length; i++) {
       const parent = container(refs[i]!);
@@ -117,16 +122,16 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
   roots = top;
 
   // Step 4.
-  const compare = bySentDate(keys);
+  const compare = bySentDate;
   for (const r of roots) if (r.message === null) r.children.sort(compare);
   roots.sort(compare);
 
   // Step 5.
   const subjectOf = (n: ThreadNode): string => {
     const m = n.message ?? n.children[0]?.message ?? null;
-    return m === null ? '' : keys.subject(m);
+    return m === null ? '' : keys.threadInfo(m).subject;
   };
-  const isReply = (n: ThreadNode): boolean => n.message !== null && keys.replyOrForward(n.message);
+  const isReply = (n: ThreadNode): boolean => n.message !== null && keys.threadInfo(n.message).replyOrForward;
   const table = new Map<string, ThreadNode>();
   for (const r of roots) {
     const subject = subjectOf(r);
@@ -151,7 +156,7 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
     } else if (held.message === null || (isReply(current) && !isReply(held))) {
       link(held, current);
     } else {
-      const dummy = node(null, 0);
+      const dummy = node(null, 0, 0);
       const at = slotOf.get(held)!;
       link(dummy, current);
       link(dummy, held);

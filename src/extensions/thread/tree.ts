@@ -12,18 +12,19 @@
  * long as the mailbox, deeper than the call stack.
  */
 import type { Message } from '../../store/message.js';
-import type { SortKeys } from '../sort/keys.js';
 
 export interface ThreadNode {
   /** Null for a dummy. */
   message: Message | null;
   /** Sequence number in the session's view (0 for a dummy). */
   seq: number;
+  /** Sent date (RFC 5256 §2.2), read once so sorting does no lookups (0 for a dummy). */
+  date: number;
   children: ThreadNode[];
   parent: ThreadNode | null;
 }
 
-export const node = (message: Message | null, seq: number): ThreadNode => ({ message, seq, children: [], parent: null });
+export const node = (message: Message | null, seq: number, date: number): ThreadNode => ({ message, seq, date, children: [], parent: null });
 
 /** Every node below `roots` (roots included), parents before children. */
 export function preorder(roots: readonly ThreadNode[]): ThreadNode[] {
@@ -48,16 +49,11 @@ function representative(n: ThreadNode): ThreadNode {
  * Sorts siblings by sent date, ties by sequence number (RFC 5256 §2.2); a
  * dummy sorts as its first child (§3 REFERENCES steps 4 and 6).
  */
-export function bySentDate(keys: SortKeys): (a: ThreadNode, b: ThreadNode) => number {
-  const date = (n: ThreadNode): number => (n.message === null ? Number.NEGATIVE_INFINITY : keys.sentDate(n.message));
-  return (a, b) => {
-    const x = representative(a);
-    const y = representative(b);
-    const dx = date(x);
-    const dy = date(y);
-    if (dx !== dy) return dx < dy ? -1 : 1;
-    return x.seq - y.seq;
-  };
+export function bySentDate(a: ThreadNode, b: ThreadNode): number {
+  const x = a.message === null ? representative(a) : a;
+  const y = b.message === null ? representative(b) : b;
+  if (x.date !== y.date) return x.date < y.date ? -1 : 1;
+  return x.seq - y.seq;
 }
 
 /** Sorts every set of siblings under `roots`, the deepest first, then `roots` itself. */
