@@ -149,6 +149,18 @@ export class Generator {
     const options = ['MIN', 'MAX', 'ALL', 'COUNT', 'SAVE'].filter(() => r.chance(0.35));
     return [`RETURN (${options.join(' ')}) `];
   }
+  /** SORT criteria (RFC 5256, RFC 5957), sometimes broken: empty, unknown keys, a dangling REVERSE. */
+  sortCriteria(): string {
+    const r = this.r;
+    if (r.chance(0.08)) return r.pick(['()', '(REVERSE)', '(FOO)', 'SUBJECT', '(SUBJECT', '(REVERSE REVERSE DATE)']);
+    const keys = ['ARRIVAL', 'CC', 'DATE', 'FROM', 'SIZE', 'SUBJECT', 'TO', 'DISPLAYFROM', 'DISPLAYTO', 'reverse date'];
+    const n = r.int(1, 3);
+    return `(${Array.from({ length: n }, () => `${r.chance(0.3) ? 'REVERSE ' : ''}${r.pick(keys)}`).join(' ')})`;
+  }
+  /** The mandatory charset of SORT and THREAD criteria. */
+  sortCharset(): string {
+    return this.r.pick(['UTF-8', 'US-ASCII', 'utf-8', '"UTF-8"', 'X-BOGUS']);
+  }
   /** A LIST-EXTENDED return list, sometimes LIST-STATUS's `STATUS (items)` (RFC 5819). */
   listReturn(): string[] {
     const r = this.r;
@@ -295,6 +307,15 @@ export class Generator {
       args: (g) => [...g.searchReturn(), ...(g.r.chance(0.1) ? ['CHARSET ', g.r.pick(['UTF-8', 'US-ASCII', 'X-BOGUS']), ' ', g.searchKey()] : [g.searchKey()])],
     },
     { name: 'UID SEARCH', states: SEL, args: (g) => [...g.searchReturn(), g.searchKey()] },
+    // RFC 5256 SORT and THREAD; RFC 5267 ESORT's RETURN before the criteria.
+    { name: 'SORT', states: SEL, args: (g) => [...g.searchReturn(), g.sortCriteria(), ' ', g.sortCharset(), ' ', g.searchKey()] },
+    { name: 'UID SORT', states: SEL, args: (g) => [g.sortCriteria(), ' ', g.sortCharset(), ' ', g.searchKey(), ...(g.r.chance(0.3) ? [' ', g.searchKey()] : [])] },
+    {
+      name: 'THREAD',
+      states: SEL,
+      args: (g) => [g.r.pick(['REFERENCES', 'ORDEREDSUBJECT', 'references', 'XYZZY']), ' ', g.sortCharset(), ' ', g.searchKey()],
+    },
+    { name: 'UID THREAD', states: SEL, args: (g) => [g.r.pick(['REFERENCES', 'ORDEREDSUBJECT']), ' ', g.sortCharset(), ' ', g.searchKey()] },
     { name: 'FETCH', states: SEL, args: (g) => [g.seqSet(), ' ', g.fetchAtts()] },
     { name: 'UID FETCH', states: SEL, args: (g) => [g.seqSet(), ' ', g.fetchAtts()] },
     {

@@ -74,6 +74,11 @@ describe('fuzz oracle: response checker', () => {
       '* STATUS INBOX (APPENDLIMIT NIL HIGHESTMODSEQ 7011231777)\r\n',
       '* QUOTA "" (STORAGE 10 512)\r\n',
       '* ESEARCH (TAG "A282") MIN 2 COUNT 3\r\n',
+      '* SORT 2 3 1\r\n',
+      '* SORT\r\n',
+      '* THREAD (2)(3 6 (4 23)(44 7 96))\r\n',
+      '* THREAD ((3)(5))\r\n',
+      '* THREAD\r\n',
     ];
     for (const line of ok) assert.doesNotThrow(() => responses(line), line);
     const [fetch] = responses(ok[8]!);
@@ -91,6 +96,9 @@ describe('fuzz oracle: response checker', () => {
       ['* OK caf\xe9\r\n', /response text/],
       ['* FLAGS (\\Seen\r\n', /expected \)/],
       ['* SEARCH 1 0\r\n', /non-zero/],
+      ['* SORT 1 (2)\r\n', /./],
+      ['* THREAD (1) (2)\r\n', /./],
+      ['* THREAD 1 2\r\n', /thread list/],
       ['* WHAT 1\r\n', /unknown untagged/],
       ['* 1 FETCH (FLAGS (\\*))\r\n', /outside PERMANENTFLAGS/],
       ['* LIST () "//" INBOX\r\n', /delimiter/],

@@ -608,6 +608,19 @@ function untagged(c: Cursor, r: Response): ParsedResponse {
       out.search = nums;
       break;
     }
+    case 'SORT':
+      // RFC 5256: "SORT" *(SP nz-number)
+      while (c.trySp()) c.nzNumber();
+      break;
+    case 'THREAD':
+      // RFC 5256: "THREAD" [SP 1*thread-list]; thread lists follow each other without a space.
+      if (c.trySp()) {
+        do {
+          const v = c.value();
+          if (v.t !== 'list') c.fail('THREAD data is not a thread list');
+        } while (c.peek() === 0x28);
+      }
+      break;
     case 'VANISHED': {
       // RFC 7162: "VANISHED" [SP "(EARLIER)"] SP known-uids
       c.sp();
@@ -624,8 +637,6 @@ function untagged(c: Cursor, r: Response): ParsedResponse {
     case 'METADATA':
     case 'LANGUAGE':
     case 'COMPARATOR':
-    case 'SORT':
-    case 'THREAD':
       // Extension responses (RFC 4731, 9208, 4314, 5464, 5255, 5256): well-formed values to the end.
       while (c.trySp()) c.value();
       break;
