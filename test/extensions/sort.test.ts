@@ -231,3 +231,21 @@ test('a kept sort order follows the mailbox: after an expunge and an append SORT
     await server.stop();
   }
 });
+
+test('a script rule can name SORT and UID THREAD (commands registered through the extension interface)', async () => {
+  const { server, port } = await startServer({ plugins: ['SORT', 'THREAD'], storage: storage() });
+  try {
+    server.script.add({ on: 'command', command: 'SORT', times: 1, send: '$TAG NO [UNAVAILABLE] Try again later\r\n' });
+    server.script.add({ on: 'command', command: 'UID THREAD', times: 1, send: '$TAG NO [UNAVAILABLE] Not now\r\n' });
+    const c = await rawSession(port);
+    await run(c, 'S1', 'SELECT INBOX');
+    assert.deepEqual(await run(c, 'E1', 'SORT (SUBJECT) UTF-8 ALL'), ['E1 NO [UNAVAILABLE] Try again later']);
+    assert.deepEqual(await run(c, 'E2', 'SORT (SUBJECT) UTF-8 ALL'), ['* SORT 5 2 3 1 4', 'E2 OK Sort completed']);
+    assert.deepEqual(await run(c, 'E3', 'UID THREAD REFERENCES UTF-8 ALL'), ['E3 NO [UNAVAILABLE] Not now']);
+    // ALPHA: 3 (2 Nov, no Date: INTERNALDATE) before 2 (3 Nov 04:00 UTC).
+    assert.deepEqual(await run(c, 'E4', 'UID THREAD ORDEREDSUBJECT UTF-8 ALL'), ['* THREAD (50)(30 20)(10)(40)', 'E4 OK Thread completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
