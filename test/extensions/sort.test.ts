@@ -249,3 +249,17 @@ test('a script rule can name SORT and UID THREAD (commands registered through th
     await server.stop();
   }
 });
+
+test('RFC 7162 §3.1.5: with CONDSTORE, a SORT whose criteria use MODSEQ ends with (MODSEQ n), the highest of the matches', async () => {
+  const { c, server } = await session(['CONDSTORE', 'SORT']);
+  try {
+    const modseqs = server.control.listMessages('INBOX').map((m) => m.modseq);
+    const lines = await run(c, 'M1', 'SORT (REVERSE ARRIVAL) UTF-8 MODSEQ 1');
+    assert.deepEqual(lines, [`* SORT 1 4 3 2 5 (MODSEQ ${Math.max(...modseqs)})`, 'M1 OK Sort completed']);
+    // Without MODSEQ in the criteria, no item.
+    assert.deepEqual(await run(c, 'M2', 'SORT (ARRIVAL) UTF-8 ALL'), ['* SORT 5 2 3 4 1', 'M2 OK Sort completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});

@@ -609,8 +609,18 @@ function untagged(c: Cursor, r: Response): ParsedResponse {
       break;
     }
     case 'SORT':
-      // RFC 5256: "SORT" *(SP nz-number)
-      while (c.trySp()) c.nzNumber();
+      // RFC 5256: "SORT" *(SP nz-number), RFC 7162: [SP search-sort-mod-seq]
+      while (c.trySp()) {
+        if (c.peek() === 0x28) {
+          c.char('(');
+          if (c.atom().toUpperCase() !== 'MODSEQ') c.fail('expected MODSEQ');
+          c.sp();
+          c.scan((x) => x >= 0x30 && x <= 0x39);
+          c.char(')');
+          break;
+        }
+        c.nzNumber();
+      }
       break;
     case 'THREAD':
       // RFC 5256: "THREAD" [SP 1*thread-list]; thread lists follow each other without a space.

@@ -178,6 +178,8 @@ export function runSort(ctx: CommandContext, cache: SortCache): CommandResult {
   }
   const response: ImapValue[] = [atom('SORT')];
   for (const r of sorted) response.push(ctx.uid ? r.message.uid : r.seq);
-  session.untaggedList(response);
+  // Items extensions add to a SEARCH answer: CONDSTORE's `(MODSEQ n)` when the criteria use MODSEQ (RFC 7162 §3.1.5 covers SORT too).
+  const extra = protocol.searchResponseItems({ session, selected, criteria: program.keys, found: matched });
+  session.untaggedList(extra.length > 0 ? [...response, ...extra] : response);
   return ok('Sort completed');
 }
