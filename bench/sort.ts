@@ -77,13 +77,27 @@ export async function run(args: string[] = []): Promise<void> {
       },
     },
     {
-      cmd: 'SORT (FROM REVERSE DATE) UTF-8 ALL',
+      cmd: 'SORT (FROM) UTF-8 ALL',
       check: (line) => {
         const nums = numbers(line, 'SORT');
         if (nums.length !== n) throw new Error(`${nums.length} numbers`);
         const key = (s: number): string => `S${((s - 1) * 31) % 3000}`;
-        for (let i = 1; i < nums.length; i++) if (key(nums[i - 1]!) > key(nums[i]!)) throw new Error(`out of order at ${i}`);
+        for (let i = 1; i < nums.length; i++) {
+          const a = key(nums[i - 1]!);
+          const b = key(nums[i]!);
+          if (a > b || (a === b && nums[i - 1]! > nums[i]!)) throw new Error(`out of order at ${i}`);
+        }
         return `${n} numbers, sender order`;
+      },
+    },
+    {
+      cmd: 'SORT (REVERSE DATE) UTF-8 ALL',
+      check: (line) => {
+        const nums = numbers(line, 'SORT');
+        if (nums.length !== n) throw new Error(`${nums.length} numbers`);
+        const key = (s: number): number => Date.parse(day(s - 1).replace('+0000', 'GMT'));
+        for (let i = 1; i < nums.length; i++) if (key(nums[i - 1]!) < key(nums[i]!)) throw new Error(`out of order at ${i}`);
+        return `${n} numbers, newest first`;
       },
     },
     {

@@ -130,12 +130,23 @@ export class SortCache {
       this.rankings.set(mailbox, byCriteria);
     }
     const ranking = byCriteria.get(id);
-    if (ranking !== undefined && found.every((f) => ranking.has(f.message))) {
-      const slots: (Found | undefined)[] = new Array(ranking.size);
-      for (const f of found) slots[ranking.get(f.message)!] = f;
-      const out: Found[] = [];
-      for (const f of slots) if (f !== undefined) out.push(f);
-      return out;
+    if (ranking !== undefined) {
+      // Bucket the matches by their kept positions; one match without a position means a new ranking.
+      const slots = new Int32Array(ranking.size).fill(-1);
+      let covered = true;
+      for (let i = 0; i < found.length; i++) {
+        const position = ranking.get(found[i]!.message);
+        if (position === undefined) {
+          covered = false;
+          break;
+        }
+        slots[position] = i;
+      }
+      if (covered) {
+        const out: Found[] = [];
+        for (let p = 0; p < slots.length; p++) if (slots[p]! >= 0) out.push(found[slots[p]!]!);
+        return out;
+      }
     }
     const order = sortIndexes(found, criteria, this.keys.of(mailbox));
     const made = new Map<Message, number>();
@@ -176,8 +187,9 @@ export function runSort(ctx: CommandContext, cache: SortCache): CommandResult {
     protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found: sorted });
     return ok('Sort completed');
   }
+  // The numbers as one pre-joined piece: a SORT of a large mailbox is one long line.
   const response: ImapValue[] = [atom('SORT')];
-  for (const r of sorted) response.push(ctx.uid ? r.message.uid : r.seq);
+  if (sorted.length > 0) response.push(atom(sorted.map((r) => (ctx.uid ? r.message.uid : r.seq)).join(' ')));
   // Items extensions add to a SEARCH answer: CONDSTORE's `(MODSEQ n)` when the criteria use MODSEQ (RFC 7162 §3.1.5 covers SORT too).
   const extra = protocol.searchResponseItems({ session, selected, criteria: program.keys, found: matched });
   session.untaggedList(extra.length > 0 ? [...response, ...extra] : response);

@@ -18,18 +18,15 @@ import { collationKey } from './collate.js';
 /** Address headers SORT reads. */
 export type AddressHeader = 'from' | 'to' | 'cc';
 
-/** What THREAD reads of a message, made in one pass over its header. */
+/** What THREAD=REFERENCES reads of every message, made in one pass over its header. */
 export interface ThreadInfo {
-  /** Base subject collation key ("" without one). */
-  subject: string;
-  replyOrForward: boolean;
   /** Date: header in ms, or null (then INTERNALDATE is the sent date). */
   date: number | null;
   messageId: string | null;
   references: readonly string[];
 }
 
-const THREAD_FIELDS = ['subject', 'date', 'message-id', 'references', 'in-reply-to'];
+const THREAD_FIELDS = ['date', 'message-id', 'references', 'in-reply-to'];
 
 interface Entry {
   thread?: ThreadInfo;
@@ -130,6 +127,21 @@ function firstField(m: Message, name: string): Buffer | null {
   return headerField(m.raw, name);
 }
 
+/** A header value as text, RFC 2047 words decoded; plain ASCII without encoded words skips the decoder. */
+function headerText(value: Buffer): string {
+  let plain = true;
+  for (let i = 0; i < value.length; i++) {
+    const b = value[i]!;
+    if (b >= 0x80 || (b === 0x3d && value[i + 1] === 0x3f)) {
+      plain = false;
+      break;
+    }
+  }
+  if (!plain) return decodeHeaderValue(value);
+  const text = value.toString('latin1');
+  return (text.includes('\n') || text.includes('\r') ? text.replace(/\r?\n|\r/g, '') : text).trim();
+}
+
 const MONTHS = new Map(['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].map((m, i) => [m, i]));
 // RFC 5322 §4.3 obsolete zones; military letters are unreliable, so they count as +0000 (-0000 in the RFC's words).
 const ZONES = new Map([
@@ -145,6 +157,8 @@ const ZONES = new Map([
   ['pst', -480],
   ['pdt', -420],
 ]);
+// What nearly every mailer writes: `Mon, 2 Nov 2026 10:00:00 +0000`, read without the general pattern.
+const COMMON_DATE = /^\s*(?:[A-Za-z]{3}, )?(\d{1,2}) ([A-Za-z]{3}) (\d{4}) (\d\d):(\d\d):(\d\d) ([+-])(\d\d)(\d\d)\s*$/;
 const DATE = /^\s*(?:[a-z]+\s*,\s*)?(\d{1,2})\s+([a-z]{3})[a-z]*\s+(\d{2,4})\s+(\d{1,2})\s*:\s*(\d{1,2})(?:\s*:\s*(\d{1,2}))?\s*([+-]\d{4}|[a-z]+)?/i;
 
 /**
@@ -154,6 +168,15 @@ const DATE = /^\s*(?:[a-z]+\s*,\s*)?(\d{1,2})\s+([a-z]{3})[a-z]*\s+(\d{2,4})\s+(
  * taken as +0000.
  */
 export function parseDateHeader(value: string): number | null {
+  const fast = COMMON_DATE.exec(value);
+  if (fast) {
+    const month = MONTHS.get(fast[2]!.toLowerCase());
+    const sign = fast[7] === '-' ? -1 : 1;
+    const zone = sign * (Number(fast[8]) * 60 + Number(fast[9]));
+    if (month !== undefined && Number(fast[1]) <= 31 && Number(fast[4]) <= 23 && Number(fast[5]) <= 59 && Number(fast[6]) <= 60) {
+      return Date.UTC(Number(fast[3]), month, Number(fast[1]), Number(fast[4]), Number(fast[5]), Number(fast[6])) - zone * 60_000;
+    }
+  }
   const m = DATE.exec(value.includes('(') ? value.replace(/\([^()]*\)/g, ' ') : value);
   if (!m) return null;
   const month = MONTHS.get(m[2]!.toLowerCase());
@@ -177,15 +200,33 @@ export function parseDateHeader(value: string): number | null {
   return Date.UTC(year, month, day, hour, minute, second) - zone * 60_000;
 }
 
-const MSG_ID = /<([^<>]*)>/g;
-
-/** The message IDs of a header value: `<...>` contents, whitespace and folding removed; empty ones skipped. */
-export function messageIds(value: Buffer): string[] {
+/**
+ * The message IDs of a header value: the contents of each `<...>`, with
+ * whitespace (folding) removed; empty ones skipped, comments ignored. A
+ * byte scan: References headers of a large mailbox are read in bulk.
+ */
+export function messageIds(value: Buffer, first = false): string[] {
   const out: string[] = [];
-  const unfolded = value.toString('latin1').replace(/\([^()]*\)/g, '');
-  for (const m of unfolded.matchAll(MSG_ID)) {
-    const id = m[1]!.replace(/\s+/g, '');
-    if (id.length > 0) out.push(id);
+  const len = value.length;
+  let depth = 0;
+  for (let i = 0; i < len; i++) {
+    const b = value[i]!;
+    if (b === 40) depth++;
+    else if (b === 41 && depth > 0) depth--;
+    else if (b === 60 && depth === 0) {
+      const end = value.indexOf(62, i + 1);
+      if (end < 0) break;
+      const lt = value.indexOf(60, i + 1);
+      // `<a <b>`: the id starts at the last `<` before the `>`.
+      if (lt >= 0 && lt < end) continue;
+      let id = value.toString('latin1', i + 1, end);
+      if (/\s/.test(id)) id = id.replace(/\s+/g, '');
+      if (id.length > 0) {
+        out.push(id);
+        if (first) break;
+      }
+      i = end;
+    }
   }
   return out;
 }
@@ -194,7 +235,7 @@ export function messageIds(value: Buffer): string[] {
 function referencesOf(references: Buffer | null, inReplyTo: Buffer | null): string[] {
   const ids = references === null ? [] : messageIds(references);
   if (ids.length > 0) return ids;
-  const first = inReplyTo === null ? undefined : messageIds(inReplyTo)[0];
+  const first = inReplyTo === null ? undefined : messageIds(inReplyTo, true)[0];
   return first === undefined ? [] : [first];
 }
 
@@ -258,7 +299,7 @@ export class MessageKeys {
 
   private subjectOf(m: Message, e: Entry): void {
     const raw = firstField(m, 'subject');
-    const base = baseSubject(raw === null ? null : decodeHeaderValue(raw));
+    const base = baseSubject(raw === null ? null : headerText(raw));
     e.subject = collationKey(base.text);
     e.replyOrForward = base.replyOrForward;
   }
@@ -333,18 +374,18 @@ export class MessageKeys {
     return key;
   }
 
-  /** Everything THREAD needs of a message, with one lookup and one header scan. */
+  /**
+   * The date and links THREAD=REFERENCES needs of every message, with one
+   * lookup and one header scan (subjects are needed only for the roots).
+   */
   threadInfo(m: Message): ThreadInfo {
     const e = this.entry(m);
     if (e.thread === undefined) {
-      const [subject, date, id, refs, reply] = headerFields(m.raw, THREAD_FIELDS);
-      const base = baseSubject(subject === null ? null : decodeHeaderValue(subject!));
-      e.subject ??= collationKey(base.text);
-      e.replyOrForward = base.replyOrForward;
+      const [date, id, refs, reply] = headerFields(m.raw, THREAD_FIELDS);
       e.date ??= date === null ? null : parseDateHeader(date!.toString('latin1'));
-      e.messageId ??= id === null ? null : (messageIds(id!)[0] ?? null);
+      e.messageId ??= id === null ? null : (messageIds(id!, true)[0] ?? null);
       e.references ??= referencesOf(refs!, reply!);
-      e.thread = { subject: e.subject, replyOrForward: e.replyOrForward, date: e.date, messageId: e.messageId, references: e.references };
+      e.thread = { date: e.date, messageId: e.messageId, references: e.references };
     }
     return e.thread;
   }
@@ -354,7 +395,7 @@ export class MessageKeys {
     const e = this.entry(m);
     if (e.messageId === undefined) {
       const raw = firstField(m, 'message-id');
-      e.messageId = raw === null ? null : (messageIds(raw)[0] ?? null);
+      e.messageId = raw === null ? null : (messageIds(raw, true)[0] ?? null);
     }
     return e.messageId;
   }

@@ -129,9 +129,9 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
   // Step 5.
   const subjectOf = (n: ThreadNode): string => {
     const m = n.message ?? n.children[0]?.message ?? null;
-    return m === null ? '' : keys.threadInfo(m).subject;
+    return m === null ? '' : keys.subject(m);
   };
-  const isReply = (n: ThreadNode): boolean => n.message !== null && keys.threadInfo(n.message).replyOrForward;
+  const isReply = (n: ThreadNode): boolean => n.message !== null && keys.replyOrForward(n.message);
   const table = new Map<string, ThreadNode>();
   for (const r of roots) {
     const subject = subjectOf(r);
