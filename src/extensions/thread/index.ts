@@ -5,7 +5,8 @@
  * THREAD), or a bare `* THREAD` when nothing matches. The search part is the
  * core SEARCH's; an unknown algorithm is BAD, an unknown charset
  * `NO [BADCHARSET]`. Base subjects, sent dates and message IDs come from a
- * per-message cache of this server (src/extensions/sort/keys.ts).
+ * per-message cache of this server (src/extensions/sort/keys.ts), SORT's
+ * when SORT is loaded.
  */
 import { SELECTED, failBad, ok, type CommandContext, type CommandResult } from '../../imap/command.js';
 import { findMatches } from '../../imap/commands/search.js';
@@ -13,6 +14,7 @@ import { imapProtocol } from '../../imap/protocol.js';
 import { atom } from '../../imap/wire/values.js';
 import { defineExtension } from '../extension.js';
 import { readSearchCriteria } from '../sort/criteria.js';
+import type { SortCache } from '../sort/command.js';
 import { SortKeys } from '../sort/keys.js';
 import { threadBySubject } from './ordered-subject.js';
 import { threadByReferences } from './references.js';
@@ -33,7 +35,9 @@ function run(ctx: CommandContext): CommandResult {
   args.end();
   const matched = findMatches(ctx, program);
   if (!Array.isArray(matched)) return matched;
-  const keys = imapProtocol(session.server).api('THREAD') as SortKeys;
+  const protocol = imapProtocol(session.server);
+  // With SORT loaded too, one cache of base subjects and dates serves both.
+  const keys = (protocol.api('SORT') as SortCache | undefined)?.keys ?? (protocol.api('THREAD') as SortKeys);
   const roots = algorithm!(matched, keys.of(session.selected!.mailbox));
   session.untaggedList(roots.length > 0 ? [atom('THREAD'), atom(formatThreads(roots, ctx.uid))] : [atom('THREAD')]);
   return ok('Thread completed');
