@@ -29,7 +29,6 @@ export interface ThreadInfo {
 const THREAD_FIELDS = ['date', 'message-id', 'references', 'in-reply-to'];
 
 interface Entry {
-  thread?: ThreadInfo;
   subject?: string;
   replyOrForward?: boolean;
   /** Date: header as ms since the epoch, or null when missing or unparsable. */
@@ -232,12 +231,15 @@ export function messageIds(value: Buffer, first = false): string[] {
 }
 
 /** References, else the first ID of In-Reply-To, else none (RFC 5256 §3 step 1). */
-function referencesOf(references: Buffer | null, inReplyTo: Buffer | null): string[] {
-  const ids = references === null ? [] : messageIds(references);
+function referencesOf(references: Buffer | null, inReplyTo: Buffer | null): readonly string[] {
+  const ids = references === null ? NONE : messageIds(references);
   if (ids.length > 0) return ids;
   const first = inReplyTo === null ? undefined : messageIds(inReplyTo, true)[0];
-  return first === undefined ? [] : [first];
+  return first === undefined ? NONE : [first];
 }
+
+/** Shared by every message without references (most of a mailbox), never written to. */
+const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * The cache of one server (kept in the extension's state, never
@@ -380,14 +382,14 @@ export class MessageKeys {
    */
   threadInfo(m: Message): ThreadInfo {
     const e = this.entry(m);
-    if (e.thread === undefined) {
+    if (e.date === undefined || e.messageId === undefined || e.references === undefined) {
       const [date, id, refs, reply] = headerFields(m.raw, THREAD_FIELDS);
       e.date ??= date === null ? null : parseDateHeader(date!.toString('latin1'));
       e.messageId ??= id === null ? null : (messageIds(id!, true)[0] ?? null);
       e.references ??= referencesOf(refs!, reply!);
-      e.thread = { date: e.date, messageId: e.messageId, references: e.references };
     }
-    return e.thread;
+    // The entry itself, all three fields now set: no second object per message.
+    return e as ThreadInfo;
   }
 
   /** The Message-ID (RFC 5256 §3 REFERENCES step 1), or null without a valid one. */

@@ -8,7 +8,7 @@
 import type { Message } from '../../store/message.js';
 import { compareKeys } from '../sort/collate.js';
 import type { MessageKeys } from '../sort/keys.js';
-import { bySentDate, node, type ThreadNode } from './tree.js';
+import { adopt, bySentDate, node, type ThreadNode } from './tree.js';
 
 export function threadBySubject(found: readonly { seq: number; message: Message }[], keys: MessageKeys): ThreadNode[] {
   const rows = found.map((f) => ({ ...f, subject: keys.subject(f.message), date: keys.sentDate(f.message) }));
@@ -19,8 +19,7 @@ export function threadBySubject(found: readonly { seq: number; message: Message 
   for (const row of rows) {
     const n = node(row.message, row.seq, row.date);
     if (current !== null && row.subject === subject) {
-      n.parent = current;
-      current.children.push(n);
+      adopt(current, n);
     } else {
       current = n;
       subject = row.subject;

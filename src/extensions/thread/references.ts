@@ -29,7 +29,7 @@
  */
 import type { Message } from '../../store/message.js';
 import type { MessageKeys } from '../sort/keys.js';
-import { bySentDate, node, preorder, sortSiblings, type ThreadNode } from './tree.js';
+import { adopt, bySentDate, node, preorder, sortSiblings, type ThreadNode } from './tree.js';
 
 /** True when `ancestor` is `n` or above it. */
 function isAncestorOrSelf(ancestor: ThreadNode, n: ThreadNode): boolean {
@@ -45,10 +45,6 @@ function unlink(child: ThreadNode): void {
   child.parent = null;
 }
 
-function link(parent: ThreadNode, child: ThreadNode): void {
-  child.parent = parent;
-  parent.children.push(child);
-}
 
 export function threadByReferences(found: readonly { seq: number; message: Message }[], keys: MessageKeys): ThreadNode[] {
   const byId = new Map<string, ThreadNode>();
@@ -87,13 +83,13 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
     for (let i = 0; i + 1 < refs.length; i++) {
       const parent = container(refs[i]!);
       const child = container(refs[i + 1]!);
-      if (child.parent === null && !isAncestorOrSelf(child, parent)) link(parent, child);
+      if (child.parent === null && !isAncestorOrSelf(child, parent)) adopt(parent, child);
     }
     // 1B: the message under its last reference.
     unlink(own);
     if (refs.length > 0) {
       const parent = container(refs[refs.length - 1]!);
-      if (!isAncestorOrSelf(own, parent)) link(parent, own);
+      if (!isAncestorOrSelf(own, parent)) adopt(parent, own);
     }
   }
 
@@ -152,14 +148,14 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
     if (held === current) continue;
     slots[i] = null;
     if (held.message === null && current.message === null) {
-      for (const c of current.children) link(held, c);
+      for (const c of current.children) adopt(held, c);
     } else if (held.message === null || (isReply(current) && !isReply(held))) {
-      link(held, current);
+      adopt(held, current);
     } else {
       const dummy = node(null, 0, 0);
       const at = slotOf.get(held)!;
-      link(dummy, current);
-      link(dummy, held);
+      adopt(dummy, current);
+      adopt(dummy, held);
       slots[at] = dummy;
       slotOf.set(dummy, at);
       table.set(subject, dummy);

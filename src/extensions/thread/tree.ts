@@ -24,7 +24,17 @@ export interface ThreadNode {
   parent: ThreadNode | null;
 }
 
-export const node = (message: Message | null, seq: number, date: number): ThreadNode => ({ message, seq, date, children: [], parent: null });
+/** The children of every leaf: most nodes are leaves, so they share one array, replaced on the first `adopt`. */
+const LEAF: ThreadNode[] = [];
+
+export const node = (message: Message | null, seq: number, date: number): ThreadNode => ({ message, seq, date, children: LEAF, parent: null });
+
+/** Makes `child` the last child of `parent`. */
+export function adopt(parent: ThreadNode, child: ThreadNode): void {
+  child.parent = parent;
+  if (parent.children === LEAF) parent.children = [child];
+  else parent.children.push(child);
+}
 
 /** Every node below `roots` (roots included), parents before children. */
 export function preorder(roots: readonly ThreadNode[]): ThreadNode[] {
