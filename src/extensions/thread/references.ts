@@ -24,8 +24,9 @@
  * 6. Every set of siblings is sorted by sent date, deepest first.
  *
  * Message-IDs are compared as case-sensitive strings (§3 step 1A note).
- * Everything is linear in the number of messages apart from the loop check
- * (the depth of the would-be parent) and the sorts.
+ * Everything is linear in the number of messages apart from the sorts and
+ * the loop check, which walks up from the would-be parent only when the
+ * would-be child already has children (a new message has none).
  */
 import type { Message } from '../../store/message.js';
 import type { MessageKeys } from '../sort/keys.js';
@@ -33,6 +34,8 @@ import { adopt, bySentDate, node, preorder, sortSiblings, type ThreadNode } from
 
 /** True when `ancestor` is `n` or above it. */
 function isAncestorOrSelf(ancestor: ThreadNode, n: ThreadNode): boolean {
+  // A leaf is above nothing: a new message needs no walk up a long chain (which made a deep thread quadratic).
+  if (ancestor.children.length === 0) return ancestor === n;
   for (let p: ThreadNode | null = n; p !== null; p = p.parent) if (p === ancestor) return true;
   return false;
 }
