@@ -263,3 +263,16 @@ test('RFC 7162 §3.1.5: with CONDSTORE, a SORT whose criteria use MODSEQ ends wi
     await server.stop();
   }
 });
+
+test('SEARCHRES with SORT: `$` in the search part, and SORT RETURN (SAVE) keeps the matches', async () => {
+  const { c, server } = await session(['SEARCHRES', 'SORT']);
+  try {
+    assert.deepEqual(await run(c, 'R1', 'SEARCH RETURN (SAVE) SUBJECT alpha'), ['R1 OK Search completed']);
+    assert.deepEqual(await run(c, 'R2', 'SORT (REVERSE ARRIVAL) UTF-8 $'), ['* SORT 3 2', 'R2 OK Sort completed']);
+    assert.deepEqual(await run(c, 'R3', 'SORT RETURN (SAVE) (DATE) UTF-8 FROM x.org'), ['R3 OK Sort completed']);
+    assert.deepEqual(await run(c, 'R4', 'UID SEARCH $'), ['* SEARCH 10 20 30 40', 'R4 OK Search completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});

@@ -170,3 +170,19 @@ test('THREAD errors: unknown algorithm and bad syntax are BAD, an unknown charse
     assert.deepEqual(await run(c, 'F3', 'THREAD REFERENCES UTF-8 ALL'), ['* THREAD (1)', 'F3 OK Thread completed']);
   });
 });
+
+test('ORDEREDSUBJECT and REFERENCES group subjects after RFC 2047 decoding and i;unicode-casemap', async () => {
+  const specs: Spec[] = [
+    { subject: '=?UTF-8?Q?Caf=C3=A9?=', id: 'c1@x', day: 1 },
+    { subject: 'Re: CAF\u00c9', id: 'c2@x', day: 2 },
+    { subject: 'cafe\u0301 (fwd)', id: 'c3@x', day: 3 },
+    { subject: 'cafe', id: 'c4@x', day: 4 },
+  ];
+  // Raw 8-bit UTF-8 subjects: the storage takes the message text as UTF-8.
+  await withMailbox(specs, async (c) => {
+    // CAFÉ three times (encoded, upper case, decomposed with a (fwd) trailer), CAFE apart.
+    assert.deepEqual(await run(c, 'G1', 'THREAD ORDEREDSUBJECT UTF-8 ALL'), ['* THREAD (1 (2)(3))(4)', 'G1 OK Thread completed']);
+    // No references: 1 is the original, 2 and 3 are a reply and a forward, so they go under it.
+    assert.deepEqual(await run(c, 'G2', 'THREAD REFERENCES UTF-8 ALL'), ['* THREAD (1 (2)(3))(4)', 'G2 OK Thread completed']);
+  });
+});
