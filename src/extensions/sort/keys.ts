@@ -28,16 +28,25 @@ export interface ThreadInfo {
 
 const THREAD_FIELDS = ['date', 'message-id', 'references', 'in-reply-to'];
 
-interface Entry {
-  subject?: string;
-  replyOrForward?: boolean;
+/**
+ * One message's values, each undefined until first asked for. A class with
+ * every field set up front keeps all entries one shape (fast access, little
+ * memory for 100,000 of them).
+ */
+class Entry {
+  subject: string | undefined = undefined;
+  replyOrForward: boolean | undefined = undefined;
   /** Date: header as ms since the epoch, or null when missing or unparsable. */
-  date?: number | null;
-  size?: number;
-  mailbox?: Map<AddressHeader, string>;
-  display?: Map<AddressHeader, string>;
-  messageId?: string | null;
-  references?: readonly string[];
+  date: number | null | undefined = undefined;
+  size: number | undefined = undefined;
+  /** Collation keys of the first address's local part (`mailbox`) and display form, per header. */
+  from: string | undefined = undefined;
+  to: string | undefined = undefined;
+  cc: string | undefined = undefined;
+  displayFrom: string | undefined = undefined;
+  displayTo: string | undefined = undefined;
+  messageId: string | null | undefined = undefined;
+  references: readonly string[] | undefined = undefined;
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -289,7 +298,7 @@ export class MessageKeys {
   private entry(m: Message): Entry {
     let e = this.entries.get(m);
     if (e === undefined) {
-      e = {};
+      e = new Entry();
       this.entries.set(m, e);
     }
     return e;
@@ -340,12 +349,11 @@ export class MessageKeys {
   /** Collation key of the addr-mailbox (local part) of the header's first address; "" without one. */
   mailbox(m: Message, header: AddressHeader): string {
     const e = this.entry(m);
-    e.mailbox ??= new Map();
-    let key = e.mailbox.get(header);
+    let key = e[header];
     if (key === undefined) {
       const value = headerField(m.raw, header);
       key = collationKey(value === null ? '' : firstLocalPart(value));
-      e.mailbox.set(header, key);
+      e[header] = key;
     }
     return key;
   }
@@ -355,10 +363,10 @@ export class MessageKeys {
    * RFC 2047 decoded), or of its address `mailbox@host` when it has no
    * (or an empty) display name; "" without an address.
    */
-  display(m: Message, header: AddressHeader): string {
+  display(m: Message, header: 'from' | 'to'): string {
     const e = this.entry(m);
-    e.display ??= new Map();
-    let key = e.display.get(header);
+    const field = header === 'from' ? 'displayFrom' : 'displayTo';
+    let key = e[field];
     if (key === undefined) {
       const a = firstAddress(m, header);
       let shown = '';
@@ -371,7 +379,7 @@ export class MessageKeys {
         }
       }
       key = collationKey(shown);
-      e.display.set(header, key);
+      e[field] = key;
     }
     return key;
   }
