@@ -17,7 +17,8 @@
 import { SELECTED, type CommandContext } from '../../imap/command.js';
 import { imapProtocol } from '../../imap/protocol.js';
 import { defineExtension } from '../extension.js';
-import { SortCache, runSort } from './command.js';
+import { runSort } from './command.js';
+import { SortCache } from './order.js';
 
 export const extension = defineExtension<SortCache>({
   name: 'SORT',

@@ -14,7 +14,7 @@ import { imapProtocol } from '../../imap/protocol.js';
 import { atom } from '../../imap/wire/values.js';
 import { defineExtension } from '../extension.js';
 import { readSearchCriteria } from '../sort/criteria.js';
-import type { SortCache } from '../sort/command.js';
+import type { SortCache } from '../sort/order.js';
 import { SortKeys } from '../sort/keys.js';
 import { threadBySubject } from './ordered-subject.js';
 import { threadByReferences } from './references.js';
