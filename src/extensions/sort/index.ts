@@ -11,7 +11,7 @@
  * with i;unicode-casemap (RFC 5051, ./collate.ts).
  *
  * The per-message values are cached per server (./keys.ts), and so is each
- * sort order made (./command.ts SortCache): a second SORT with the same
+ * sort order made (./order.ts SortCache): a second SORT with the same
  * criteria costs the search and one pass over the matches.
  */
 import { SELECTED, type CommandContext } from '../../imap/command.js';
