@@ -186,3 +186,29 @@ test('ORDEREDSUBJECT and REFERENCES group subjects after RFC 2047 decoding and i
     assert.deepEqual(await run(c, 'G2', 'THREAD REFERENCES UTF-8 ALL'), ['* THREAD (1 (2)(3))(4)', 'G2 OK Thread completed']);
   });
 });
+
+test('a repeated THREAD answers the same; after an expunge and an append it answers the new mailbox', async () => {
+  const specs: Spec[] = [
+    { subject: 'topic', id: 'a@x', day: 1 },
+    { subject: 'Re: topic', id: 'b@x', refs: '<a@x>', day: 2 },
+    { subject: 'other', id: 'c@x', day: 3 },
+    { subject: 'Re: topic', id: 'd@x', refs: '<a@x> <b@x>', day: 4 },
+  ];
+  const messages = specs.map((s, i) => ({ raw: raw(s), uid: 100 + i }));
+  const { server, port } = await startServer({ plugins: ['THREAD'], storage: { INBOX: { messages } } as never });
+  try {
+    const c = await rawSession(port);
+    await run(c, 'S1', 'SELECT INBOX');
+    for (const tag of ['H1', 'H2']) assert.deepEqual(await run(c, tag, 'THREAD REFERENCES UTF-8 ALL'), ['* THREAD (1 2 4)(3)', `${tag} OK Thread completed`]);
+    // Without message 1 (a), b is a root and d its child.
+    await run(c, 'H3', 'STORE 1 +FLAGS.SILENT (\\Deleted)');
+    assert.deepEqual(await run(c, 'H4', 'EXPUNGE'), ['* 1 EXPUNGE', 'H4 OK Expunge completed']);
+    assert.deepEqual(await run(c, 'H5', 'THREAD REFERENCES UTF-8 ALL'), ['* THREAD (1 3)(2)', 'H5 OK Thread completed']);
+    server.control.addMessage('INBOX', { raw: raw({ subject: 'Re: other', id: 'e@x', refs: '<c@x>', day: 5 }) });
+    assert.deepEqual(await run(c, 'H6', 'NOOP'), ['* 4 EXISTS', '* 1 RECENT', 'H6 OK NOOP completed']);
+    assert.deepEqual(await run(c, 'H7', 'THREAD REFERENCES UTF-8 ALL'), ['* THREAD (1 3)(2 4)', 'H7 OK Thread completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});

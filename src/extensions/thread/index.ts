@@ -8,6 +8,9 @@
  * per-message cache of this server (src/extensions/sort/keys.ts), SORT's
  * when SORT is loaded.
  */
+import type { StoreChange } from '../../store/changes.js';
+import type { Mailbox } from '../../store/mailbox.js';
+import type { Message } from '../../store/message.js';
 import { SELECTED, failBad, ok, type CommandContext, type CommandResult } from '../../imap/command.js';
 import { findMatches } from '../../imap/commands/search.js';
 import { imapProtocol } from '../../imap/protocol.js';
@@ -18,12 +21,46 @@ import type { SortCache } from '../sort/order.js';
 import { SortKeys } from '../sort/keys.js';
 import { threadBySubject } from './ordered-subject.js';
 import { threadByReferences } from './references.js';
-import { formatThreads } from './tree.js';
+import { formatThreads, type ThreadNode } from './tree.js';
 
 const ALGORITHMS = new Map([
   ['ORDEREDSUBJECT', threadBySubject],
   ['REFERENCES', threadByReferences],
 ]);
+
+type Found = readonly { seq: number; message: Message }[];
+
+/**
+ * Per-server state: the message values (used when SORT is not loaded) and
+ * the last threads made per mailbox. Threads depend only on the matches
+ * (their messages, whose values never change, and their sequence numbers),
+ * so a THREAD whose matches are exactly the last ones' answers from them.
+ */
+export class ThreadState {
+  readonly keys = new SortKeys();
+  private last = new WeakMap<Mailbox, { algorithm: string; found: Found; roots: ThreadNode[] }>();
+
+  threads(mailbox: Mailbox, algorithm: string, found: Found, make: () => ThreadNode[]): ThreadNode[] {
+    const last = this.last.get(mailbox);
+    if (last !== undefined && last.algorithm === algorithm && sameMatches(last.found, found)) return last.roots;
+    const roots = make();
+    this.last.set(mailbox, { algorithm, found, roots });
+    return roots;
+  }
+
+  onChange(change: StoreChange): void {
+    this.keys.onChange(change);
+    // Keep no removed messages alive through the last threads.
+    if (change.kind === 'expunge' || change.kind === 'uidvalidity') this.last.delete(change.mailbox);
+    else if (change.kind === 'reset' || (change.kind === 'mailbox' && (change.type === 'rename' || change.type === 'delete'))) this.last = new WeakMap();
+  }
+}
+
+function sameMatches(a: Found, b: Found): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.message !== b[i]!.message || a[i]!.seq !== b[i]!.seq) return false;
+  return true;
+}
 
 function run(ctx: CommandContext): CommandResult {
   const { session, args } = ctx;
@@ -36,17 +73,19 @@ function run(ctx: CommandContext): CommandResult {
   const matched = findMatches(ctx, program);
   if (!Array.isArray(matched)) return matched;
   const protocol = imapProtocol(session.server);
+  const state = protocol.api('THREAD') as ThreadState;
   // With SORT loaded too, one cache of base subjects and dates serves both.
-  const keys = (protocol.api('SORT') as SortCache | undefined)?.keys ?? (protocol.api('THREAD') as SortKeys);
-  const roots = algorithm!(matched, keys.of(session.selected!.mailbox));
+  const keys = (protocol.api('SORT') as SortCache | undefined)?.keys ?? state.keys;
+  const mailbox = session.selected!.mailbox;
+  const roots = state.threads(mailbox, name, matched, () => algorithm!(matched, keys.of(mailbox)));
   session.untaggedList(roots.length > 0 ? [atom('THREAD'), atom(formatThreads(roots, ctx.uid))] : [atom('THREAD')]);
   return ok('Thread completed');
 }
 
-export const extension = defineExtension<SortKeys>({
+export const extension = defineExtension<ThreadState>({
   name: 'THREAD',
-  setup: () => new SortKeys(),
-  onChange: (change, keys) => keys.onChange(change),
+  setup: () => new ThreadState(),
+  onChange: (change, state) => state.onChange(change),
   capabilities: () => ['THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES'],
   commands: [
     { name: 'THREAD', states: SELECTED, holdsExpunges: true, run },
