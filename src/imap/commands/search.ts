@@ -2,7 +2,9 @@
  * SEARCH and UID SEARCH (RFC 3501 §6.4.4). Extension points: access (`r`),
  * SEARCH keys, and result options: while an extension adds some (ESEARCH,
  * SEARCHRES), `RETURN (options)` may come first (RFC 4466 §2.6); a SEARCH
- * with it sends no `* SEARCH` line, the extensions answer.
+ * with it sends no `* SEARCH` line, the extensions answer. The RETURN
+ * options and the search itself are exported for commands with search
+ * criteria of their own (SORT, THREAD).
  */
 import type { Message } from '../../store/message.js';
 import { accessRefusal, imapProtocol } from '../protocol.js';
@@ -22,9 +24,8 @@ function run(ctx: CommandContext): CommandResult {
     if (options !== null) protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found: null });
     return result;
   };
-  const matched = findMatches(ctx, program);
-  if (!Array.isArray(matched)) return failed(matched);
-  const found = matched;
+  const found = findMatches(ctx, program);
+  if (!Array.isArray(found)) return failed(found);
   if (options !== null) {
     protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found });
     return ok('Search completed');
