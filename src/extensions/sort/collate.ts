@@ -24,6 +24,11 @@
  *   `<`) is not above U+D7FF, so a non-ASCII key is kept as its UTF-8 bytes
  *   spelled as latin1 code units; ASCII keys are the same either way, and
  *   plain `<` then compares every key as RFC 5051 does.
+ *
+ * Dovecot 2.3 orders the same except for a few characters it decomposes
+ * only one level or not at all (U+212B ANGSTROM SIGN, the title digraphs,
+ * Greek with ypogegrammeni); here they get full NFKD as RFC 5051 says
+ * (test/dovecot/sort-thread.test.ts compares the rest).
  */
 
 /** Titlecase where it is not what `toUpperCase()` gives for one code point. */
