@@ -5,7 +5,8 @@
  * missing and unparsable, Message-ID/References/In-Reply-To forests with
  * missing parents, loops and duplicate IDs) are appended byte for byte,
  * with the same INTERNALDATE, to Rookery and to a throwaway Dovecot, and
- * every SORT key and both THREAD algorithms must answer the same numbers.
+ * every SORT key, ESORT's result options and both THREAD algorithms must
+ * answer the same.
  *
  * One deliberate difference, left out of the generated text: Dovecot's
  * i;unicode-casemap decomposes some characters only one level or not at all
@@ -114,6 +115,11 @@ const COMMANDS = [
   'SORT (DISPLAYFROM) UTF-8 ALL',
   'SORT (DISPLAYTO) UTF-8 ALL',
   'UID SORT (SUBJECT ARRIVAL) UTF-8 SINCE 10-Jun-2022',
+  // ESORT (RFC 5267 §3): MIN/MAX first and last in sort order, ALL in sort order with ascending runs as ranges.
+  'SORT RETURN (MIN MAX COUNT ALL) (SUBJECT) UTF-8 ALL',
+  'UID SORT RETURN (ALL) (REVERSE DATE) UTF-8 ALL',
+  'SORT RETURN (MIN) (FROM) UTF-8 SINCE 10-Jun-2022',
+  'SORT RETURN () (SIZE) UTF-8 ALL',
   'THREAD ORDEREDSUBJECT UTF-8 ALL',
   'THREAD REFERENCES UTF-8 ALL',
   'UID THREAD REFERENCES UTF-8 NOT LARGER 120',
@@ -127,7 +133,7 @@ test('SORT and THREAD answer like Dovecot for generated mailboxes', { timeout: 3
   for (const seed of SEEDS) {
     const messages = generate(seed, COUNT);
     const dovecot = (await startDovecot())!;
-    const { server, port } = await startServer({ plugins: ['SORT', 'THREAD'] });
+    const { server, port } = await startServer({ plugins: ['ESEARCH', 'SORT', 'THREAD'] });
     try {
       const rook = await load(port, 'testuser', 'testpass', messages);
       const dove = await load(dovecot.port, 'u', 'pass', messages);
@@ -138,7 +144,7 @@ test('SORT and THREAD answer like Dovecot for generated mailboxes', { timeout: 3
         dove.write(`${tag} ${command}\r\n`);
         const [mine, theirs] = await Promise.all([rook.until(tag, 20_000), dove.until(tag, 20_000)]);
         // Dovecot writes an empty THREAD answer as `* THREAD ` (a stray space; RFC 5256: "THREAD" [SP 1*thread-list]).
-        const data = (lines: string[]): string | undefined => lines.find((l) => l.startsWith('* SORT') || l.startsWith('* THREAD'))?.trimEnd();
+        const data = (lines: string[]): string | undefined => lines.find((l) => /^\* (SORT|THREAD|ESEARCH)\b/.test(l))?.trimEnd();
         assert.ok(data(theirs), `Dovecot answered ${command} with ${theirs.join(' | ')}`);
         assert.equal(data(mine), data(theirs), `seed ${seed}: ${command}`);
       }
