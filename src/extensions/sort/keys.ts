@@ -165,8 +165,42 @@ const ZONES = new Map([
   ['pst', -480],
   ['pdt', -420],
 ]);
-// What nearly every mailer writes: `Mon, 2 Nov 2026 10:00:00 +0000`, read without the general pattern.
-const COMMON_DATE = /^\s*(?:[A-Za-z]{3}, )?(\d{1,2}) ([A-Za-z]{3}) (\d{4}) (\d\d):(\d\d):(\d\d) ([+-])(\d\d)(\d\d)\s*$/;
+const digit = (s: string, i: number): number => {
+  const c = s.charCodeAt(i) - 48;
+  return c >= 0 && c <= 9 ? c : NaN;
+};
+
+/**
+ * What nearly every mailer writes, `Mon, 2 Nov 2026 10:00:00 +0000` (the
+ * day name optional), read character by character; null for anything else,
+ * which the general pattern then reads.
+ */
+function commonDate(s: string): number | null {
+  let i = 0;
+  const end = s.trimEnd().length;
+  while (s.charCodeAt(i) === 32) i++;
+  if (s.charCodeAt(i + 3) === 44 && s.charCodeAt(i + 4) === 32) i += 5;
+  let day = digit(s, i++);
+  if (s.charCodeAt(i) !== 32) day = day * 10 + digit(s, i++);
+  if (s.charCodeAt(i) !== 32) return null;
+  const month = MONTHS.get(s.slice(i + 1, i + 4).toLowerCase());
+  i += 4;
+  if (month === undefined || s.charCodeAt(i) !== 32) return null;
+  const year = digit(s, i + 1) * 1000 + digit(s, i + 2) * 100 + digit(s, i + 3) * 10 + digit(s, i + 4);
+  i += 5;
+  if (s.charCodeAt(i) !== 32 || s.charCodeAt(i + 3) !== 58 || s.charCodeAt(i + 6) !== 58 || s.charCodeAt(i + 9) !== 32) return null;
+  const hour = digit(s, i + 1) * 10 + digit(s, i + 2);
+  const minute = digit(s, i + 4) * 10 + digit(s, i + 5);
+  const second = digit(s, i + 7) * 10 + digit(s, i + 8);
+  i += 10;
+  const sign = s.charCodeAt(i) === 45 ? -1 : s.charCodeAt(i) === 43 ? 1 : 0;
+  const zone = sign * ((digit(s, i + 1) * 10 + digit(s, i + 2)) * 60 + digit(s, i + 3) * 10 + digit(s, i + 4));
+  if (i + 5 !== end || sign === 0) return null;
+  const t = Date.UTC(year, month, day, hour, minute, second) - zone * 60_000;
+  // NaN (a non-digit) or out of range: not this form.
+  if (Number.isNaN(t) || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return null;
+  return t;
+}
 const DATE = /^\s*(?:[a-z]+\s*,\s*)?(\d{1,2})\s+([a-z]{3})[a-z]*\s+(\d{2,4})\s+(\d{1,2})\s*:\s*(\d{1,2})(?:\s*:\s*(\d{1,2}))?\s*([+-]\d{4}|[a-z]+)?/i;
 
 /**
@@ -176,15 +210,8 @@ const DATE = /^\s*(?:[a-z]+\s*,\s*)?(\d{1,2})\s+([a-z]{3})[a-z]*\s+(\d{2,4})\s+(
  * taken as +0000.
  */
 export function parseDateHeader(value: string): number | null {
-  const fast = COMMON_DATE.exec(value);
-  if (fast) {
-    const month = MONTHS.get(fast[2]!.toLowerCase());
-    const sign = fast[7] === '-' ? -1 : 1;
-    const zone = sign * (Number(fast[8]) * 60 + Number(fast[9]));
-    if (month !== undefined && Number(fast[1]) <= 31 && Number(fast[4]) <= 23 && Number(fast[5]) <= 59 && Number(fast[6]) <= 60) {
-      return Date.UTC(Number(fast[3]), month, Number(fast[1]), Number(fast[4]), Number(fast[5]), Number(fast[6])) - zone * 60_000;
-    }
-  }
+  const fast = commonDate(value);
+  if (fast !== null) return fast;
   const m = DATE.exec(value.includes('(') ? value.replace(/\([^()]*\)/g, ' ') : value);
   if (!m) return null;
   const month = MONTHS.get(m[2]!.toLowerCase());
