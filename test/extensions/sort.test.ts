@@ -5,10 +5,12 @@
  * the sent date with time zones and the INTERNALDATE fallback (§2.2), the
  * first address's local part, display names, ties in mailbox order, UID
  * SORT, search criteria, errors, the ESEARCH answer of SORT RETURN, and a
- * sort order kept across an expunge and an append.
+ * sort order kept across an expunge and an append, and Python imaplib's
+ * sort() and thread().
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
 import { baseSubject } from '../../src/extensions/sort/base-subject.js';
 import { collationKey } from '../../src/extensions/sort/collate.js';
 import { parseDateHeader } from '../../src/extensions/sort/keys.js';
@@ -272,6 +274,32 @@ test('SEARCHRES with SORT: `$` in the search part, and SORT RETURN (SAVE) keeps 
     assert.deepEqual(await run(c, 'R3', 'SORT RETURN (SAVE) (DATE) UTF-8 FROM x.org'), ['R3 OK Sort completed']);
     assert.deepEqual(await run(c, 'R4', 'UID SEARCH $'), ['* SEARCH 10 20 30 40', 'R4 OK Search completed']);
     c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+const python = spawnSync('python3', ['--version']).status === 0;
+
+test('Python imaplib: sort() and thread() (its own SORT/THREAD API) read the answers', { skip: !python && 'python3 not found' }, async () => {
+  const { server, port } = await startServer({ plugins: ['SORT', 'THREAD'], storage: storage() });
+  try {
+    const script = `
+import imaplib
+m = imaplib.IMAP4('127.0.0.1', ${port})
+m.login('testuser', 'testpass')
+assert 'SORT' in m.capabilities and 'THREAD=REFERENCES' in m.capabilities, m.capabilities
+m.select('INBOX')
+print(m.sort('(SUBJECT)', 'UTF-8', 'ALL')[1][0].decode())
+print(m.uid('SORT', '(REVERSE DATE)', 'UTF-8', 'ALL')[1][0].decode())
+print(m.thread('ORDEREDSUBJECT', 'UTF-8', 'ALL')[1][0].decode())
+m.logout()
+`;
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile('python3', ['-c', script], { timeout: 10000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))),
+    );
+    // ALPHA: 3 (2 Nov) before 2 (3 Nov 04:00); threads by first date: 5, 3, 1, 4.
+    assert.deepEqual(out.trim().split('\n'), ['5 2 3 1 4', '10 40 20 30 50', '(5)(3 2)(1)(4)']);
   } finally {
     await server.stop();
   }
