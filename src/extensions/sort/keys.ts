@@ -69,7 +69,17 @@ function text(value: Buffer | string | null): string {
  * allowed before the colon).
  */
 export function headerFields(raw: Buffer, names: readonly string[]): (Buffer | null)[] {
-  const out: (Buffer | null)[] = names.map(() => null);
+  const ranges = new Int32Array(names.length * 2);
+  headerRanges(raw, names, ranges);
+  return names.map((_, k) => (ranges[2 * k]! < 0 ? null : raw.subarray(ranges[2 * k]!, ranges[2 * k + 1]!)));
+}
+
+/**
+ * `headerFields` as offsets into `raw`, without a Buffer per field: the
+ * value of `names[k]` is `raw[ranges[2k] .. ranges[2k+1])`, or -1 for none.
+ */
+export function headerRanges(raw: Buffer, names: readonly string[], ranges: Int32Array): void {
+  ranges.fill(-1);
   let missing = names.length;
   const len = raw.length;
   let pos = 0;
@@ -87,7 +97,7 @@ export function headerFields(raw: Buffer, names: readonly string[]): (Buffer | n
     for (let k = 0; k < names.length; k++) {
       const name = names[k]!;
       const n = name.length;
-      if (out[k] !== null || lower !== name.charCodeAt(0) || pos + n >= end) continue;
+      if (ranges[2 * k]! >= 0 || lower !== name.charCodeAt(0) || pos + n >= end) continue;
       let i = 1;
       while (i < n && (raw[pos + i]! | 0x20) === name.charCodeAt(i)) i++;
       if (i < n) continue;
@@ -96,13 +106,13 @@ export function headerFields(raw: Buffer, names: readonly string[]): (Buffer | n
       if (raw[colon] !== 58) continue;
       let stop = end;
       if (stop > colon && raw[stop - 1] === 13) stop--;
-      out[k] = raw.subarray(colon + 1, Math.max(colon + 1, stop));
+      ranges[2 * k] = colon + 1;
+      ranges[2 * k + 1] = Math.max(colon + 1, stop);
       missing--;
       break;
     }
     pos = end + 1;
   }
-  return out;
 }
 
 /** The first header field `name` (lower case), or null. */
@@ -240,17 +250,16 @@ export function parseDateHeader(value: string): number | null {
  * whitespace (folding) removed; empty ones skipped, comments ignored. A
  * byte scan: References headers of a large mailbox are read in bulk.
  */
-export function messageIds(value: Buffer, first = false): string[] {
+export function messageIds(value: Buffer, first = false, start = 0, stop = value.length): string[] {
   const out: string[] = [];
-  const len = value.length;
   let depth = 0;
-  for (let i = 0; i < len; i++) {
+  for (let i = start; i < stop; i++) {
     const b = value[i]!;
     if (b === 40) depth++;
     else if (b === 41 && depth > 0) depth--;
     else if (b === 60 && depth === 0) {
       const end = value.indexOf(62, i + 1);
-      if (end < 0) break;
+      if (end < 0 || end >= stop) break;
       const lt = value.indexOf(60, i + 1);
       // `<a <b>`: the id starts at the last `<` before the `>`.
       if (lt >= 0 && lt < end) continue;
@@ -321,6 +330,8 @@ export class SortKeys {
 /** The values of one mailbox's messages. */
 export class MessageKeys {
   private readonly entries = new Map<Message, Entry>();
+  /** Scratch for `headerRanges` of THREAD_FIELDS. */
+  private readonly ranges = new Int32Array(THREAD_FIELDS.length * 2);
 
   private entry(m: Message): Entry {
     let e = this.entries.get(m);
@@ -418,10 +429,16 @@ export class MessageKeys {
   threadInfo(m: Message): ThreadInfo {
     const e = this.entry(m);
     if (e.date === undefined || e.messageId === undefined || e.references === undefined) {
-      const [date, id, refs, reply] = headerFields(m.raw, THREAD_FIELDS);
-      e.date ??= date === null ? null : parseDateHeader(date!.toString('latin1'));
-      e.messageId ??= id === null ? null : (messageIds(id!, true)[0] ?? null);
-      e.references ??= referencesOf(refs!, reply!);
+      const r = this.ranges;
+      const raw = m.raw;
+      headerRanges(raw, THREAD_FIELDS, r);
+      e.date ??= r[0]! < 0 ? null : parseDateHeader(raw.toString('latin1', r[0]!, r[1]!));
+      e.messageId ??= r[2]! < 0 ? null : (messageIds(raw, true, r[2]!, r[3]!)[0] ?? null);
+      if (e.references === undefined) {
+        const ids = r[4]! < 0 ? NONE : messageIds(raw, false, r[4]!, r[5]!);
+        const reply = ids.length > 0 || r[6]! < 0 ? undefined : messageIds(raw, true, r[6]!, r[7]!)[0];
+        e.references = ids.length > 0 ? ids : reply === undefined ? NONE : [reply];
+      }
     }
     // The entry itself, all three fields now set: no second object per message.
     return e as ThreadInfo;
