@@ -25,6 +25,7 @@ const FLAGS = {
   'tls-cert': { type: 'string', help: 'PEM file with the TLS certificate (chain)' },
   'print-certificate': { type: 'boolean', help: 'print the built-in test certificate (PEM) for clients to trust, and exit' },
   storage: { type: 'string', help: 'JSON file with the storage option' },
+  preset: { type: 'string', help: 'provider quirk preset: gmail, outlook, yahoo, icloud or dovecot; other options win over it (docs/presets.md)' },
   config: { type: 'string', help: 'JSON file with any options, e.g. {"plugins":"all","rest":{"port":8080}}' },
   plugin: { type: 'string', multiple: true, help: 'extension to load (repeatable or comma list; "all": every built-in but the opt-in X-GM-EXT-1)' },
   'plugin-option': {
@@ -230,6 +231,8 @@ function buildOptions(flags: FlagValues): ServerOptions {
     if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new CliError(`config file ${flags.config} must hold a JSON object`);
     options = { ...options, ...(config as ServerOptions) };
   }
+  // Checked (with a did-you-mean) by the options, like every other value.
+  if (typeof flags.preset === 'string') options.preset = flags.preset as ServerOptions['preset'];
   if (flags.secure) options.secure = true;
   if (flags.starttls) options.starttls = true;
   if (flags['login-disabled']) options.loginDisabled = true;

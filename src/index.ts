@@ -18,6 +18,8 @@ export type { Route, RouteContext, Param, QueryParam, Method } from './rest/rout
 export type { Schema } from './rest/schema.js';
 export type { ErrorCode } from './errors.js';
 export { storageSchema } from './options/schema.js';
+export { presets, PRESET_NAMES } from './presets/index.js';
+export type { PresetName, PresetOptions } from './presets/index.js';
 export { TEST_CERTIFICATE } from './tls/test-certificate.js';
 export type {
   ServerOptions,

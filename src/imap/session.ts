@@ -204,7 +204,8 @@ export class ImapSession implements SessionHandle {
     this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
     server.sessions.add(this);
     this.emitSession('open');
-    const greeting = Buffer.from(`* OK [CAPABILITY ${this.capabilities().join(' ')}] ${options.greeting}\r\n`);
+    const code = options.greetingCapabilities ? `[CAPABILITY ${this.capabilities().join(' ')}] ` : '';
+    const greeting = Buffer.from(`* OK ${code}${options.greeting}\r\n`);
     const scripted = this.server.script.has('greeting') ? this.server.script.fire(this.scriptContext('greeting', greeting)) : null;
     if (scripted) this.applyOutput(scripted, greeting);
     else this.write(greeting);

@@ -18,6 +18,8 @@ import { resolveStorage, type FieldValidator, type StorageContext } from './stor
 import { resolveSmtp } from './smtp.js';
 import { resolveTls } from './tls.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
+import { layOptions, PRESET_NAMES, presetOptions, type PresetName } from '../presets/index.js';
+import { suggestKey } from './typos.js';
 
 /** The limits that keep a broken or hostile client from costing unbounded memory, descriptors or time. */
 export const LIMIT_KEYS = [
@@ -46,6 +48,8 @@ export const TOP_LEVEL_KEYS = [
   'port',
   'host',
   'greeting',
+  'greetingCapabilities',
+  'preset',
   'maxLineLength',
   'maxLiteralBeforeLogin',
   'maxLiteral',
@@ -101,7 +105,9 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   if (!isPlainObject(input)) {
     throw new ServiceError('INVALID', `options: expected an object, got ${describeValue(input)}`);
   }
-  const options: Record<string, unknown> = input;
+  const preset = resolvePreset(problems, input.preset);
+  // The preset goes under what the caller gave: the caller's values win (layOptions has the rule).
+  const options: Record<string, unknown> = preset ? layOptions(preset.options, input) : input;
   checkTypos(options, TOP_LEVEL_SET, TOP_LEVEL_KEYS, '', problems);
 
   const now = resolveClock(problems, options.now);
@@ -129,6 +135,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const greeting = optional(options.greeting, DEFAULTS.greeting, (v) =>
     typeof v === 'string' && !/[\r\n\0]/.test(v) ? v : problems.expected('greeting', 'a single-line string', v),
   );
+  const greetingCapabilities = optional(options.greetingCapabilities, true, (v) => booleanValue(problems, v, 'greetingCapabilities'));
   const maxLineLength = optional(options.maxLineLength, DEFAULTS.maxLineLength, (v) =>
     integerAtLeast(problems, v, 'maxLineLength', 1),
   );
@@ -161,12 +168,29 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     loginDisabled,
     tls,
     greeting,
+    greetingCapabilities,
+    preset: preset?.name ?? null,
     maxLineLength,
     maxLiteralBeforeLogin,
     maxLiteral,
     ...limits,
     debug,
   };
+}
+
+/** The `preset` option: a preset name in any case, or an error naming the likely one. */
+function resolvePreset(problems: Problems, value: unknown): { name: PresetName; options: Record<string, unknown> } | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'string') {
+    problems.expected('preset', `one of ${PRESET_NAMES.join(', ')}`, value);
+    return null;
+  }
+  const name = value.toLowerCase();
+  const options = presetOptions(name);
+  if (options) return { name: name as PresetName, options };
+  const hint = suggestKey(value, PRESET_NAMES);
+  problems.add('preset', `unknown preset ${JSON.stringify(value)}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ''} (presets: ${PRESET_NAMES.join(', ')})`);
+  return null;
 }
 
 /** `debug`: true logs the wire to stderr; a function receives each log line instead. */

@@ -6,6 +6,7 @@
 import type { Extension, Plugin } from '../extensions/extension.js';
 import type { ScriptRule } from '../script/rule.js';
 import type { InternalDate } from '../store/internal-date.js';
+import type { PresetName } from '../presets/names.js';
 
 /** A message in the storage option: raw source, or an object with it. */
 export type StorageMessage =
@@ -149,6 +150,20 @@ export interface ServerOptions {
   tls?: { key: string | Buffer; cert: string | Buffer };
   /** Greeting text after `* OK`. */
   greeting?: string;
+  /**
+   * Put the `[CAPABILITY ...]` response code in the greeting (RFC 3501
+   * §7.1: optional). Some servers (Gmail, Microsoft 365) leave it out, so a
+   * client must ask with CAPABILITY. Default true.
+   */
+  greetingCapabilities?: boolean;
+  /**
+   * A provider's quirk preset (`gmail`, `outlook`, `yahoo`, `icloud`,
+   * `dovecot`): plugins, greeting, mailbox layout, limits and script rules
+   * as `presets[name]` lists them. Options given next to it win: objects are
+   * merged key by key, everything else (arrays included) replaces the
+   * preset's value. See docs/presets.md.
+   */
+  preset?: PresetName;
   /** Longest command line in bytes, literals excluded. Default 65536. */
   maxLineLength?: number;
   /** Largest literal before login. Default 64 KiB. */
@@ -271,6 +286,9 @@ export interface ResolvedOptions {
   /** `builtin`: the test certificate is in use. */
   tls: { key: string | Buffer; cert: string | Buffer; builtin: boolean };
   greeting: string;
+  greetingCapabilities: boolean;
+  /** The preset the options were merged over, or null. */
+  preset: PresetName | null;
   maxLineLength: number;
   maxLiteralBeforeLogin: number;
   maxLiteral: number;

@@ -1,0 +1,43 @@
+/**
+ * Dovecot with its default settings. Every value is an ordinary option; the
+ * sources are in docs/presets.md (the letters in brackets point there).
+ */
+import type { PresetOptions } from './preset.js';
+
+export function dovecot(): PresetOptions {
+  return {
+    // [D1] greeting CAPABILITY (mscdex/node-imap issue #354, nextcloud/mail issue #372): IMAP4rev1 LITERAL+
+    // SASL-IR LOGIN-REFERRALS ID ENABLE IDLE AUTH=PLAIN; after login SORT SORT=DISPLAY THREAD=REFERENCES
+    // THREAD=ORDEREDSUBJECT ... UNSELECT CHILDREN NAMESPACE UIDPLUS LIST-EXTENDED CONDSTORE QRESYNC ESEARCH
+    // ESORT SEARCHRES WITHIN CONTEXT=SEARCH LIST-STATUS BINARY MOVE QUOTA, SPECIAL-USE (st3fan/dovecot-xaps-plugin
+    // issue #12). Not built in (left out): LOGIN-REFERRALS, MULTIAPPEND, CATENATE, URL-PARTIAL, I18NLEVEL=1,
+    // WITHIN, CONTEXT=SEARCH, THREAD=REFS.
+    plugins: [
+      'LITERAL+', 'SASL-IR', 'ID', 'ENABLE', 'IDLE', 'AUTH=PLAIN', 'SORT', 'THREAD', 'UNSELECT', 'CHILDREN', 'NAMESPACE',
+      'UIDPLUS', 'CONDSTORE', 'QRESYNC', 'ESEARCH', 'SEARCHRES', 'LIST-STATUS', 'BINARY', 'MOVE', 'QUOTA', 'SPECIAL-USE',
+    ],
+    // [D2] login_greeting default "Dovecot ready."
+    greeting: 'Dovecot ready.',
+    // [D3] namespace separator: "." for Maildir (the default example config); [D4] @mailbox_defaults = english:
+    // Drafts, Junk, Sent, Trash with their special use.
+    storage: {
+      INBOX: {},
+      '': {
+        separator: '.',
+        folders: {
+          Drafts: { 'special-use': '\\Drafts' },
+          Junk: { 'special-use': '\\Junk' },
+          Sent: { 'special-use': '\\Sent' },
+          Trash: { 'special-use': '\\Trash' },
+        },
+      },
+    },
+    // [D5] imap_max_line_length = 64k, mail_max_userip_connections = 10.
+    maxLineLength: 65536,
+    maxConnections: 10,
+    script: [
+      // [D5] imap_idle_notify_interval = 2 mins: "* OK Still here" while a client IDLEs.
+      { on: 'quiet', command: 'IDLE', quietFor: 120_000, send: '* OK Still here\r\n' },
+    ],
+  };
+}

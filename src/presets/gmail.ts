@@ -1,0 +1,47 @@
+/**
+ * Gmail (imap.gmail.com). Every value is an ordinary option; the sources
+ * are in docs/presets.md (the letters in brackets point there).
+ */
+import type { PresetOptions } from './preset.js';
+
+export function gmail(): PresetOptions {
+  return {
+    // [G1] post-login CAPABILITY in imapsync issue #338: IMAP4rev1 UNSELECT IDLE NAMESPACE QUOTA ID XLIST
+    // CHILDREN X-GM-EXT-1 UIDPLUS COMPRESS=DEFLATE ENABLE MOVE CONDSTORE ESEARCH UTF8=ACCEPT LIST-EXTENDED
+    // LIST-STATUS LITERAL- SPECIAL-USE APPENDLIMIT=35651584. [G2] before login (MailKit issue #1276):
+    // SASL-IR AUTH=XOAUTH2 AUTH=PLAIN AUTH=OAUTHBEARER among others. XLIST and UTF8=ACCEPT are not built in.
+    plugins: [
+      'UNSELECT', 'IDLE', 'NAMESPACE', 'QUOTA', 'ID', 'CHILDREN', 'X-GM-EXT-1', 'UIDPLUS', 'COMPRESS', 'ENABLE', 'MOVE',
+      'CONDSTORE', 'ESEARCH', 'LIST-STATUS', 'LITERAL-', 'SPECIAL-USE', 'APPENDLIMIT',
+      'SASL-IR', 'AUTH=PLAIN', 'AUTH=XOAUTH2', 'AUTH=OAUTHBEARER',
+    ],
+    pluginOptions: { APPENDLIMIT: { limit: 35651584 } },
+    // [G3] Google's IMAP extensions page and [G2]: `* OK Gimap ready for requests from <address> <id>`,
+    // without a CAPABILITY response code.
+    greeting: 'Gimap ready for requests from 127.0.0.1 k2if6111336rvb.0',
+    greetingCapabilities: false,
+    // [G4] LIST in jakartaee/mail-api issue #8: "/" delimiter, the [Gmail] folders; [G3] \Important.
+    storage: {
+      INBOX: {},
+      '': {
+        separator: '/',
+        folders: {
+          '[Gmail]': {
+            flags: ['\\Noselect'],
+            folders: {
+              'All Mail': { 'special-use': '\\All' },
+              Drafts: { 'special-use': '\\Drafts' },
+              Important: { 'special-use': '\\Important' },
+              'Sent Mail': { 'special-use': '\\Sent' },
+              Spam: { 'special-use': '\\Junk' },
+              Starred: { 'special-use': '\\Flagged' },
+              Trash: { 'special-use': '\\Trash' },
+            },
+          },
+        },
+      },
+    },
+    // [G5] Google help "Too many simultaneous connections" (10 in 2008); later guides say 15.
+    maxConnections: 15,
+  };
+}

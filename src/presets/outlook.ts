@@ -1,0 +1,44 @@
+/**
+ * Outlook / Microsoft 365 (outlook.office365.com, Exchange Online). Every
+ * value is an ordinary option; the sources are in docs/presets.md (the
+ * letters in brackets point there).
+ */
+import type { PresetOptions } from './preset.js';
+
+export function outlook(): PresetOptions {
+  return {
+    // [O1] CAPABILITY in MailKit issue #1494 and mscdex/node-imap issue #523: IMAP4 IMAP4rev1 AUTH=PLAIN
+    // AUTH=XOAUTH2 SASL-IR UIDPLUS ID UNSELECT CHILDREN IDLE NAMESPACE LITERAL+, and MOVE after login.
+    // No SPECIAL-USE: folders are found by name. (The IMAP4 token and the Microsoft-only tokens are left out.)
+    plugins: ['AUTH=PLAIN', 'AUTH=XOAUTH2', 'SASL-IR', 'UIDPLUS', 'ID', 'UNSELECT', 'CHILDREN', 'IDLE', 'NAMESPACE', 'LITERAL+', 'MOVE'],
+    // [O1] `* OK The Microsoft Exchange IMAP4 service is ready. [<base64 of the server name in UTF-16LE>]`,
+    // without a CAPABILITY response code. The brackets here hold "LOCALHOST".
+    greeting: 'The Microsoft Exchange IMAP4 service is ready. [TABPAEMAQQBMAEgATwBTAFQA]',
+    greetingCapabilities: false,
+    // [O2] Microsoft Graph's mailFolder page (Drafts, the Sent Items and Deleted Items folders, archive);
+    // "Deleted Items" also in jakartaee/mail-api issue #152. "/" delimiter as in [O1]'s NAMESPACE.
+    storage: {
+      INBOX: {},
+      '': {
+        separator: '/',
+        folders: {
+          Archive: { 'special-use': '\\Archive' },
+          'Deleted Items': { 'special-use': '\\Trash' },
+          Drafts: { 'special-use': '\\Drafts' },
+          'Sent Items': { 'special-use': '\\Sent' },
+        },
+      },
+    },
+    // [O3] Exchange IMAP4 settings: at most 16 connections from one user; idle authenticated connections
+    // closed after 1800 s, unauthenticated ones after 60 s.
+    maxConnections: 16,
+    idleTimeout: 1_800_000,
+    loginTimeout: 60_000,
+    script: [
+      // [O4] jakartaee/mail-api issue #152: a LIST pattern with an escaped quote is refused.
+      { on: 'command', command: 'LIST', match: '\\\\"', send: '$TAG BAD Command Argument Error. 12\r\n' },
+      // [O5] DirectoryTree/ImapEngine issue #109: `UID FETCH 2 ()` (an empty item list).
+      { on: 'command', command: 'UID FETCH', match: ' \\(\\)\\s*$', send: '$TAG BAD Command Argument Error. 11\r\n' },
+    ],
+  };
+}

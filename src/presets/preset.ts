@@ -1,0 +1,30 @@
+/**
+ * What a preset is (server options, nothing else) and the rule by which
+ * options given next to `preset` are laid over it.
+ */
+import { isPlainObject, setOwn } from '../options/problems.js';
+import type { ServerOptions } from '../options/types.js';
+
+/** A preset: ordinary server options, each of which a caller could also set alone. */
+export type PresetOptions = Omit<ServerOptions, 'preset'>;
+
+/**
+ * `over` laid over `base`: where both hold a plain object (storage,
+ * folders, pluginOptions, rest, ...) the two are merged key by key;
+ * otherwise `over`'s value replaces `base`'s. Arrays replace too (plugins,
+ * script, messages): a caller who wants the preset's list and more spreads
+ * it (`[...presets.gmail.plugins, 'SORT']`). Undefined in `over` leaves
+ * `base` as it is. Neither argument is changed; the result shares leaves
+ * with them (resolveOptions copies what it keeps).
+ */
+export function layOptions(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(base)) setOwn(out, key, base[key]);
+  for (const key of Object.keys(over)) {
+    const value = over[key];
+    if (value === undefined) continue;
+    const under = Object.hasOwn(out, key) ? out[key] : undefined;
+    setOwn(out, key, isPlainObject(under) && isPlainObject(value) ? layOptions(under, value) : value);
+  }
+  return out;
+}

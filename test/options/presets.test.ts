@@ -1,0 +1,310 @@
+/**
+ * Quirk presets over real sockets: each preset starts, imapflow connects
+ * and sees the capabilities, greeting and layout the provider's public
+ * logs show (docs/presets.md lists them; the expectations below are taken
+ * from those sources, not from our output); each script-rule quirk on a
+ * raw socket; options next to a preset win over it; unknown names are
+ * option errors with a suggestion; `rookery --preset`.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { ImapFlow } from 'imapflow';
+import { createServer, presets, PRESET_NAMES, type PresetName, type ScriptRule, type ServerOptions } from '../../src/index.js';
+import { layOptions } from '../../src/presets/index.js';
+import { RawClient } from '../helpers/raw-client.js';
+import { CLI, exited, startCli } from '../helpers/cli.js';
+import { mail, rawSession, startServer } from '../helpers/server.js';
+import { invalid } from './helpers.js';
+
+/** What each provider's sources show, as far as built-in plugins can serve it. */
+const EXPECTED: Record<PresetName, { before: string[]; after: string[]; absent: string[]; delimiter: string; mailboxes: string[] }> = {
+  // imapsync #338 (after login), MailKit #1276 (before), jakartaee/mail-api #8 (LIST).
+  gmail: {
+    before: ['IMAP4rev1', 'SASL-IR', 'AUTH=PLAIN', 'AUTH=XOAUTH2', 'AUTH=OAUTHBEARER', 'X-GM-EXT-1', 'ID', 'IDLE'],
+    after: ['UNSELECT', 'IDLE', 'NAMESPACE', 'QUOTA', 'ID', 'CHILDREN', 'X-GM-EXT-1', 'UIDPLUS', 'COMPRESS=DEFLATE', 'ENABLE', 'MOVE', 'CONDSTORE', 'ESEARCH', 'LIST-STATUS', 'LITERAL-', 'SPECIAL-USE', 'APPENDLIMIT=35651584'],
+    absent: ['LITERAL+', 'SORT', 'THREAD=REFERENCES', 'QRESYNC'],
+    delimiter: '/',
+    mailboxes: ['INBOX', '[Gmail]', '[Gmail]/All Mail', '[Gmail]/Drafts', '[Gmail]/Important', '[Gmail]/Sent Mail', '[Gmail]/Spam', '[Gmail]/Starred', '[Gmail]/Trash'],
+  },
+  // MailKit #1494, node-imap #523; Microsoft Graph's mailFolder page for the names.
+  outlook: {
+    before: ['IMAP4rev1', 'AUTH=PLAIN', 'AUTH=XOAUTH2', 'SASL-IR', 'UIDPLUS', 'ID', 'UNSELECT', 'CHILDREN', 'IDLE', 'NAMESPACE', 'LITERAL+'],
+    after: ['MOVE', 'UIDPLUS', 'IDLE', 'NAMESPACE', 'LITERAL+'],
+    absent: ['SPECIAL-USE', 'CONDSTORE', 'ENABLE', 'ESEARCH'],
+    delimiter: '/',
+    mailboxes: ['INBOX', 'Archive', 'Deleted Items', 'Drafts', 'Sent Items'],
+  },
+  // MailKit #242 and #358.
+  yahoo: {
+    before: ['IMAP4rev1', 'ID', 'MOVE', 'NAMESPACE', 'UIDPLUS', 'LITERAL+', 'CHILDREN', 'AUTH=PLAIN', 'AUTH=XOAUTH2'],
+    after: ['ID', 'MOVE', 'NAMESPACE', 'UIDPLUS', 'LITERAL+'],
+    absent: ['IDLE', 'SPECIAL-USE', 'CONDSTORE'],
+    delimiter: '/',
+    // imapflow takes "Inbox" for INBOX (the raw test below sees the name itself).
+    mailboxes: ['INBOX', 'Bulk Mail', 'Draft', 'Sent'],
+  },
+  // nextcloud/mail #3401, QuickMail #149.
+  icloud: {
+    before: ['IMAP4rev1', 'SASL-IR', 'AUTH=PLAIN'],
+    after: ['CONDSTORE', 'ENABLE', 'QRESYNC', 'QUOTA', 'NAMESPACE', 'UIDPLUS', 'CHILDREN', 'BINARY', 'UNSELECT', 'SORT', 'ESEARCH', 'ESORT', 'THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES', 'SEARCHRES', 'METADATA', 'ID', 'IDLE', 'LIST-STATUS'],
+    absent: ['SPECIAL-USE', 'MOVE', 'LITERAL+'],
+    delimiter: '/',
+    mailboxes: ['INBOX', 'Archive', 'Deleted Messages', 'Sent Messages'],
+  },
+  // node-imap #354, nextcloud/mail #372, dovecot-xaps-plugin #12; Dovecot's docs for names and separator.
+  dovecot: {
+    before: ['IMAP4rev1', 'LITERAL+', 'SASL-IR', 'ID', 'ENABLE', 'IDLE', 'AUTH=PLAIN'],
+    after: ['SORT', 'SORT=DISPLAY', 'THREAD=REFERENCES', 'THREAD=ORDEREDSUBJECT', 'UNSELECT', 'CHILDREN', 'NAMESPACE', 'UIDPLUS', 'CONDSTORE', 'QRESYNC', 'ESEARCH', 'ESORT', 'SEARCHRES', 'LIST-STATUS', 'BINARY', 'MOVE', 'QUOTA', 'SPECIAL-USE'],
+    absent: ['X-GM-EXT-1', 'LITERAL-'],
+    delimiter: '.',
+    mailboxes: ['INBOX', 'Drafts', 'Junk', 'Sent', 'Trash'],
+  },
+};
+
+/** Capabilities of a `* OK [CAPABILITY ...]` or `* CAPABILITY ...` line. */
+/** A preset's script rules (presets hold arrays, never a file path). */
+const rulesOf = (name: PresetName): ScriptRule[] => presets[name].script as ScriptRule[];
+
+function capsOf(line: string): string[] {
+  const m = /CAPABILITY ([^\]\r\n]*)/.exec(line);
+  return m ? m[1]!.split(' ') : [];
+}
+
+async function withServer(options: ServerOptions, run: (port: number) => Promise<void>): Promise<void> {
+  const { server, port } = await startServer(options);
+  try {
+    await run(port);
+  } finally {
+    await server.stop();
+  }
+}
+
+test('the presets are the documented five, each read a fresh copy', () => {
+  assert.deepEqual([...PRESET_NAMES], ['gmail', 'outlook', 'yahoo', 'icloud', 'dovecot']);
+  assert.deepEqual(Object.keys(presets), [...PRESET_NAMES]);
+  const copy = presets.gmail;
+  assert.notEqual(copy, presets.gmail);
+  copy.greeting = 'changed';
+  copy.plugins = [];
+  assert.equal(presets.gmail.greeting, 'Gimap ready for requests from 127.0.0.1 k2if6111336rvb.0');
+  assert.ok(Array.isArray(presets.gmail.plugins) && presets.gmail.plugins.length > 0);
+  // Every preset is plain JSON: a config file can hold it.
+  for (const name of PRESET_NAMES) assert.deepEqual(JSON.parse(JSON.stringify(presets[name])), presets[name]);
+});
+
+for (const name of PRESET_NAMES) {
+  test(`preset ${name}: greeting and capabilities on a raw socket, layout and capabilities through imapflow`, { timeout: 20000 }, async () => {
+    const want = EXPECTED[name];
+    await withServer({ preset: name, storage: { INBOX: { messages: [mail('hello')] } } }, async (port) => {
+      const raw = await RawClient.connect(port);
+      const greeting = await raw.line();
+      const text = presets[name].greeting!;
+      if (presets[name].greetingCapabilities === false) {
+        // Gmail and Microsoft 365 greet without a CAPABILITY code.
+        assert.equal(greeting, `* OK ${text}`);
+      } else {
+        assert.match(greeting, /^\* OK \[CAPABILITY /);
+        assert.ok(greeting.endsWith(`] ${text}`), greeting);
+      }
+      const before = capsOf((await raw.command('CAPABILITY'))[0]!);
+      for (const cap of want.before) assert.ok(before.includes(cap), `${name}: ${cap} before login in ${before.join(' ')}`);
+      raw.close();
+      const session = await rawSession(port);
+      const after = capsOf((await session.command('CAPABILITY'))[0]!);
+      for (const cap of want.after) assert.ok(after.includes(cap), `${name}: ${cap} after login in ${after.join(' ')}`);
+      for (const cap of want.absent) assert.ok(!after.includes(cap), `${name}: ${cap} must not be offered`);
+      session.close();
+
+      const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        // imapflow read the same capabilities (asking for them where the greeting has none).
+        for (const cap of want.after) assert.ok(client.capabilities.has(cap) || client.capabilities.has(cap.split('=')[0]!), `${name}: imapflow lacks ${cap}`);
+        const list = await client.list();
+        const paths = list.map((m) => m.path).sort();
+        assert.deepEqual(paths, [...want.mailboxes].sort());
+        for (const m of list) if (m.path !== 'INBOX' && m.path !== 'Inbox') assert.equal(m.delimiter, want.delimiter, m.path);
+        const lock = await client.getMailboxLock('INBOX');
+        try {
+          const message = await client.fetchOne('*', { envelope: true, source: true });
+          assert.ok(message && message.envelope?.subject === 'hello');
+          assert.match(message.source!.toString(), /Subject: hello/);
+        } finally {
+          lock.release();
+        }
+        await client.logout();
+      } finally {
+        client.close();
+      }
+    });
+  });
+}
+
+test('gmail: the special-use attributes of the [Gmail] folders and the \\Noselect parent', async () => {
+  await withServer({ preset: 'gmail' }, async (port) => {
+    const c = await rawSession(port);
+    const lines = await c.command('LIST "" "*"');
+    const attrs = (path: string): string => lines.find((l) => l.endsWith(`"${path}"`) || l.endsWith(` ${path}`)) ?? '';
+    assert.match(attrs('[Gmail]'), /\\Noselect/);
+    assert.match(attrs('[Gmail]/All Mail'), /\\All/);
+    assert.match(attrs('[Gmail]/Sent Mail'), /\\Sent/);
+    assert.match(attrs('[Gmail]/Spam'), /\\Junk/);
+    assert.match(attrs('[Gmail]/Starred'), /\\Flagged/);
+    assert.match(attrs('[Gmail]/Important'), /\\Important/);
+    const status = await c.command('STATUS INBOX (APPENDLIMIT)');
+    assert.match(status[0]!, /APPENDLIMIT 35651584/);
+    c.close();
+  });
+});
+
+test('outlook: a LIST pattern with an escaped quote gets BAD Command Argument Error. 12; others are served', async () => {
+  await withServer({ preset: 'outlook' }, async (port) => {
+    const c = await rawSession(port);
+    const bad = await c.command('LIST "" "Deleted Items/Nature\'s Way/V \\"Vxx\\" Y/%"');
+    assert.match(bad[bad.length - 1]!, /^T\d+ BAD Command Argument Error\. 12$/);
+    const ok = await c.command('LIST "" "*"');
+    assert.ok(ok.some((l) => l.includes('"Deleted Items"')));
+    assert.match(ok[ok.length - 1]!, /^T\d+ OK/);
+    c.close();
+  });
+});
+
+test('outlook: UID FETCH with an empty item list gets BAD Command Argument Error. 11; a real one is served', async () => {
+  await withServer({ preset: 'outlook', storage: { INBOX: { messages: [mail('one')] } } }, async (port) => {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    const bad = await c.command('UID FETCH 1 ()');
+    assert.deepEqual(bad.slice(-1).map((l) => l.replace(/^T\d+/, 'T')), ['T BAD Command Argument Error. 11']);
+    const ok = await c.command('UID FETCH 1 (FLAGS)');
+    assert.match(ok[0]!, /^\* 1 FETCH \(/);
+    assert.match(ok[ok.length - 1]!, /^T\d+ OK/);
+    c.close();
+  });
+});
+
+test('yahoo: LIST "" "INBOX" names it "Inbox"; other LIST lines are untouched', async () => {
+  await withServer({ preset: 'yahoo' }, async (port) => {
+    const c = await rawSession(port);
+    const inbox = await c.command('LIST "" "INBOX"');
+    assert.equal(inbox[0], '* LIST (\\HasNoChildren) "/" "Inbox"');
+    const sent = await c.command('LIST "" "Sent"');
+    assert.match(sent[0]!, /^\* LIST \([^)]*\) "\/" "?Sent"?$/);
+    // The mailbox is still INBOX: selecting it works under either name.
+    assert.match((await c.command('SELECT Inbox')).slice(-1)[0]!, /^T\d+ OK/);
+    c.close();
+  });
+});
+
+test('icloud: FETCH RFC822 answers OK without the RFC822 item; BODY[] and RFC822.SIZE are served', async () => {
+  await withServer({ preset: 'icloud', storage: { INBOX: { messages: [mail('one'), mail('two')] } } }, async (port) => {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    const rfc822 = await c.command('FETCH 1 RFC822');
+    assert.equal(rfc822.length, 1, rfc822.join('\n'));
+    assert.match(rfc822[0]!, /^T\d+ OK/);
+    const uid = await c.command('UID FETCH 2 (UID RFC822)');
+    assert.ok(!uid.some((l) => l.includes('RFC822 {')), uid.join('\n'));
+    assert.match(uid[uid.length - 1]!, /^T\d+ OK/);
+    const body = await c.command('FETCH 1 (BODY.PEEK[] RFC822.SIZE)');
+    assert.match(body[0]!, /^\* 1 FETCH \(.*RFC822\.SIZE \d+/s);
+    assert.match(body[0]!, /Subject: one/);
+    c.close();
+  });
+});
+
+test('dovecot: "* OK Still here" while a client IDLEs (rule as the preset has it, with a short interval), not outside IDLE', { timeout: 10000 }, async () => {
+  const rule = rulesOf('dovecot')[0]!;
+  // The preset's own values: Dovecot's imap_idle_notify_interval default, during IDLE only.
+  assert.equal(rule.quietFor, 120_000);
+  assert.equal(rule.command, 'IDLE');
+  await withServer({ preset: 'dovecot', script: [{ ...rulesOf('dovecot')[0]!, quietFor: 150 }] }, async (port) => {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    c.write('I1 IDLE\r\n');
+    assert.equal(await c.line(), '+ idling');
+    assert.equal(await c.line(2000), '* OK Still here');
+    assert.equal(await c.line(2000), '* OK Still here');
+    c.write('DONE\r\n');
+    assert.match(await c.line(), /^I1 OK/);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(c.pending(), '');
+    c.close();
+  });
+});
+
+test('options next to a preset win: scalars and arrays replace, objects merge key by key', async () => {
+  const { server, port } = await startServer({
+    preset: 'gmail',
+    greeting: 'Mine',
+    greetingCapabilities: true,
+    maxConnections: 3,
+    plugins: [...presets.gmail.plugins!, 'SORT'],
+    pluginOptions: { APPENDLIMIT: { limit: 1000 } },
+    storage: { INBOX: { messages: [mail('kept')] }, '': { folders: { Work: {} } } },
+  });
+  try {
+    assert.equal(server.options.preset, 'gmail');
+    assert.equal(server.options.greeting, 'Mine');
+    assert.equal(server.options.maxConnections, 3);
+    assert.ok(server.options.plugins.includes('SORT') && server.options.plugins.includes('X-GM-EXT-1'));
+    const c = await RawClient.connect(port);
+    const greeting = await c.line();
+    assert.match(greeting, /^\* OK \[CAPABILITY [^\]]*APPENDLIMIT=1000[^\]]*\] Mine$/);
+    c.close();
+    const paths = server.control.listMailboxes().map((m) => m.path);
+    for (const p of ['INBOX', 'Work', '[Gmail]/All Mail', '[Gmail]/Trash']) assert.ok(paths.includes(p), `${p} in ${paths.join(', ')}`);
+    assert.equal(server.control.listMessages('INBOX').length, 1);
+  } finally {
+    await server.stop();
+  }
+  // A script of one's own replaces the preset's rules (spread them to keep them).
+  const own = createServer({ preset: 'outlook', script: [] });
+  assert.deepEqual(own.options.script, []);
+  const kept = createServer({ preset: 'outlook', script: [...rulesOf('outlook'), { on: 'command', command: 'NOOP', send: '$TAG NO x\r\n' }] });
+  assert.equal(kept.options.script.length, rulesOf('outlook').length + 1);
+  // Undefined means "not given".
+  assert.equal(createServer({ preset: 'dovecot', greeting: undefined }).options.greeting, 'Dovecot ready.');
+});
+
+test('layOptions: the merge rule on its own', () => {
+  const base = { a: 1, list: [1, 2], obj: { x: 1, deep: { y: 1 } }, keep: 'k' };
+  const out = layOptions(base, { a: 2, list: [3], obj: { deep: { z: 2 } }, extra: true, keep: undefined });
+  assert.deepEqual(out, { a: 2, list: [3], obj: { x: 1, deep: { y: 1, z: 2 } }, keep: 'k', extra: true });
+  assert.deepEqual(base, { a: 1, list: [1, 2], obj: { x: 1, deep: { y: 1 } }, keep: 'k' });
+  // A key named __proto__ is data, not the prototype.
+  const odd = layOptions({}, JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>);
+  assert.ok(Object.hasOwn(odd, '__proto__'));
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('an unknown preset is an option error with the likely name; any case is taken', () => {
+  assert.match(invalid(() => createServer({ preset: 'gmial' as PresetName })), /^preset: unknown preset "gmial"; did you mean "gmail"\? \(presets: gmail, outlook, yahoo, icloud, dovecot\)$/m);
+  assert.match(invalid(() => createServer({ preset: 'outlok' as PresetName })), /did you mean "outlook"\?/);
+  assert.match(invalid(() => createServer({ preset: 'exchange' as PresetName })), /^preset: unknown preset "exchange" \(presets: /m);
+  assert.match(invalid(() => createServer({ preset: 3 as unknown as PresetName })), /^preset: expected one of gmail, outlook, yahoo, icloud, dovecot, got 3$/m);
+  assert.match(invalid(() => createServer({ presett: 'gmail' } as ServerOptions)), /presett: unknown key; did you mean "preset"\?/);
+  assert.equal(createServer({ preset: 'iCloud' as PresetName }).options.preset, 'icloud');
+  // A preset's value that the caller spoils is reported like any other option.
+  assert.match(invalid(() => createServer({ preset: 'gmail', greetingCapabilities: 'no' as unknown as boolean })), /greetingCapabilities: expected a boolean/);
+});
+
+test('rookery --preset: starts with the preset; a wrong name exits with the suggestion', { timeout: 20000 }, async () => {
+  const wrong = spawnSync(process.execPath, [CLI, '--preset', 'yahooo', '--port', '0'], { encoding: 'utf8', timeout: 10000 });
+  assert.notEqual(wrong.status, 0);
+  assert.match(wrong.stderr, /preset: unknown preset "yahooo"; did you mean "yahoo"\?/);
+  const { child, port } = await startCli(['--preset', 'yahoo', '--port', '0']);
+  try {
+    const c = await RawClient.connect(port);
+    const greeting = await c.line();
+    assert.match(greeting, /\] IMAP4rev1 imapgate-1\.8\.1_01\.20166 imap1015\.mail\.ir2\.yahoo\.com$/);
+    assert.ok(!capsOf(greeting).includes('IDLE'));
+    c.close();
+  } finally {
+    child.kill('SIGTERM');
+    await exited(child);
+  }
+  const env = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8', env: { ...process.env }, timeout: 10000 });
+  assert.match(env.stdout, /--preset/);
+});
