@@ -33,7 +33,7 @@ export function icloud(): PresetOptions {
       // [I3] FETCH of RFC822 answers OK without the RFC822 item (modern-email/defects issue #36, zammad
       // issue #4589, rcarmo/imapbackup pull #50, HaikuArchives/Beam pull #27). A rule sends fixed text, so
       // the FETCH response that would carry RFC822 is left out whole; BODY[] is served as usual.
-      { on: 'response', match: '^\\* \\d+ FETCH \\([^\\r\\n]*\\bRFC822 [{~]', drop: true },
+      { on: 'response', match: '^\\* \\d+ FETCH \\([^\\r\\n]*\\bRFC822 \\{', drop: true },
     ],
   };
 }
