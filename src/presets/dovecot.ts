@@ -16,7 +16,7 @@ export function dovecot(): PresetOptions {
       'LITERAL+', 'SASL-IR', 'ID', 'ENABLE', 'IDLE', 'AUTH=PLAIN', 'SORT', 'THREAD', 'UNSELECT', 'CHILDREN', 'NAMESPACE',
       'UIDPLUS', 'CONDSTORE', 'QRESYNC', 'ESEARCH', 'SEARCHRES', 'LIST-STATUS', 'BINARY', 'MOVE', 'QUOTA', 'SPECIAL-USE',
     ],
-    // [D2] login_greeting default "Dovecot ready."
+    // [D2] doc.dovecot.org "Testing installation": `* OK [CAPABILITY ...] Dovecot ready.`
     greeting: 'Dovecot ready.',
     // [D3] namespace separator: "." for Maildir (the default example config); [D4] @mailbox_defaults = english:
     // Drafts, Junk, Sent, Trash with their special use.

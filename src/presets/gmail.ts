@@ -20,7 +20,8 @@ export function gmail(): PresetOptions {
     // without a CAPABILITY response code.
     greeting: 'Gimap ready for requests from 127.0.0.1 k2if6111336rvb.0',
     greetingCapabilities: false,
-    // [G4] LIST in jakartaee/mail-api issue #8: "/" delimiter, the [Gmail] folders; [G3] \Important.
+    // [G4] LIST in jakartaee/mail-api issue #8: "/" delimiter, the [Gmail] folders; [G3] lists the special
+    // folders (Important among them) and says every LIST line carries their attributes.
     storage: {
       INBOX: {},
       '': {
