@@ -18,7 +18,7 @@ import { resolveStorage, type FieldValidator, type StorageContext } from './stor
 import { resolveSmtp } from './smtp.js';
 import { resolveTls } from './tls.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
-import { layOptions, PRESET_NAMES, presetOptions, type PresetName } from '../presets/index.js';
+import { layOverPreset, PRESET_NAMES, presetOptions, type PresetName } from '../presets/index.js';
 import { suggestKey } from './typos.js';
 
 /** The limits that keep a broken or hostile client from costing unbounded memory, descriptors or time. */
@@ -107,7 +107,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   }
   const preset = resolvePreset(problems, input.preset);
   // The preset goes under what the caller gave: the caller's values win (layOptions has the rule).
-  const options: Record<string, unknown> = preset ? layOptions(preset.options, input) : input;
+  const options: Record<string, unknown> = preset ? layOverPreset(preset.options, input) : input;
   checkTypos(options, TOP_LEVEL_SET, TOP_LEVEL_KEYS, '', problems);
 
   const now = resolveClock(problems, options.now);

@@ -14,7 +14,7 @@ import type { PresetOptions } from './preset.js';
 import { yahoo } from './yahoo.js';
 
 export { PRESET_NAMES, type PresetName } from './names.js';
-export { layOptions, type PresetOptions } from './preset.js';
+export { layOptions, layOverPreset, type PresetOptions } from './preset.js';
 
 const BUILDERS: ReadonlyMap<PresetName, () => PresetOptions> = new Map<PresetName, () => PresetOptions>([
   ['gmail', gmail],

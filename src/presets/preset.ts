@@ -28,3 +28,24 @@ export function layOptions(base: Record<string, unknown>, over: Record<string, u
   }
   return out;
 }
+
+/**
+ * `input` laid over `preset` (layOptions), with one storage rule on top:
+ * INBOX is one mailbox whatever its case, so the preset's `INBOX` takes the
+ * spelling the caller used (`inbox`, `Inbox`) and the two merge instead of
+ * being reported as duplicates.
+ */
+export function layOverPreset(preset: Record<string, unknown>, input: Record<string, unknown>): Record<string, unknown> {
+  const base: Record<string, unknown> = { ...preset };
+  const ours = base.storage;
+  const theirs = input.storage;
+  if (isPlainObject(ours) && isPlainObject(theirs) && Object.hasOwn(ours, 'INBOX') && !Object.hasOwn(theirs, 'INBOX')) {
+    const spelling = Object.keys(theirs).find((key) => key.toUpperCase() === 'INBOX');
+    if (spelling !== undefined) {
+      const renamed: Record<string, unknown> = {};
+      for (const key of Object.keys(ours)) setOwn(renamed, key === 'INBOX' ? spelling : key, ours[key]);
+      base.storage = renamed;
+    }
+  }
+  return layOptions(base, input);
+}

@@ -264,6 +264,10 @@ test('options next to a preset win: scalars and arrays replace, objects merge ke
   assert.deepEqual(own.options.script, []);
   const kept = createServer({ preset: 'outlook', script: [...rulesOf('outlook'), { on: 'command', command: 'NOOP', send: '$TAG NO x\r\n' }] });
   assert.equal(kept.options.script.length, rulesOf('outlook').length + 1);
+  // INBOX in another case is the preset's INBOX: the two merge.
+  const icloud = createServer({ preset: 'icloud', storage: { inbox: { messages: [mail('lower')] } } });
+  assert.ok(icloud.control.getMailbox('INBOX').flags.includes('\\Noinferiors'));
+  assert.equal(icloud.control.listMessages('INBOX').length, 1);
   // Undefined means "not given".
   assert.equal(createServer({ preset: 'dovecot', greeting: undefined }).options.greeting, 'Dovecot ready.');
 });
