@@ -187,7 +187,8 @@ function resolvePreset(problems: Problems, value: unknown): { name: PresetName; 
   }
   const name = value.toLowerCase();
   const options = presetOptions(name);
-  if (options) return { name: name as PresetName, options };
+  // Spread into a plain record: the options are read key by key like any caller's.
+  if (options) return { name: name as PresetName, options: { ...options } };
   const hint = suggestKey(value, PRESET_NAMES);
   problems.add('preset', `unknown preset ${JSON.stringify(value)}${hint ? `; did you mean ${JSON.stringify(hint)}?` : ''} (presets: ${PRESET_NAMES.join(', ')})`);
   return null;

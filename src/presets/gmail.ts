@@ -44,5 +44,7 @@ export function gmail(): PresetOptions {
     },
     // [G5] Google help "Too many simultaneous connections" (10 in 2008); later guides say 15.
     maxConnections: 15,
+    // None: a failed login already reads `NO [AUTHENTICATIONFAILED] Invalid credentials (Failure)` ([G2]).
+    script: [],
   };
 }

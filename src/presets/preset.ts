@@ -4,9 +4,17 @@
  */
 import { isPlainObject, setOwn } from '../options/problems.js';
 import type { ServerOptions } from '../options/types.js';
+import type { ScriptRule } from '../script/rule.js';
 
-/** A preset: ordinary server options, each of which a caller could also set alone. */
-export type PresetOptions = Omit<ServerOptions, 'preset'>;
+/**
+ * A preset: ordinary server options, each of which a caller could also set
+ * alone. `plugins` and `script` are always arrays, so a caller can spread
+ * them (`[...presets.gmail.plugins, 'SORT']`).
+ */
+export interface PresetOptions extends Omit<ServerOptions, 'preset' | 'plugins' | 'script'> {
+  plugins: string[];
+  script: ScriptRule[];
+}
 
 /**
  * `over` laid over `base`: where both hold a plain object (storage,

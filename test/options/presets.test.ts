@@ -63,8 +63,8 @@ const EXPECTED: Record<PresetName, { before: string[]; after: string[]; absent: 
 };
 
 /** Capabilities of a `* OK [CAPABILITY ...]` or `* CAPABILITY ...` line. */
-/** A preset's script rules (presets hold arrays, never a file path). */
-const rulesOf = (name: PresetName): ScriptRule[] => presets[name].script as ScriptRule[];
+/** A preset's script rules. */
+const rulesOf = (name: PresetName): ScriptRule[] => presets[name].script;
 
 function capsOf(line: string): string[] {
   const m = /CAPABILITY ([^\]\r\n]*)/.exec(line);
@@ -240,7 +240,7 @@ test('options next to a preset win: scalars and arrays replace, objects merge ke
     greeting: 'Mine',
     greetingCapabilities: true,
     maxConnections: 3,
-    plugins: [...presets.gmail.plugins!, 'SORT'],
+    plugins: [...presets.gmail.plugins, 'SORT'],
     pluginOptions: { APPENDLIMIT: { limit: 1000 } },
     storage: { INBOX: { messages: [mail('kept')] }, '': { folders: { Work: {} } } },
   });
