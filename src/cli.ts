@@ -223,14 +223,26 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/**
+ * The demo's options. With a preset the demo brings only its users and
+ * INBOX messages: its plugins ("all") and folders would replace the
+ * provider's plugins and mix another layout into the provider's.
+ */
+function demoFor(withPreset: boolean): ServerOptions {
+  const demo = demoOptions();
+  if (!withPreset) return demo;
+  return { users: demo.users, storage: { INBOX: demo.storage?.INBOX ?? {} } };
+}
+
 /** Builds server options from flags (already merged with the environment) over a config file. */
 function buildOptions(flags: FlagValues): ServerOptions {
-  let options: ServerOptions = flags.demo ? demoOptions() : {};
+  let config: ServerOptions = {};
   if (typeof flags.config === 'string') {
-    const config = readJson(flags.config, 'config file');
-    if (typeof config !== 'object' || config === null || Array.isArray(config)) throw new CliError(`config file ${flags.config} must hold a JSON object`);
-    options = { ...options, ...(config as ServerOptions) };
+    const read = readJson(flags.config, 'config file');
+    if (typeof read !== 'object' || read === null || Array.isArray(read)) throw new CliError(`config file ${flags.config} must hold a JSON object`);
+    config = read as ServerOptions;
   }
+  let options: ServerOptions = { ...(flags.demo ? demoFor(typeof flags.preset === 'string' || config.preset !== undefined) : {}), ...config };
   // Checked (with a did-you-mean) by the options, like every other value.
   if (typeof flags.preset === 'string') options.preset = flags.preset as ServerOptions['preset'];
   if (flags.secure) options.secure = true;

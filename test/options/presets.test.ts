@@ -309,6 +309,22 @@ test('rookery --preset: starts with the preset; a wrong name exits with the sugg
     child.kill('SIGTERM');
     await exited(child);
   }
+  // --demo with a preset: the demo's users and messages in the provider's layout and plugins.
+  const demo = await startCli(['--preset', 'dovecot', '--demo', '--port', '0']);
+  try {
+    const c = await RawClient.connect(demo.port);
+    await c.line();
+    assert.match((await c.command('LOGIN alice alicepass')).slice(-1)[0]!, /^T\d+ OK/);
+    const list = await c.command('LIST "" "*"');
+    assert.ok(list.filter((l) => l.startsWith('* LIST')).every((l) => l.includes(' "." ')), list.join('\n'));
+    assert.ok(!list.some((l) => l.includes('Projects')), list.join('\n'));
+    assert.match((await c.command('STATUS INBOX (MESSAGES)'))[0]!, /MESSAGES 2/);
+    assert.ok(!capsOf((await c.command('CAPABILITY'))[0]!).includes('X-GM-EXT-1'));
+    c.close();
+  } finally {
+    demo.child.kill('SIGTERM');
+    await exited(demo.child);
+  }
   const help = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8', timeout: 10000 });
   assert.match(help.stdout, /--preset/);
   // ROOKERY_PRESET, like every flag; a flag next to it still wins over the preset's value.
