@@ -39,6 +39,8 @@ export function outlook(): PresetOptions {
       { on: 'command', command: 'LIST', match: '\\\\"', send: '$TAG BAD Command Argument Error. 12\r\n' },
       // [O5] DirectoryTree/ImapEngine issue #109: `UID FETCH 2 ()` (an empty item list).
       { on: 'command', command: 'UID FETCH', match: ' \\(\\)\\s*$', send: '$TAG BAD Command Argument Error. 11\r\n' },
+      // [O6] mscdex/node-imap issue #561: IDLE's continuation reads "+ IDLE accepted, awaiting DONE command."
+      { on: 'response', command: 'IDLE', match: '^\\+ ', send: '+ IDLE accepted, awaiting DONE command.\r\n' },
     ],
   };
 }

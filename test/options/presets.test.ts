@@ -184,6 +184,18 @@ test('outlook: UID FETCH with an empty item list gets BAD Command Argument Error
   });
 });
 
+test('outlook: IDLE answers with Exchange\'s continuation text and still ends on DONE', async () => {
+  await withServer({ preset: 'outlook' }, async (port) => {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    c.write('I1 IDLE\r\n');
+    assert.equal(await c.line(), '+ IDLE accepted, awaiting DONE command.');
+    c.write('DONE\r\n');
+    assert.match(await c.line(), /^I1 OK/);
+    c.close();
+  });
+});
+
 test('yahoo: LIST "" "INBOX" names it "Inbox"; other LIST lines are untouched', async () => {
   await withServer({ preset: 'yahoo' }, async (port) => {
     const c = await rawSession(port);
