@@ -37,6 +37,7 @@ import * as esearch from './esearch/index.js';
 import * as searchres from './searchres/index.js';
 import * as sort from './sort/index.js';
 import * as thread from './thread/index.js';
+import * as within from './within/index.js';
 import * as unauthenticate from './unauthenticate/index.js';
 import * as binary from './binary/index.js';
 import * as preview from './preview/index.js';
@@ -74,6 +75,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   searchres,
   sort,
   thread,
+  within,
   unauthenticate,
   binary,
   preview,

@@ -971,10 +971,6 @@ export class ArgParser {
         });
       case 'MODSEQ':
         return this.searchModseq();
-      case 'OLDER':
-      case 'YOUNGER':
-        this.sp();
-        return { type: 'age', op: name === 'OLDER' ? 'older' : 'younger', seconds: this.nzNumber() };
     }
     const ext = this.searchKeys?.get(name);
     if (ext !== undefined) return ext(this, name);

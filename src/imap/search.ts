@@ -63,7 +63,6 @@ export class SearchEvaluator {
   constructor(
     private readonly selected: SelectedMailbox,
     private readonly charset: string | null,
-    private readonly now: number,
     /** Matcher of extension SEARCH keys (`type: 'extension'`). */
     private readonly extension: (name: string, message: Message, data: unknown) => boolean = () => false,
     /** The `$` variable (RFC 5182) may be used; without it `$` is BAD. */
@@ -154,10 +153,6 @@ export class SearchEvaluator {
         return key.keys.every((k) => this.matches(k, m));
       case 'modseq':
         return m.modseq >= key.modseq;
-      case 'age': {
-        const age = (this.now - m.internaldate.ms) / 1000;
-        return key.op === 'older' ? age >= key.seconds : age <= key.seconds;
-      }
       case 'extension':
         return this.extension(key.name, m, key.data);
       default:

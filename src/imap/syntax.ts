@@ -111,7 +111,7 @@ export type SearchStringField = 'BCC' | 'CC' | 'FROM' | 'TO' | 'SUBJECT' | 'BODY
  * - BEFORE/ON/SINCE → `date` on the internal date; SENT… on the Date: header
  * - LARGER/SMALLER → `size`; UID → `uid`; a bare set → `seq`
  * - NOT/OR/parentheses → `not`/`or`/`and`
- * - MODSEQ (RFC 7162), OLDER/YOUNGER (RFC 5032, seconds)
+ * - MODSEQ (RFC 7162)
  * - keys registered through `ArgParserOptions.searchKeys` → whatever their
  *   parser returns, usually `extension`.
  *
@@ -130,7 +130,6 @@ export type SearchKey =
   | { type: 'or'; left: SearchKey; right: SearchKey }
   | { type: 'and'; keys: SearchKey[] }
   | { type: 'modseq'; modseq: number; entry: { name: string; kind: 'priv' | 'shared' | 'all' } | null }
-  | { type: 'age'; op: 'older' | 'younger'; seconds: number }
   | { type: 'extension'; name: string; data: unknown };
 
 export interface SearchProgram {

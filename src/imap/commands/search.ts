@@ -81,7 +81,7 @@ export function findMatches(ctx: CommandContext, program: SearchProgram): { seq:
   const refused = accessRefusal(session, 'r', selected.mailbox, selected.mailbox.path, ctx.name);
   if (refused) return refused;
   const matchExtension = (name: string, message: Message, data: unknown): boolean => protocol.searchMatches(name, message, data, session, selected);
-  return new SearchEvaluator(selected, charset, session.server.now(), matchExtension, protocol.searchResultVariable).run(program.keys);
+  return new SearchEvaluator(selected, charset, matchExtension, protocol.searchResultVariable).run(program.keys);
 }
 
 export const search: CommandSpec = { name: 'SEARCH', states: SELECTED, holdsExpunges: true, run };

@@ -1,0 +1,33 @@
+/**
+ * WITHIN (RFC 5032): the SEARCH keys `OLDER n` and `YOUNGER n`, an interval
+ * in seconds (nz-number) counted back from the server's clock (the `now`
+ * option, so tests can pin it) and compared with INTERNALDATE as an
+ * instant, whatever its zone. A message exactly n seconds old is both
+ * OLDER n and YOUNGER n: the RFC names no side for the boundary, and
+ * keeping it in both makes `OLDER n` / `YOUNGER n` cover every message.
+ * Without this plugin the keys are unknown (BAD), as on a server without
+ * the capability. SORT, THREAD and the CONTEXT updates read the same keys.
+ */
+import type { ArgParser } from '../../imap/parser.js';
+import type { Message } from '../../store/message.js';
+import { defineExtension, type SelectedContext } from '../extension.js';
+import { always } from '../shared.js';
+
+function interval(args: ArgParser): number {
+  args.sp();
+  return args.nzNumber();
+}
+
+/** Age of the message's INTERNALDATE in seconds on the server's clock. */
+function age(message: Message, ctx: SelectedContext): number {
+  return (ctx.session.server.now() - message.internaldate.ms) / 1000;
+}
+
+export const extension = defineExtension<undefined>({
+  name: 'WITHIN',
+  capabilities: always('WITHIN'),
+  searchKeys: [
+    { name: 'OLDER', parse: interval, matches: (m, data, ctx) => age(m, ctx) >= (data as number) },
+    { name: 'YOUNGER', parse: interval, matches: (m, data, ctx) => age(m, ctx) <= (data as number) },
+  ],
+});
