@@ -126,15 +126,38 @@ export interface SearchResultContext {
   readonly uid: boolean;
   /** The result options given, upper case; empty for `RETURN ()`. */
   readonly options: ReadonlySet<string>;
+  /** What `SearchPoint.parseReturnOption` read for options with arguments (PARTIAL's range), by option. */
+  readonly returnArguments: ReadonlyMap<string, unknown>;
   /** The parsed criteria. */
   readonly criteria: SearchKey;
+  /**
+   * Runs the same command's search again over the session's current view:
+   * the matches in the command's order (sort order for SORT), null when it
+   * can no longer run (access lost). For results kept up to date (CONTEXT,
+   * RFC 5267 §4); it costs what the command cost.
+   */
+  readonly rerun: () => readonly SearchMatch[] | null;
   /**
    * The matching messages of the session's view, in the command's order:
    * ascending for SEARCH, the sort order for SORT (ESORT, RFC 5267 §3: MIN
    * and MAX are the first and last of that order, ALL lists it). Null when
    * the command fails with NO (BADCHARSET, access) after its options were read.
    */
-  readonly found: readonly { seq: number; message: Message }[] | null;
+  readonly found: readonly SearchMatch[] | null;
+}
+
+/** A matching message of a SEARCH with its sequence number in the session's view. */
+export interface SearchMatch {
+  readonly seq: number;
+  readonly message: Message;
+}
+
+/** ESEARCH data items an extension adds for its result options (`PARTIAL (1:10 4,9)`), for `SearchPoint.resultItems`. */
+export interface SearchResultItems {
+  /** `name value` pairs, in order. */
+  readonly items: readonly ImapValue[];
+  /** The messages these items return (CONDSTORE's MODSEQ counts them). */
+  readonly returned: readonly SearchMatch[];
 }
 
 /** SEARCH result options (ESEARCH, SEARCHRES). */
@@ -145,6 +168,21 @@ export interface SearchPoint<S = unknown> {
    * with it sends no `* SEARCH` line: the extensions answer.
    */
   returnOptions?: readonly string[];
+  /**
+   * Reads the arguments of one of this extension's result options right
+   * after its name (`PARTIAL 1:10`); the value lands in
+   * `SearchResultContext.returnArguments`. Without it the options take none.
+   * Throw `failBad` for bad ones.
+   */
+  parseReturnOption?(option: string, args: ArgParser, state: S): unknown;
+  /** BAD text when the result options given cannot go together (PARTIAL with ALL), checked before the search runs. */
+  refuseReturnOptions?(options: ReadonlySet<string>, state: S): string | undefined;
+  /**
+   * ESEARCH data items for this extension's result options, put by ESEARCH
+   * into its one `* ESEARCH` response after MIN/MAX/ALL/COUNT; undefined
+   * adds none. An ESEARCH response is sent when any extension gives items.
+   */
+  resultItems?(ctx: SearchResultContext, state: S): SearchResultItems | undefined;
   /** Called for each SEARCH that had `RETURN (...)` (every such extension, canonical order). */
   results?(ctx: SearchResultContext, state: S): void;
   /** The `$` sequence set (RFC 5182) may be used in SEARCH; without it `$` in a SEARCH is BAD. */

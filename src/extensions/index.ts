@@ -38,6 +38,7 @@ import * as searchres from './searchres/index.js';
 import * as sort from './sort/index.js';
 import * as thread from './thread/index.js';
 import * as within from './within/index.js';
+import * as partial from './partial/index.js';
 import * as unauthenticate from './unauthenticate/index.js';
 import * as binary from './binary/index.js';
 import * as preview from './preview/index.js';
@@ -76,6 +77,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   sort,
   thread,
   within,
+  partial,
   unauthenticate,
   binary,
   preview,

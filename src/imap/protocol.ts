@@ -22,6 +22,7 @@ import type {
   SaslMechanism,
   SearchKeySpec,
   SearchResultContext,
+  SearchResultItems,
   CommandParameter,
   FetchContext,
   SearchAnswerContext,
@@ -80,6 +81,12 @@ export interface ImapProtocol {
   readonly searchResultVariable: boolean;
   /** Hands the result of a SEARCH with `RETURN (...)` to the extensions. */
   searchResults(ctx: SearchResultContext): void;
+  /** Reads the arguments of a result option (`SearchPoint.parseReturnOption`); undefined when it takes none. */
+  searchReturnArguments(option: string, args: ArgParser): unknown;
+  /** The first refusal of a set of result options (BAD text), or undefined. */
+  searchReturnRefusal(options: ReadonlySet<string>): string | undefined;
+  /** The `search.resultItems` of every extension, in canonical order. */
+  searchResultItems(ctx: SearchResultContext): SearchResultItems[];
   readonly statusItems: ReadonlyMap<string, StatusItem>;
   statusValue(item: string, mailbox: Mailbox, session: ImapSession): number | null | undefined;
   readonly listSelection: ReadonlySet<string>;
@@ -333,6 +340,26 @@ function buildProtocol(server: Server): ImapProtocol {
     searchResultVariable,
     searchResults(ctx) {
       for (const e of searchers) e.search!.results!(ctx, state(e));
+    },
+    searchReturnArguments(option, args) {
+      const owner = searchReturnOwners.get(option);
+      const parse = owner?.search?.parseReturnOption;
+      return parse ? parse.call(owner!.search, option, args, state(owner!)) : undefined;
+    },
+    searchReturnRefusal(options) {
+      for (const e of extensions) {
+        const reason = e.search?.refuseReturnOptions?.(options, state(e));
+        if (reason !== undefined) return reason;
+      }
+      return undefined;
+    },
+    searchResultItems(ctx) {
+      const out: SearchResultItems[] = [];
+      for (const e of extensions) {
+        const items = e.search?.resultItems?.(ctx, state(e));
+        if (items) out.push(items);
+      }
+      return out;
     },
     statusItems,
     statusValue(item, mailbox, session) {

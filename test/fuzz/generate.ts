@@ -138,8 +138,9 @@ export class Generator {
     }
   }
   /**
-   * ESEARCH/SEARCHRES result options (RFC 4731, RFC 5182) before the
-   * criteria, sometimes: `RETURN ()`, `RETURN (MIN COUNT SAVE)`, unknown or
+   * ESEARCH/SEARCHRES/PARTIAL result options (RFC 4731, RFC 5182, RFC 9394)
+   * before the criteria, sometimes: `RETURN ()`, `RETURN (MIN COUNT SAVE)`,
+   * `RETURN (PARTIAL -1:-5)`, unknown or
    * malformed ones.
    */
   searchReturn(): string[] {
@@ -147,6 +148,8 @@ export class Generator {
     if (!r.chance(0.3)) return [];
     if (r.chance(0.1)) return [r.pick(['RETURN ', 'RETURN MIN ', 'RETURN (MIN ', 'RETURN (FIRST) ', 'return (save) '])];
     const options = ['MIN', 'MAX', 'ALL', 'COUNT', 'SAVE'].filter(() => r.chance(0.35));
+    // RFC 9394 PARTIAL: good ranges from either end, and broken ones.
+    if (r.chance(0.3)) options.push(`PARTIAL ${r.pick(['1:10', '-1:-5', '5:2', `${r.int(1, 50)}:${r.int(1, 50)}`, '-3:-100', '23500:24000', '0:5', '1:-5', '7', '1:*'])}`);
     return [`RETURN (${options.join(' ')}) `];
   }
   /** SORT criteria (RFC 5256, RFC 5957), sometimes broken: empty, unknown keys, a dangling REVERSE. */

@@ -29,11 +29,17 @@ export function compressSet(numbers: readonly number[]): string {
   return parts.join(',');
 }
 
-/** The ESEARCH response for a SEARCH with result options, or null when none of ESEARCH's was asked. */
+/**
+ * The ESEARCH response for a SEARCH with result options, or null when
+ * neither one of ESEARCH's was asked nor another extension gave ESEARCH
+ * data items (PARTIAL's).
+ */
 export function esearchResponse(ctx: SearchResultContext): ImapValue[] | null {
   if (ctx.found === null) return null;
+  const protocol = imapProtocol(ctx.session.server);
   const asked = ctx.options.size === 0 ? new Set<string>(['ALL']) : ctx.options;
-  if (!OWN.some((o) => asked.has(o))) return null;
+  const others = protocol.searchResultItems(ctx);
+  if (!OWN.some((o) => asked.has(o)) && others.length === 0) return null;
   const numbers = ctx.found.map((f) => (ctx.uid ? f.message.uid : f.seq));
   const out: ImapValue[] = [atom('ESEARCH'), [atom('TAG'), ctx.tag]];
   if (ctx.uid) out.push(atom('UID'));
@@ -43,13 +49,19 @@ export function esearchResponse(ctx: SearchResultContext): ImapValue[] | null {
     if (asked.has('ALL')) out.push(atom('ALL'), atom(compressSet(numbers)));
   }
   if (asked.has('COUNT')) out.push(atom('COUNT'), numbers.length);
+  for (const other of others) out.push(...other.items);
   // Items other extensions add to a SEARCH answer, as `name value` pairs
   // (CONDSTORE's MODSEQ, RFC 4731 §3.2 / RFC 7162 §3.1.5): of the messages
-  // returned, i.e. only the MIN/MAX ones unless ALL or COUNT was asked.
-  const minMaxOnly = !asked.has('ALL') && !asked.has('COUNT');
+  // returned, i.e. only the MIN/MAX ones (and those of other extensions'
+  // items) unless ALL or COUNT was asked.
   const found = ctx.found;
-  const returned = minMaxOnly ? found.filter((_, i) => (asked.has('MIN') && i === 0) || (asked.has('MAX') && i === found.length - 1)) : found;
-  const extra = imapProtocol(ctx.session.server).searchResponseItems({ session: ctx.session, selected: ctx.selected, criteria: ctx.criteria, found: returned });
+  let returned = found;
+  if (!asked.has('ALL') && !asked.has('COUNT')) {
+    const picked = new Set(found.filter((_, i) => (asked.has('MIN') && i === 0) || (asked.has('MAX') && i === found.length - 1)));
+    for (const other of others) for (const m of other.returned) picked.add(m);
+    returned = found.filter((m) => picked.has(m));
+  }
+  const extra = protocol.searchResponseItems({ session: ctx.session, selected: ctx.selected, criteria: ctx.criteria, found: returned });
   for (const item of extra) if (Array.isArray(item) && item.length === 2) out.push(item[0]!, item[1]!);
   return out;
 }

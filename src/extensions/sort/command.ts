@@ -17,6 +17,7 @@ import { failBad, ok, type CommandContext, type CommandResult } from '../../imap
 import { findMatches, readReturnOptions } from '../../imap/commands/search.js';
 import { imapProtocol } from '../../imap/protocol.js';
 import { atom, type ImapValue } from '../../imap/wire/values.js';
+import type { SearchMatch } from '../extension.js';
 import { readSearchCriteria } from './criteria.js';
 import { SORT_KEYS, type SortCache, type SortCriterion } from './order.js';
 
@@ -43,20 +44,29 @@ export function readSortCriteria(ctx: CommandContext): SortCriterion[] {
 export function runSort(ctx: CommandContext, cache: SortCache): CommandResult {
   const { session, args } = ctx;
   const protocol = imapProtocol(session.server);
-  const options = readReturnOptions(ctx);
+  const returned = readReturnOptions(ctx);
   const criteria = readSortCriteria(ctx);
   args.sp();
   const program = readSearchCriteria(args);
   args.end();
   const selected = session.selected!;
+  const answer = (found: readonly SearchMatch[] | null): void => {
+    if (returned === null) return;
+    // CONTEXT=SORT keeps the result: the same search, sorted the same way, over the view of the moment.
+    const rerun = (): readonly SearchMatch[] | null => {
+      const again = findMatches(ctx, program);
+      return Array.isArray(again) ? cache.sort(selected.mailbox, again, criteria) : null;
+    };
+    protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, ...returned, criteria: program.keys, found, rerun });
+  };
   const matched = findMatches(ctx, program);
   if (!Array.isArray(matched)) {
-    if (options !== null) protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found: null });
+    answer(null);
     return matched;
   }
   const sorted = cache.sort(selected.mailbox, matched, criteria);
-  if (options !== null) {
-    protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found: sorted });
+  if (returned !== null) {
+    answer(sorted);
     return ok('Sort completed');
   }
   // The numbers as one pre-joined piece: a SORT of a large mailbox is one long line.

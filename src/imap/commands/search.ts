@@ -7,6 +7,7 @@
  * criteria of their own (SORT, THREAD).
  */
 import type { Message } from '../../store/message.js';
+import type { SearchMatch } from '../../extensions/extension.js';
 import { accessRefusal, imapProtocol } from '../protocol.js';
 import { SELECTED, failBad, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import { SEARCH_CHARSETS, SearchEvaluator } from '../search.js';
@@ -16,18 +17,25 @@ import { atom, type ImapValue } from '../wire/values.js';
 function run(ctx: CommandContext): CommandResult {
   const { session, args } = ctx;
   const protocol = imapProtocol(session.server);
-  const options = readReturnOptions(ctx);
+  const returned = readReturnOptions(ctx);
   const program = args.searchProgram();
   args.end();
   const selected = session.selected!;
-  const failed = (result: CommandResult): CommandResult => {
-    if (options !== null) protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found: null });
-    return result;
+  const answer = (found: readonly SearchMatch[] | null): void => {
+    if (returned === null) return;
+    const rerun = (): readonly SearchMatch[] | null => {
+      const again = findMatches(ctx, program);
+      return Array.isArray(again) ? again : null;
+    };
+    protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, ...returned, criteria: program.keys, found, rerun });
   };
   const found = findMatches(ctx, program);
-  if (!Array.isArray(found)) return failed(found);
-  if (options !== null) {
-    protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, options, criteria: program.keys, found });
+  if (!Array.isArray(found)) {
+    answer(null);
+    return found;
+  }
+  if (returned !== null) {
+    answer(found);
     return ok('Search completed');
   }
   const response: ImapValue[] = [atom('SEARCH')];
@@ -38,24 +46,42 @@ function run(ctx: CommandContext): CommandResult {
   return ok('Search completed');
 }
 
+/** The result options of a `RETURN (...)`, and the arguments of those that take some. */
+export interface ReturnOptions {
+  readonly options: ReadonlySet<string>;
+  readonly returnArguments: ReadonlyMap<string, unknown>;
+}
+
 /**
  * `RETURN (opt ...) SP` before the criteria (RFC 4466 §2.6), options of
- * loaded extensions only; `RETURN ()` is allowed. Null when not given or
- * when no loaded extension has result options. Also read by SORT (ESORT).
+ * loaded extensions only, each with the arguments its extension reads
+ * (PARTIAL's range); `RETURN ()` is allowed. An option with arguments given
+ * twice, or options an extension refuses together, are BAD. Null when not
+ * given or when no loaded extension has result options. Also read by SORT
+ * (ESORT).
  */
-export function readReturnOptions(ctx: CommandContext): Set<string> | null {
+export function readReturnOptions(ctx: CommandContext): ReturnOptions | null {
   const { args } = ctx;
   const protocol = imapProtocol(ctx.session.server);
   if (protocol.searchReturn.size === 0 || !args.tryKeyword('RETURN')) return null;
   args.sp();
-  const given = new Set<string>();
+  const options = new Set<string>();
+  const returnArguments = new Map<string, unknown>();
+  const command = ctx.name.replace(/^UID /, '');
   args.list(() => {
     const option = args.atom().toUpperCase();
-    if (!protocol.searchReturn.has(option)) failBad(`Unknown ${ctx.name.replace(/^UID /, '')} result option ${option.slice(0, 40)}`);
-    given.add(option);
+    if (!protocol.searchReturn.has(option)) failBad(`Unknown ${command} result option ${option.slice(0, 40)}`);
+    const value = protocol.searchReturnArguments(option, args);
+    if (value !== undefined) {
+      if (returnArguments.has(option)) failBad(`${option} given twice`);
+      returnArguments.set(option, value);
+    }
+    options.add(option);
   });
   args.sp();
-  return given;
+  const refused = protocol.searchReturnRefusal(options);
+  if (refused !== undefined) failBad(refused);
+  return { options, returnArguments };
 }
 
 /**
@@ -64,7 +90,7 @@ export function readReturnOptions(ctx: CommandContext): Set<string> | null {
  * (`r`) and the evaluation over the session's view with the loaded
  * extensions' keys. Returns the matches, ascending, or the NO to answer.
  */
-export function findMatches(ctx: CommandContext, program: SearchProgram): { seq: number; message: Message }[] | CommandResult {
+export function findMatches(ctx: CommandContext, program: SearchProgram): SearchMatch[] | CommandResult {
   const { session } = ctx;
   const protocol = imapProtocol(session.server);
   const selected = session.selected!;

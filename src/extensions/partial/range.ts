@@ -1,0 +1,44 @@
+/**
+ * RFC 9394's partial-range and the window it takes of a result list.
+ *
+ *   partial-range       = partial-range-first / partial-range-last
+ *   partial-range-first = nz-number ":" nz-number     ; from the first result on
+ *   partial-range-last  = "-" nz-number ":" "-" nz-number ; from the last result back
+ *
+ * The two ends may come in either order (`5:1` is `1:5`); `-1` is the last
+ * result. A window past the end of the results holds what there is.
+ */
+import type { SearchMatch } from '../extension.js';
+
+export interface PartialRange {
+  /** The range as the client wrote it, echoed in the response. */
+  readonly text: string;
+  /** Counted from the last result back. */
+  readonly fromEnd: boolean;
+  /** 1-based ends, low <= high. */
+  readonly low: number;
+  readonly high: number;
+}
+
+const RANGE = /^(-?)([1-9][0-9]{0,9}):(-?)([1-9][0-9]{0,9})$/;
+const MAX_NUMBER = 4294967295;
+
+/** The range of an atom like `1:10` or `-1:-100`; null when it is not one. */
+export function parsePartialRange(text: string): PartialRange | null {
+  const m = RANGE.exec(text);
+  if (!m || m[1] !== m[3]) return null;
+  const a = Number(m[2]);
+  const b = Number(m[4]);
+  if (a > MAX_NUMBER || b > MAX_NUMBER) return null;
+  return { text, fromEnd: m[1] === '-', low: Math.min(a, b), high: Math.max(a, b) };
+}
+
+/** The results the range selects, in the results' own order (mailbox order for SEARCH, sort order for SORT). */
+export function partialWindow<T extends SearchMatch>(found: readonly T[], range: PartialRange): T[] {
+  const n = found.length;
+  if (!range.fromEnd) return found.slice(range.low - 1, Math.min(range.high, n));
+  // -low is the low-th result from the end; -high lies further back.
+  const end = n - range.low + 1;
+  const start = Math.max(n - range.high, 0);
+  return end <= 0 ? [] : found.slice(start, end);
+}

@@ -1,0 +1,136 @@
+/**
+ * PARTIAL (RFC 9394) over real sockets: windows of SEARCH/UID SEARCH
+ * results by position (`1:500`, `-1:-500`, either order), NIL past the
+ * end, MIN/MAX/COUNT over the whole result beside it, windows of SORT
+ * results in sort order (ESORT), SAVE keeping the window for a paged
+ * `UID FETCH $`, and the BAD cases (ALL with PARTIAL, bad ranges, twice).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rawSession, startServer, mail } from '../helpers/server.js';
+
+/** 100 messages with UIDs 200..250 and 252..300 (251 is gone); every tenth (seq 10, 20, ...) is \Deleted. */
+function storage(): Record<string, unknown> {
+  const messages = [];
+  let seq = 0;
+  for (let uid = 200; uid <= 300; uid++) {
+    if (uid === 251) continue;
+    seq++;
+    messages.push({ raw: mail(`m${seq}`), uid, flags: seq % 10 === 0 ? ['\\Deleted'] : [] });
+  }
+  return { INBOX: { messages } };
+}
+
+async function fixture(plugins: string[] = ['PARTIAL', 'SEARCHRES', 'SORT']) {
+  const started = await startServer({ plugins, storage: storage() as never });
+  const c = await rawSession(started.port);
+  await c.command('SELECT INBOX');
+  const run = async (command: string): Promise<string[]> => {
+    c.write(`P1 ${command}\r\n`);
+    return c.until('P1');
+  };
+  return { ...started, c, run };
+}
+
+test('RFC 9394 §3.1: PARTIAL windows of UID SEARCH results, from the start and from the end', async () => {
+  const { server, c, run } = await fixture();
+  try {
+    assert.match((await c.command('CAPABILITY'))[0]!, / PARTIAL( |$)/);
+    // The first 5 results of UNDELETED: UIDs 200..204.
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 1:5) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (1:5 200:204)', 'P1 OK Search completed']);
+    // The next page crosses the gap at UID 251 and skips the \Deleted seq 10 (UID 209).
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 6:10) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (6:10 205:208,210)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 48:53) ALL'), ['* ESEARCH (TAG "P1") UID PARTIAL (48:53 247:250,252:253)', 'P1 OK Search completed']);
+    // -1 is the last result: the last 5 of 90 undeleted messages (seq 100 = UID 300 is \Deleted).
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL -1:-5) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (-1:-5 295:299)', 'P1 OK Search completed']);
+    // The ends may come in either order; the range is echoed as given.
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 5:1) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (5:1 200:204)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL -5:-1) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (-5:-1 295:299)', 'P1 OK Search completed']);
+    // A window past the end holds what there is; one wholly past it is NIL.
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 88:500) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (88:500 297:299)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 23500:24000) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (23500:24000 NIL)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL -95:-200) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (-95:-200 NIL)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL -85:-200) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (-85:-200 200:205)', 'P1 OK Search completed']);
+    // No match at all: NIL too.
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 1:10) DRAFT'), ['* ESEARCH (TAG "P1") UID PARTIAL (1:10 NIL)', 'P1 OK Search completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 9394: sequence numbers for SEARCH; MIN, MAX and COUNT answer for the whole result beside PARTIAL', async () => {
+  const { server, c, run } = await fixture();
+  try {
+    assert.deepEqual(await run('SEARCH RETURN (PARTIAL -1:-3) UNDELETED'), ['* ESEARCH (TAG "P1") PARTIAL (-1:-3 97:99)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('SEARCH RETURN (PARTIAL 9:12) UNDELETED'), ['* ESEARCH (TAG "P1") PARTIAL (9:12 9,11:13)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('SEARCH RETURN (COUNT PARTIAL 1:2 MIN MAX) DELETED'), ['* ESEARCH (TAG "P1") MIN 10 MAX 100 COUNT 10 PARTIAL (1:2 10,20)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('UID SEARCH RETURN (partial 1:1) 50'), ['* ESEARCH (TAG "P1") UID PARTIAL (1:1 249)', 'P1 OK Search completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 9394 with RFC 5267 §3 (ESORT): the window is taken of the sort order and listed in it', async () => {
+  const { server, c, run } = await fixture();
+  try {
+    // Subjects m1..m100 sort as strings: REVERSE SUBJECT starts m99, m98, m97 and ends ..., m12, m11, m1.
+    assert.deepEqual(await run('SORT RETURN (PARTIAL 1:3) (REVERSE SUBJECT) UTF-8 UNDELETED'), ['* ESEARCH (TAG "P1") PARTIAL (1:3 99,98,97)', 'P1 OK Sort completed']);
+    assert.deepEqual(await run('UID SORT RETURN (PARTIAL -1:-2 COUNT) (REVERSE SUBJECT) UTF-8 UNDELETED'), ['* ESEARCH (TAG "P1") UID COUNT 90 PARTIAL (-1:-2 210,200)', 'P1 OK Sort completed']);
+    assert.deepEqual(await run('UID SORT RETURN (PARTIAL 1:3) (ARRIVAL) UTF-8 DELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (1:3 209,219,229)', 'P1 OK Sort completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 9394 with SEARCHRES: SAVE keeps the window, so UID FETCH $ pages through the results', async () => {
+  const { server, c, run } = await fixture();
+  try {
+    assert.deepEqual(await run('UID SEARCH RETURN (SAVE PARTIAL 3:4) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (3:4 202:203)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('UID FETCH $ (UID)'), ['* 3 FETCH (UID 202)', '* 4 FETCH (UID 203)', 'P1 OK Fetch completed']);
+    assert.deepEqual(await run('SEARCH RETURN (SAVE COUNT PARTIAL 1:1) DELETED'), ['* ESEARCH (TAG "P1") COUNT 10 PARTIAL (1:1 10)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('FETCH $ (UID)'), ['* 10 FETCH (UID 209)', 'P1 OK Fetch completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 9394 / RFC 5267 §4.4: bad ranges, PARTIAL with ALL and PARTIAL twice are BAD; the session goes on', async () => {
+  const { server, c, run } = await fixture();
+  try {
+    for (const bad of [
+      'SEARCH RETURN (PARTIAL 1:5 ALL) UNDELETED',
+      'SEARCH RETURN (ALL PARTIAL 1:5) UNDELETED',
+      'SEARCH RETURN (PARTIAL 1:5 PARTIAL 6:7) UNDELETED',
+      'SEARCH RETURN (PARTIAL 0:5) ALL',
+      'SEARCH RETURN (PARTIAL 1:-5) ALL',
+      'SEARCH RETURN (PARTIAL -1:5) ALL',
+      'SEARCH RETURN (PARTIAL 5) ALL',
+      'SEARCH RETURN (PARTIAL 1:*) ALL',
+      'SEARCH RETURN (PARTIAL 1:4294967296) ALL',
+      'SEARCH RETURN (PARTIAL) ALL',
+      'SEARCH RETURN (PARTIAL (1:5)) ALL',
+      'SORT RETURN (PARTIAL 1:5 ALL) (ARRIVAL) UTF-8 ALL',
+    ]) {
+      assert.match((await run(bad)).at(-1)!, /^P1 BAD /, bad);
+    }
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 1:4294967295) 1'), ['* ESEARCH (TAG "P1") UID PARTIAL (1:4294967295 200)', 'P1 OK Search completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('without the PARTIAL plugin the option is unknown (BAD) and not advertised', async () => {
+  const { server, c, run } = await fixture(['ESEARCH']);
+  try {
+    assert.doesNotMatch((await c.command('CAPABILITY'))[0]!, /PARTIAL/);
+    assert.match((await run('SEARCH RETURN (PARTIAL 1:5) ALL')).at(-1)!, /^P1 BAD /);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
