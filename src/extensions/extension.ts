@@ -387,6 +387,15 @@ export interface UpdatePoint<S = unknown> {
    * for the core's `* n EXPUNGE` lines. One loaded extension may have it.
    */
   expunges?(session: ImapSession, uids: readonly number[], state: S): string | undefined;
+  /**
+   * Untagged lines to send once the session's pending updates are out and
+   * its view is current (CONTEXT's `* ESEARCH ... ADDTO`): after every
+   * command and on every change while it idles, also when no update was
+   * pending (the session's own STORE). `settled` is false while expunges
+   * are held back (during FETCH, STORE, SEARCH): the view still holds
+   * messages that are gone. Keep it O(1) for sessions it has nothing for.
+   */
+  after?(session: ImapSession, settled: boolean, state: S): readonly (readonly ImapValue[])[];
 }
 
 /** Who asks: a session (IMAP) or null (control API and REST). */

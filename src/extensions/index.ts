@@ -39,6 +39,7 @@ import * as sort from './sort/index.js';
 import * as thread from './thread/index.js';
 import * as within from './within/index.js';
 import * as partial from './partial/index.js';
+import * as context from './context/index.js';
 import * as unauthenticate from './unauthenticate/index.js';
 import * as binary from './binary/index.js';
 import * as preview from './preview/index.js';
@@ -78,6 +79,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   thread,
   within,
   partial,
+  context,
   unauthenticate,
   binary,
   preview,

@@ -118,6 +118,8 @@ export interface ImapProtocol {
   storeFilter(ctx: StoreContext): readonly Numbered[] | undefined;
   /** How this session's untagged updates are worded, from the `updates` points. */
   updateShape(session: ImapSession): UpdateShape;
+  /** The `updates.after` lines of every extension, in canonical order (see `UpdatePoint.after`). */
+  updatesAfter(session: ImapSession, settled: boolean): (readonly ImapValue[])[];
   /** Runs the checks (throws the first ServiceError in canonical order). */
   checkAppend(input: AppendCheckInput): void;
   checkCopy(input: TransferCheckInput): void;
@@ -294,6 +296,7 @@ function buildProtocol(server: Server): ImapProtocol {
   const fetchers = withPoint('fetch');
   const storers = withPoint('store');
   const updaters = withPoint('updates');
+  const afterUpdaters = updaters.filter((e) => e.updates!.after !== undefined);
 
   const runChecks = (pick: (e: Extension) => ((input: never, state: unknown) => void) | undefined, input: unknown): void => {
     for (const e of checkers) {
@@ -470,6 +473,11 @@ function buildProtocol(server: Server): ImapProtocol {
         },
         expunges: (uids) => (worder ? worder.updates!.expunges!(session, uids, state(worder)) : undefined),
       };
+    },
+    updatesAfter(session, settled) {
+      const out: (readonly ImapValue[])[] = [];
+      for (const e of afterUpdaters) out.push(...e.updates!.after!(session, settled, state(e)));
+      return out;
     },
     createParameters,
     created(mailbox, params, session) {

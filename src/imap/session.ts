@@ -872,13 +872,18 @@ export class ImapSession implements SessionHandle {
 
   /** Sends the untagged updates owed to the client (EXPUNGE only where allowed). */
   flushUpdates(allowExpunge: boolean): void {
-    if (!this.selected || !this.selected.hasPending) return;
     const selected = this.selected;
+    if (!selected) return;
+    const protocol = imapProtocol(this.server);
     this.batch(() => {
-      for (const item of selected.drain(allowExpunge)) {
-        if (typeof item === 'string') this.writeText(item);
-        else this.untaggedList(item);
+      if (selected.hasPending) {
+        for (const item of selected.drain(allowExpunge)) {
+          if (typeof item === 'string') this.writeText(item);
+          else this.untaggedList(item);
+        }
       }
+      // What extensions derive from the now current view (CONTEXT's ADDTO/REMOVEFROM); held expunges leave it unsettled.
+      for (const line of protocol.updatesAfter(this, !selected.hasPending)) this.untaggedList(line);
     });
   }
 

@@ -149,6 +149,8 @@ export class Generator {
     if (r.chance(0.1)) return [r.pick(['RETURN ', 'RETURN MIN ', 'RETURN (MIN ', 'RETURN (FIRST) ', 'return (save) '])];
     const options = ['MIN', 'MAX', 'ALL', 'COUNT', 'SAVE'].filter(() => r.chance(0.35));
     // RFC 9394 PARTIAL: good ranges from either end, and broken ones.
+    // RFC 5267 §4 CONTEXT=SEARCH/SORT: live results and the hint.
+    if (r.chance(0.2)) options.push(r.pick(['UPDATE', 'CONTEXT', 'update']));
     if (r.chance(0.3)) options.push(`PARTIAL ${r.pick(['1:10', '-1:-5', '5:2', `${r.int(1, 50)}:${r.int(1, 50)}`, '-3:-100', '23500:24000', '0:5', '1:-5', '7', '1:*'])}`);
     return [`RETURN (${options.join(' ')}) `];
   }
@@ -310,6 +312,12 @@ export class Generator {
       args: (g) => [...g.searchReturn(), ...(g.r.chance(0.1) ? ['CHARSET ', g.r.pick(['UTF-8', 'US-ASCII', 'X-BOGUS']), ' ', g.searchKey()] : [g.searchKey()])],
     },
     { name: 'UID SEARCH', states: SEL, args: (g) => [...g.searchReturn(), g.searchKey()] },
+    // RFC 5267 §4.3: tags of live results (the generator's tags, or unknown ones), one or several, or none.
+    {
+      name: 'CANCELUPDATE',
+      states: SEL,
+      args: (g) => (g.r.chance(0.15) ? [g.literalOf('F1')] : g.r.chance(0.1) ? [] : [g.r.pick(['"F1"', '"F2" "F3"', '"nosuch"', 'F1', '"F4" '])]),
+    },
     // RFC 5256 SORT and THREAD; RFC 5267 ESORT's RETURN before the criteria.
     { name: 'SORT', states: SEL, args: (g) => [...g.searchReturn(), g.sortCriteria(), ' ', g.sortCharset(), ' ', g.searchKey()] },
     { name: 'UID SORT', states: SEL, args: (g) => [g.sortCriteria(), ' ', g.sortCharset(), ' ', g.searchKey(), ...(g.r.chance(0.3) ? [' ', g.searchKey()] : [])] },

@@ -1,0 +1,155 @@
+/**
+ * CONTEXT=SEARCH and CONTEXT=SORT (RFC 5267 §4): results kept up to date.
+ *
+ * `SEARCH RETURN (UPDATE) ...` (also `UID SEARCH`, and `SORT`/`UID SORT`
+ * for CONTEXT=SORT) answers as usual — with UPDATE and CONTEXT as the only
+ * options, with ALL — and then keeps the result: whenever the selected
+ * mailbox changes, by this session, another one, the control API or REST,
+ * the session is sent `* ESEARCH (TAG "t") [UID] ADDTO (pos set)` and
+ * `REMOVEFROM (pos set)` with the changes of the full result list, at the
+ * points other untagged updates go out (after a command, at once while
+ * idling) and after the EXISTS/EXPUNGE that make the numbers valid
+ * (./diff.ts: positions in the list, sort order for SORT). For sequence
+ * number results an expunged message is not also removed: its EXPUNGE
+ * told the client; UID results get a REMOVEFROM for it. `CONTEXT` (the hint
+ * that PARTIAL windows will follow) is accepted and changes nothing.
+ * `CANCELUPDATE "tag" ...` ends updates; a tag without updates is BAD.
+ * Updates end with the selection. Beyond `maxContexts` live results per
+ * session (default 16) the search is answered without updates and with
+ * `* NO [NOUPDATE "tag"]`; so is a result that can no longer be kept
+ * (access to the mailbox lost).
+ *
+ * A result is searched again only after its mailbox changed; keys whose
+ * answer changes with time alone (WITHIN) are not followed between changes.
+ */
+import { SELECTED, failBad, ok, type CommandContext } from '../../imap/command.js';
+import { imapProtocol } from '../../imap/protocol.js';
+import type { SelectedMailbox } from '../../imap/selected.js';
+import type { ImapSession } from '../../imap/session.js';
+import { atom, type ImapValue } from '../../imap/wire/values.js';
+import type { Mailbox } from '../../store/mailbox.js';
+import { compressSet } from '../esearch/index.js';
+import { defineExtension, type SearchMatch } from '../extension.js';
+import { contextChanges } from './diff.js';
+
+/** One result kept up to date for a session. */
+interface LiveResult {
+  readonly tag: string;
+  readonly uid: boolean;
+  readonly selected: SelectedMailbox;
+  readonly rerun: () => readonly SearchMatch[] | null;
+  /** The client's list: UIDs in result order. */
+  uids: number[];
+  /** The mailbox's change count when `uids` was made; -1: search again at the next chance. */
+  seen: number;
+}
+
+export interface ContextState {
+  readonly maxContexts: number;
+  readonly sessions: WeakMap<ImapSession, Map<string, LiveResult>>;
+  /** Changes per mailbox, to search again only when something changed. */
+  readonly changes: WeakMap<Mailbox, number>;
+}
+
+const NOT_RESULTS = new Set(['UPDATE', 'CONTEXT']);
+
+function noUpdate(tag: string, text: string): ImapValue[] {
+  return [atom('NO'), atom(`[NOUPDATE ${JSON.stringify(tag)}]`), atom(text)];
+}
+
+function liveOf(state: ContextState, session: ImapSession): Map<string, LiveResult> {
+  let map = state.sessions.get(session);
+  if (!map) {
+    map = new Map();
+    state.sessions.set(session, map);
+  }
+  return map;
+}
+
+function cancelUpdate(ctx: CommandContext, state: ContextState) {
+  const { args, session } = ctx;
+  if (args.atEnd()) failBad('CANCELUPDATE needs a tag');
+  const tags = [args.string().toString('utf8')];
+  while (args.trySp()) tags.push(args.string().toString('utf8'));
+  args.end();
+  const live = state.sessions.get(session);
+  const unknown = tags.find((t) => !live?.has(t));
+  if (unknown !== undefined) failBad(`No updates for tag ${JSON.stringify(unknown.slice(0, 40))}`);
+  for (const t of tags) live!.delete(t);
+  return ok('Updates cancelled');
+}
+
+/** The updates owed to one session: each changed result searched again and compared. */
+function updatesFor(session: ImapSession, settled: boolean, state: ContextState): (readonly ImapValue[])[] {
+  const live = state.sessions.get(session);
+  if (!live || live.size === 0) return [];
+  const selected = session.selected;
+  const out: ImapValue[][] = [];
+  for (const [tag, result] of live) {
+    if (result.selected !== selected) {
+      live.delete(tag);
+      continue;
+    }
+    const count = state.changes.get(selected.mailbox) ?? 0;
+    if (!settled || result.seen === count) continue;
+    const found = result.rerun();
+    result.seen = count;
+    if (found === null) {
+      live.delete(tag);
+      out.push(noUpdate(tag, 'The result can no longer be updated'));
+      continue;
+    }
+    const after = found.map((f) => f.message.uid);
+    // A sequence-number result already lost expunged messages through EXPUNGE.
+    const before = result.uid ? result.uids : result.uids.filter((uid) => selected.seqOfUid(uid) !== 0);
+    const items = contextChanges(before, after, result.uid ? (uid) => uid : (uid) => selected.seqOfUid(uid));
+    result.uids = after;
+    if (items.length === 0) continue;
+    const line: ImapValue[] = [atom('ESEARCH'), [atom('TAG'), tag]];
+    if (result.uid) line.push(atom('UID'));
+    out.push([...line, ...items]);
+  }
+  return out;
+}
+
+export const extension = defineExtension<ContextState>({
+  name: 'CONTEXT',
+  aliases: ['CONTEXT=SEARCH', 'CONTEXT=SORT'],
+  requires: ['ESEARCH'],
+  options: {
+    type: 'object',
+    properties: { maxContexts: { type: 'integer', minimum: 0 } },
+  },
+  setup: ({ options }) => ({
+    maxContexts: (options.maxContexts as number | undefined) ?? 16,
+    sessions: new WeakMap(),
+    changes: new WeakMap(),
+  }),
+  capabilities: (session) => (imapProtocol(session.server).has('SORT') ? ['CONTEXT=SEARCH', 'CONTEXT=SORT'] : ['CONTEXT=SEARCH']),
+  onChange: (change, state) => {
+    if (change.kind === 'append' || change.kind === 'expunge' || change.kind === 'flags') {
+      state.changes.set(change.mailbox, (state.changes.get(change.mailbox) ?? 0) + 1);
+    }
+  },
+  commands: [{ name: 'CANCELUPDATE', states: SELECTED, run: (ctx) => cancelUpdate(ctx, imapProtocol(ctx.session.server).api('CONTEXT') as ContextState) }],
+  updates: { after: updatesFor },
+  search: {
+    returnOptions: ['UPDATE', 'CONTEXT'],
+    // UPDATE or CONTEXT alone still answers the result the updates start from, as RETURN () would.
+    resultItems: (ctx) => {
+      if (ctx.found === null || ctx.options.size === 0 || [...ctx.options].some((o) => !NOT_RESULTS.has(o))) return undefined;
+      const numbers = ctx.found.map((f) => (ctx.uid ? f.message.uid : f.seq));
+      return { items: numbers.length > 0 ? [atom('ALL'), atom(compressSet(numbers))] : [], returned: ctx.found };
+    },
+    results: (ctx, state) => {
+      if (!ctx.options.has('UPDATE') || ctx.found === null) return;
+      const live = liveOf(state, ctx.session);
+      live.delete(ctx.tag);
+      if (live.size >= state.maxContexts) {
+        ctx.session.untaggedList(noUpdate(ctx.tag, 'Too many contexts'));
+        return;
+      }
+      live.set(ctx.tag, { tag: ctx.tag, uid: ctx.uid, selected: ctx.selected, rerun: ctx.rerun, uids: ctx.found.map((f) => f.message.uid), seen: -1 });
+    },
+  },
+});

@@ -1,0 +1,186 @@
+/**
+ * CONTEXT=SEARCH and CONTEXT=SORT (RFC 5267 §4) over real sockets: the
+ * capabilities, RETURN (UPDATE) answering the result and then ADDTO /
+ * REMOVEFROM as the mailbox changes — by another session, the control API,
+ * REST, the session's own STORE, while idling — positions in the full
+ * result list (sort order for SORT), expunges (sequence results learn them
+ * from EXPUNGE, UID results get REMOVEFROM), CANCELUPDATE, the end of
+ * updates with the selection, NOUPDATE past the limit, PARTIAL with UPDATE.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rawSession, startServer, mail } from '../helpers/server.js';
+import type { RawClient } from '../helpers/raw-client.js';
+import { request, startRest } from '../rest/helpers.js';
+
+/** INBOX: UIDs 1..4 with subjects b, d, f, h; 1 and 3 are \Seen. */
+function storage(): Record<string, unknown> {
+  const subjects = ['b', 'd', 'f', 'h'];
+  return { INBOX: { messages: subjects.map((s, i) => ({ raw: mail(s), uid: i + 1, flags: i % 2 === 0 ? ['\\Seen'] : [] })) } };
+}
+
+const PLUGINS = ['CONTEXT', 'SORT', 'PARTIAL', 'IDLE'];
+
+/** The lines of an answer that are ESEARCH, EXISTS or EXPUNGE responses, and the tagged status. */
+async function answer(c: RawClient, command: string): Promise<string[]> {
+  c.write(`Q1 ${command}\r\n`);
+  const lines = await c.until('Q1');
+  return lines.filter((l) => /^\* (ESEARCH|NO|\d+ EXISTS|\d+ EXPUNGE)\b/.test(l) || l.startsWith('Q1 ')).map((l) => (l.startsWith('Q1 ') ? l.split(' ').slice(0, 2).join(' ') : l));
+}
+
+test('RFC 5267 §4: capabilities; UPDATE answers the result, then ADDTO/REMOVEFROM follow other sessions and the control API', async () => {
+  const { server, port } = await startServer({ plugins: PLUGINS, storage: storage() as never });
+  try {
+    const c = await rawSession(port);
+    const caps = (await c.command('CAPABILITY'))[0]!;
+    assert.match(caps, / CONTEXT=SEARCH /);
+    assert.match(caps, / CONTEXT=SORT( |$)/);
+    assert.match(caps, / ESORT /);
+    await c.command('SELECT INBOX');
+    // UPDATE alone answers ALL, the list the updates start from.
+    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE) UNSEEN'), ['* ESEARCH (TAG "Q1") UID ALL 2,4', 'Q1 OK']);
+    c.write('A1 UID SEARCH RETURN (COUNT UPDATE) UNSEEN\r\n');
+    assert.deepEqual(await c.until('A1'), ['* ESEARCH (TAG "A1") UID COUNT 2', 'A1 OK Search completed']);
+    // Nothing changed: nothing is sent.
+    assert.deepEqual(await answer(c, 'NOOP'), ['Q1 OK']);
+    // Another session marks 2 seen: 2 leaves both results at position 1.
+    const other = await rawSession(port);
+    await other.command('SELECT INBOX');
+    await other.command('UID STORE 2 +FLAGS (\\Seen)');
+    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "Q1") UID REMOVEFROM (1 2)', '* ESEARCH (TAG "A1") UID REMOVEFROM (1 2)', 'Q1 OK']);
+    // The control API delivers a new unseen message: EXISTS first, then ADDTO at the end (position 2).
+    server.control.addMessage('INBOX', { raw: mail('c') });
+    assert.deepEqual(await answer(c, 'NOOP'), ['* 5 EXISTS', '* ESEARCH (TAG "Q1") UID ADDTO (2 5)', '* ESEARCH (TAG "A1") UID ADDTO (2 5)', 'Q1 OK']);
+    // The control API clears \Seen of 1 and 3: neighbours at positions 1 and 2 of 1 3 4 5, one set.
+    server.control.setFlags('INBOX', { uids: [1, 3], flags: ['\\Seen'], mode: 'remove' });
+    assert.deepEqual(await answer(c, 'CANCELUPDATE "A1"'), ['* ESEARCH (TAG "Q1") UID ADDTO (1 1,3)', 'Q1 OK']);
+    // A1 is cancelled; Q1 still runs. Unknown tags are BAD.
+    server.control.setFlags('INBOX', { uids: [5], flags: ['\\Seen'], mode: 'add' });
+    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "Q1") UID REMOVEFROM (4 5)', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'CANCELUPDATE "A1"'), ['Q1 BAD']);
+    assert.deepEqual(await answer(c, 'CANCELUPDATE'), ['Q1 BAD']);
+    other.close();
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 5267 §4: the session\'s own STORE and an IDLE see updates; a new SELECT ends them', async () => {
+  const { server, port } = await startServer({ plugins: PLUGINS, storage: storage() as never });
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    assert.deepEqual(await answer(c, 'SEARCH RETURN (MIN UPDATE) SEEN'), ['* ESEARCH (TAG "Q1") MIN 1', 'Q1 OK']);
+    // Its own silent STORE: the update comes before the tagged OK.
+    assert.deepEqual(await answer(c, 'STORE 2 +FLAGS.SILENT (\\Seen)'), ['* ESEARCH (TAG "Q1") ADDTO (2 2)', 'Q1 OK']);
+    // While idling an update goes out at once.
+    c.write('I1 IDLE\r\n');
+    assert.match(await c.line(), /^\+ /);
+    server.control.setFlags('INBOX', { uids: [1], flags: ['\\Seen'], mode: 'remove' });
+    const lines = [await c.line(), await c.line()];
+    assert.deepEqual(lines, ['* 1 FETCH (FLAGS ())', '* ESEARCH (TAG "Q1") REMOVEFROM (1 1)']);
+    c.write('DONE\r\n');
+    assert.match((await c.until('I1')).at(-1)!, /^I1 OK/);
+    // A new selection ends the updates.
+    await c.command('SELECT INBOX');
+    server.control.setFlags('INBOX', { uids: [4], flags: ['\\Seen'], mode: 'add' });
+    assert.deepEqual(await answer(c, 'NOOP'), ['Q1 OK']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 5267 §4: expunges — a sequence-number result learns them from EXPUNGE, a UID result gets REMOVEFROM', async () => {
+  const { server, port } = await startServer({ plugins: PLUGINS, storage: storage() as never });
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    c.write('S1 SEARCH RETURN (UPDATE) ALL\r\n');
+    assert.deepEqual(await c.until('S1'), ['* ESEARCH (TAG "S1") ALL 1:4', 'S1 OK Search completed']);
+    c.write('U1 UID SEARCH RETURN (UPDATE) ALL\r\n');
+    assert.deepEqual(await c.until('U1'), ['* ESEARCH (TAG "U1") UID ALL 1:4', 'U1 OK Search completed']);
+    server.control.expungeMessages('INBOX', { uids: [2] });
+    // During FETCH the expunge is held back, and so are the updates.
+    const fetched = await answer(c, 'FETCH 1 (UID)');
+    assert.deepEqual(fetched, ['Q1 OK']);
+    assert.deepEqual(await answer(c, 'NOOP'), ['* 2 EXPUNGE', '* ESEARCH (TAG "U1") UID REMOVEFROM (2 2)', 'Q1 OK']);
+    // A new message afterwards: sequence number 4 now.
+    server.control.addMessage('INBOX', { raw: mail('z') });
+    assert.deepEqual(await answer(c, 'NOOP'), ['* 4 EXISTS', '* ESEARCH (TAG "S1") ADDTO (4 4)', '* ESEARCH (TAG "U1") UID ADDTO (4 5)', 'Q1 OK']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 5267 §4.3 CONTEXT=SORT: ADDTO and REMOVEFROM positions are places in the sort order', async () => {
+  const { server, port } = await startServer({ plugins: PLUGINS, storage: storage() as never });
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    // Subjects b d f h (UIDs 1..4); REVERSE SUBJECT: h f d b.
+    c.write('B1 UID SORT RETURN (UPDATE) (REVERSE SUBJECT) UTF-8 ALL\r\n');
+    assert.deepEqual(await c.until('B1'), ['* ESEARCH (TAG "B1") UID ALL 4,3,2,1', 'B1 OK Sort completed']);
+    // c (UID 5) goes between d and b, at position 4; g (6) between h and f, at 2; a (7) last, at 7.
+    server.control.addMessage('INBOX', { raw: mail('c') });
+    server.control.addMessage('INBOX', { raw: mail('g') });
+    server.control.addMessage('INBOX', { raw: mail('a') });
+    assert.deepEqual(await answer(c, 'NOOP'), ['* 7 EXISTS', '* ESEARCH (TAG "B1") UID ADDTO (2 6) ADDTO (5 5) ADDTO (7 7)', 'Q1 OK']);
+    // Now h g f d c b a. Removing f (3) and c (5): the later one first, so each position holds when applied.
+    server.control.expungeMessages('INBOX', { uids: [3, 5] });
+    assert.deepEqual(await answer(c, 'NOOP'), ['* 5 EXPUNGE', '* 3 EXPUNGE', '* ESEARCH (TAG "B1") UID REMOVEFROM (5 5) REMOVEFROM (3 3)', 'Q1 OK']);
+    // A run of neighbours that ascends is one set: d (2) and b (1) are neighbours but descend, so two items.
+    server.control.expungeMessages('INBOX', { uids: [1, 2] });
+    assert.deepEqual(await answer(c, 'NOOP'), ['* 2 EXPUNGE', '* 1 EXPUNGE', '* ESEARCH (TAG "B1") UID REMOVEFROM (4 1) REMOVEFROM (3 2)', 'Q1 OK']);
+    // Sequence-number SORT results with PARTIAL: the window answers first, the updates cover the whole result.
+    c.write('B2 SORT RETURN (UPDATE PARTIAL 1:1) (SUBJECT) UTF-8 ALL\r\n');
+    assert.deepEqual(await c.until('B2'), ['* ESEARCH (TAG "B2") PARTIAL (1:1 3)', 'B2 OK Sort completed']);
+    server.control.addMessage('INBOX', { raw: mail('e') });
+    const lines = await answer(c, 'NOOP');
+    assert.deepEqual(lines, ['* 4 EXISTS', '* ESEARCH (TAG "B1") UID ADDTO (3 8)', '* ESEARCH (TAG "B2") ADDTO (2 4)', 'Q1 OK']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 5267 §4: past maxContexts the search is answered with NO [NOUPDATE "tag"]; REST changes are followed', async () => {
+  const r = await startRest({ plugins: PLUGINS, storage: storage() as never, pluginOptions: { CONTEXT: { maxContexts: 1 } } });
+  try {
+    const c = await rawSession(r.imapPort);
+    await c.command('SELECT INBOX');
+    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE) UNSEEN'), ['* ESEARCH (TAG "Q1") UID ALL 2,4', 'Q1 OK']);
+    c.write('A2 UID SEARCH RETURN (COUNT UPDATE) ALL\r\n');
+    assert.deepEqual(await c.until('A2'), ['* ESEARCH (TAG "A2") UID COUNT 4', '* NO [NOUPDATE "A2"] Too many contexts', 'A2 OK Search completed']);
+    const posted = await request(r.restPort, 'POST', '/v1/mailboxes/INBOX/messages', { json: { raw: mail('new') } });
+    assert.equal(posted.status, 201);
+    assert.deepEqual(await answer(c, 'NOOP'), ['* 5 EXISTS', '* ESEARCH (TAG "Q1") UID ADDTO (3 5)', 'Q1 OK']);
+    // A search reusing a live tag replaces its result; RETURN (CONTEXT) is a hint only.
+    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (CONTEXT COUNT) ALL'), ['* ESEARCH (TAG "Q1") UID COUNT 5', 'Q1 OK']);
+    c.close();
+  } finally {
+    await r.server.stop();
+  }
+});
+
+test('without SORT only CONTEXT=SEARCH is advertised; without CONTEXT, UPDATE and CANCELUPDATE are BAD', async () => {
+  const { server, port } = await startServer({ plugins: ['CONTEXT'], storage: storage() as never });
+  const bare = await startServer({ plugins: ['ESEARCH'], storage: storage() as never });
+  try {
+    const c = await rawSession(port);
+    const caps = (await c.command('CAPABILITY'))[0]!;
+    assert.match(caps, / CONTEXT=SEARCH/);
+    assert.doesNotMatch(caps, /CONTEXT=SORT/);
+    c.close();
+    const d = await rawSession(bare.port);
+    await d.command('SELECT INBOX');
+    assert.deepEqual(await answer(d, 'SEARCH RETURN (UPDATE) ALL'), ['Q1 BAD']);
+    assert.deepEqual(await answer(d, 'CANCELUPDATE "x"'), ['Q1 BAD']);
+    d.close();
+  } finally {
+    await server.stop();
+    await bare.server.stop();
+  }
+});
