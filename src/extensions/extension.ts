@@ -115,6 +115,12 @@ export interface SearchKeySpec<S = unknown> {
   parse?(args: ArgParser): unknown;
   /** `data` is what `parse` returned. */
   matches(message: Message, data: unknown, ctx: SelectedContext, state: S): boolean;
+  /**
+   * The answer changes with the server clock alone (WITHIN's OLDER/YOUNGER):
+   * results kept live (CONTEXT) are searched again as time passes, not
+   * only when the mailbox changes.
+   */
+  timeDependent?: boolean;
 }
 
 /** A SEARCH being answered with result options (`SEARCH RETURN (MIN COUNT) ...`, RFC 4466 §2.6). */

@@ -42,6 +42,7 @@ import { no, type CommandContext, type CommandResult, type CommandSpec } from '.
 import { coreCommands } from './commands/index.js';
 import { starttls } from './commands/starttls.js';
 import type { ArgParser, ArgParserOptions, FetchItemParser, SearchKeyParser } from './parser.js';
+import type { SearchKey } from './syntax.js';
 import type { Numbered } from './sequence.js';
 import type { SelectedMailbox } from './selected.js';
 import type { ImapSession } from './session.js';
@@ -75,6 +76,8 @@ export interface ImapProtocol {
   /** `data` is what the item's `parse` read. May throw a CommandFailure (the FETCH ends with its result). */
   fetchValue(item: string, message: Message, session: ImapSession, selected: SelectedMailbox, data?: unknown): ImapValue;
   searchMatches(name: string, message: Message, data: unknown, session: ImapSession, selected: SelectedMailbox): boolean;
+  /** True when the criteria use a key whose answer changes with the clock alone (`SearchKeySpec.timeDependent`). */
+  searchDependsOnTime(key: SearchKey): boolean;
   /** SEARCH result options (`RETURN (...)`) of loaded extensions, upper case; empty: SEARCH takes no RETURN. */
   readonly searchReturn: ReadonlySet<string>;
   /** True when the `$` variable (RFC 5182) may be used in SEARCH. */
@@ -338,6 +341,23 @@ function buildProtocol(server: Server): ImapProtocol {
       const spec = searchKeys.get(name);
       if (!spec) return false;
       return spec.matches(message, data, { session, selected }, state(searchOwners.get(name)!));
+    },
+    searchDependsOnTime(key) {
+      const walk = (k: SearchKey): boolean => {
+        switch (k.type) {
+          case 'extension':
+            return searchKeys.get(k.name)?.timeDependent === true;
+          case 'not':
+            return walk(k.key);
+          case 'or':
+            return walk(k.left) || walk(k.right);
+          case 'and':
+            return k.keys.some(walk);
+          default:
+            return false;
+        }
+      };
+      return walk(key);
     },
     searchReturn: new Set(searchReturnOwners.keys()),
     searchResultVariable,

@@ -184,3 +184,51 @@ test('without SORT only CONTEXT=SEARCH is advertised; without CONTEXT, UPDATE an
     await bare.server.stop();
   }
 });
+
+test('a script rule may name CANCELUPDATE: the command is in the server\'s table', async () => {
+  const { server, port } = await startServer({ plugins: PLUGINS, storage: storage() as never });
+  try {
+    server.script.add({ on: 'command', command: 'CANCELUPDATE', send: '$TAG NO scripted\r\n' });
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    assert.deepEqual(await answer(c, 'CANCELUPDATE "x"'), ['Q1 NO']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 5032 with RFC 5267: a live YOUNGER result loses messages as they grow older, also while idling', async () => {
+  let now = Date.parse('2026-11-24T12:00:00Z');
+  const messages = [
+    { raw: mail('a'), uid: 1, internaldate: '24-Nov-2026 11:00:00 +0000' },
+    { raw: mail('b'), uid: 2, internaldate: '24-Nov-2026 11:30:00 +0000' },
+    { raw: mail('c'), uid: 3, internaldate: '24-Nov-2026 11:59:00 +0000' },
+  ];
+  const { server, port } = await startServer({
+    plugins: [...PLUGINS, 'WITHIN'],
+    storage: { INBOX: { messages } } as never,
+    now: () => now,
+    pluginOptions: { CONTEXT: { clockCheckMs: 20 } },
+  });
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE) YOUNGER 3600'), ['* ESEARCH (TAG "Q1") UID ALL 1:3', 'Q1 OK']);
+    // Five minutes on: 1 is older than an hour.
+    now += 5 * 60 * 1000;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "Q1") UID REMOVEFROM (1 1)', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'NOOP'), ['Q1 OK']);
+    // While idling the update goes out by itself.
+    c.write('I1 IDLE\r\n');
+    assert.match(await c.line(), /^\+ /);
+    now += 30 * 60 * 1000;
+    assert.equal(await c.line(), '* ESEARCH (TAG "Q1") UID REMOVEFROM (1 2)');
+    c.write('DONE\r\n');
+    assert.match((await c.until('I1')).at(-1)!, /^I1 OK/);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});

@@ -19,8 +19,10 @@
  * `* NO [NOUPDATE "tag"]`; so is a result that can no longer be kept
  * (access to the mailbox lost).
  *
- * A result is searched again only after its mailbox changed; keys whose
- * answer changes with time alone (WITHIN) are not followed between changes.
+ * A result is searched again only after its mailbox changed, and, when its
+ * criteria use keys whose answer changes with the clock alone (WITHIN's
+ * OLDER/YOUNGER, RFC 5032's persistent searches), every `clockCheckMs`
+ * (default 1000): messages growing older leave or join it.
  */
 import { SELECTED, failBad, ok, type CommandContext } from '../../imap/command.js';
 import { imapProtocol } from '../../imap/protocol.js';
@@ -42,10 +44,16 @@ interface LiveResult {
   uids: number[];
   /** The mailbox's change count when `uids` was made; -1: search again at the next chance. */
   seen: number;
+  readonly session: ImapSession;
 }
 
 export interface ContextState {
   readonly maxContexts: number;
+  /** How often results with time-dependent keys (OLDER/YOUNGER) are searched again, ms. */
+  readonly clockCheckMs: number;
+  /** The live results whose criteria depend on the clock, and the timer that revisits them while there are any. */
+  readonly ticking: Set<LiveResult>;
+  timer: NodeJS.Timeout | null;
   readonly sessions: WeakMap<ImapSession, Map<string, LiveResult>>;
   /** Changes per mailbox, to search again only when something changed. */
   readonly changes: WeakMap<Mailbox, number>;
@@ -77,6 +85,36 @@ function cancelUpdate(ctx: CommandContext, state: ContextState) {
   if (unknown !== undefined) failBad(`No updates for tag ${JSON.stringify(unknown.slice(0, 40))}`);
   for (const t of tags) live!.delete(t);
   return ok('Updates cancelled');
+}
+
+/**
+ * Marks every clock-dependent result for another search; an idling session
+ * is sent its updates at once, the others with their next command.
+ */
+function tick(state: ContextState): void {
+  const idle = new Set<ImapSession>();
+  for (const result of state.ticking) {
+    const live = state.sessions.get(result.session);
+    if (result.session.selected !== result.selected || live?.get(result.tag) !== result) {
+      state.ticking.delete(result);
+      continue;
+    }
+    result.seen = -1;
+    if (result.session.idling) idle.add(result.session);
+  }
+  for (const session of idle) session.flushUpdates(true);
+  if (state.ticking.size === 0 && state.timer) {
+    clearInterval(state.timer);
+    state.timer = null;
+  }
+}
+
+function startTicking(state: ContextState, result: LiveResult): void {
+  state.ticking.add(result);
+  if (state.timer) return;
+  state.timer = setInterval(() => tick(state), state.clockCheckMs);
+  // A test's process may end while results are live.
+  state.timer.unref();
 }
 
 /** The updates owed to one session: each changed result searched again and compared. */
@@ -118,10 +156,13 @@ export const extension = defineExtension<ContextState>({
   requires: ['ESEARCH'],
   options: {
     type: 'object',
-    properties: { maxContexts: { type: 'integer', minimum: 0 } },
+    properties: { maxContexts: { type: 'integer', minimum: 0 }, clockCheckMs: { type: 'integer', minimum: 10 } },
   },
   setup: ({ options }) => ({
     maxContexts: (options.maxContexts as number | undefined) ?? 16,
+    clockCheckMs: (options.clockCheckMs as number | undefined) ?? 1000,
+    ticking: new Set(),
+    timer: null,
     sessions: new WeakMap(),
     changes: new WeakMap(),
   }),
@@ -149,7 +190,9 @@ export const extension = defineExtension<ContextState>({
         ctx.session.untaggedList(noUpdate(ctx.tag, 'Too many contexts'));
         return;
       }
-      live.set(ctx.tag, { tag: ctx.tag, uid: ctx.uid, selected: ctx.selected, rerun: ctx.rerun, uids: ctx.found.map((f) => f.message.uid), seen: -1 });
+      const result: LiveResult = { tag: ctx.tag, uid: ctx.uid, selected: ctx.selected, rerun: ctx.rerun, uids: ctx.found.map((f) => f.message.uid), seen: -1, session: ctx.session };
+      live.set(ctx.tag, result);
+      if (imapProtocol(ctx.session.server).searchDependsOnTime(ctx.criteria)) startTicking(state, result);
     },
   },
 });

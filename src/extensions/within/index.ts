@@ -6,7 +6,9 @@
  * OLDER n and YOUNGER n: the RFC names no side for the boundary, and
  * keeping it in both makes `OLDER n` / `YOUNGER n` cover every message.
  * Without this plugin the keys are unknown (BAD), as on a server without
- * the capability. SORT, THREAD and the CONTEXT updates read the same keys.
+ * the capability. SORT, THREAD and the CONTEXT updates read the same keys;
+ * the keys are marked time-dependent, so a live CONTEXT result follows
+ * messages growing older (RFC 5032's persistent searches).
  */
 import type { ArgParser } from '../../imap/parser.js';
 import type { Message } from '../../store/message.js';
@@ -27,7 +29,7 @@ export const extension = defineExtension<undefined>({
   name: 'WITHIN',
   capabilities: always('WITHIN'),
   searchKeys: [
-    { name: 'OLDER', parse: interval, matches: (m, data, ctx) => age(m, ctx) >= (data as number) },
-    { name: 'YOUNGER', parse: interval, matches: (m, data, ctx) => age(m, ctx) <= (data as number) },
+    { name: 'OLDER', parse: interval, timeDependent: true, matches: (m, data, ctx) => age(m, ctx) >= (data as number) },
+    { name: 'YOUNGER', parse: interval, timeDependent: true, matches: (m, data, ctx) => age(m, ctx) <= (data as number) },
   ],
 });
