@@ -128,6 +128,8 @@ export interface SearchResultContext {
   readonly session: ImapSession;
   readonly selected: SelectedMailbox;
   readonly tag: string;
+  /** The command's name, upper case: `SEARCH`, `UID SEARCH`, `SORT`, `UID SORT`. */
+  readonly command: string;
   /** True for UID SEARCH. */
   readonly uid: boolean;
   /** The result options given, upper case; empty for `RETURN ()`. */

@@ -37,27 +37,28 @@ test('RFC 5267 §4: capabilities; UPDATE answers the result, then ADDTO/REMOVEFR
     assert.match(caps, / CONTEXT=SORT( |$)/);
     assert.match(caps, / ESORT /);
     await c.command('SELECT INBOX');
-    // UPDATE alone answers ALL, the list the updates start from.
-    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE) UNSEEN'), ['* ESEARCH (TAG "Q1") UID ALL 2,4', 'Q1 OK']);
+    // UPDATE alone: an ESEARCH response without result data (as Dovecot answers); with ALL the starting list.
+    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE) UNSEEN'), ['* ESEARCH (TAG "Q1") UID', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE ALL) UNSEEN'), ['* ESEARCH (TAG "Q1") UID ALL 2,4', 'Q1 OK']);
     c.write('A1 UID SEARCH RETURN (COUNT UPDATE) UNSEEN\r\n');
     assert.deepEqual(await c.until('A1'), ['* ESEARCH (TAG "A1") UID COUNT 2', 'A1 OK Search completed']);
     // Nothing changed: nothing is sent.
     assert.deepEqual(await answer(c, 'NOOP'), ['Q1 OK']);
-    // Another session marks 2 seen: 2 leaves both results at position 1.
+    // Another session marks 2 seen: 2 leaves both results (SEARCH results: position 0, RFC 5267's ABNF).
     const other = await rawSession(port);
     await other.command('SELECT INBOX');
     await other.command('UID STORE 2 +FLAGS (\\Seen)');
-    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "Q1") UID REMOVEFROM (1 2)', '* ESEARCH (TAG "A1") UID REMOVEFROM (1 2)', 'Q1 OK']);
-    // The control API delivers a new unseen message: EXISTS first, then ADDTO at the end (position 2).
+    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "Q1") UID REMOVEFROM (0 2)', '* ESEARCH (TAG "A1") UID REMOVEFROM (0 2)', 'Q1 OK']);
+    // The control API delivers a new unseen message: EXISTS first, then ADDTO.
     server.control.addMessage('INBOX', { raw: mail('c') });
-    assert.deepEqual(await answer(c, 'NOOP'), ['* 5 EXISTS', '* ESEARCH (TAG "Q1") UID ADDTO (2 5)', '* ESEARCH (TAG "A1") UID ADDTO (2 5)', 'Q1 OK']);
-    // The control API clears \Seen of 1 and 3: neighbours at positions 1 and 2 of 1 3 4 5, one set.
+    assert.deepEqual(await answer(c, 'NOOP'), ['* 5 EXISTS', '* ESEARCH (TAG "Q1") UID ADDTO (0 5)', '* ESEARCH (TAG "A1") UID ADDTO (0 5)', 'Q1 OK']);
+    // The control API clears \Seen of 1 and 3: one ADDTO with both.
     server.control.setFlags('INBOX', { uids: [1, 3], flags: ['\\Seen'], mode: 'remove' });
-    assert.deepEqual(await answer(c, 'CANCELUPDATE "A1"'), ['* ESEARCH (TAG "Q1") UID ADDTO (1 1,3)', 'Q1 OK']);
-    // A1 is cancelled; Q1 still runs. Unknown tags are BAD.
+    assert.deepEqual(await answer(c, 'CANCELUPDATE "A1"'), ['* ESEARCH (TAG "Q1") UID ADDTO (0 1,3)', 'Q1 OK']);
+    // A1 is cancelled; Q1 still runs. A tag without updates is NO (as Dovecot answers), a missing one BAD.
     server.control.setFlags('INBOX', { uids: [5], flags: ['\\Seen'], mode: 'add' });
-    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "Q1") UID REMOVEFROM (4 5)', 'Q1 OK']);
-    assert.deepEqual(await answer(c, 'CANCELUPDATE "A1"'), ['Q1 BAD']);
+    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "Q1") UID REMOVEFROM (0 5)', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'CANCELUPDATE "A1"'), ['Q1 NO']);
     assert.deepEqual(await answer(c, 'CANCELUPDATE'), ['Q1 BAD']);
     other.close();
     c.close();
@@ -73,13 +74,13 @@ test('RFC 5267 §4: the session\'s own STORE and an IDLE see updates; a new SELE
     await c.command('SELECT INBOX');
     assert.deepEqual(await answer(c, 'SEARCH RETURN (MIN UPDATE) SEEN'), ['* ESEARCH (TAG "Q1") MIN 1', 'Q1 OK']);
     // Its own silent STORE: the update comes before the tagged OK.
-    assert.deepEqual(await answer(c, 'STORE 2 +FLAGS.SILENT (\\Seen)'), ['* ESEARCH (TAG "Q1") ADDTO (2 2)', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'STORE 2 +FLAGS.SILENT (\\Seen)'), ['* ESEARCH (TAG "Q1") ADDTO (0 2)', 'Q1 OK']);
     // While idling an update goes out at once.
     c.write('I1 IDLE\r\n');
     assert.match(await c.line(), /^\+ /);
     server.control.setFlags('INBOX', { uids: [1], flags: ['\\Seen'], mode: 'remove' });
     const lines = [await c.line(), await c.line()];
-    assert.deepEqual(lines, ['* 1 FETCH (FLAGS ())', '* ESEARCH (TAG "Q1") REMOVEFROM (1 1)']);
+    assert.deepEqual(lines, ['* 1 FETCH (FLAGS ())', '* ESEARCH (TAG "Q1") REMOVEFROM (0 1)']);
     c.write('DONE\r\n');
     assert.match((await c.until('I1')).at(-1)!, /^I1 OK/);
     // A new selection ends the updates.
@@ -97,18 +98,18 @@ test('RFC 5267 §4: expunges — a sequence-number result learns them from EXPUN
   try {
     const c = await rawSession(port);
     await c.command('SELECT INBOX');
-    c.write('S1 SEARCH RETURN (UPDATE) ALL\r\n');
+    c.write('S1 SEARCH RETURN (UPDATE ALL) ALL\r\n');
     assert.deepEqual(await c.until('S1'), ['* ESEARCH (TAG "S1") ALL 1:4', 'S1 OK Search completed']);
-    c.write('U1 UID SEARCH RETURN (UPDATE) ALL\r\n');
+    c.write('U1 UID SEARCH RETURN (ALL UPDATE) ALL\r\n');
     assert.deepEqual(await c.until('U1'), ['* ESEARCH (TAG "U1") UID ALL 1:4', 'U1 OK Search completed']);
     server.control.expungeMessages('INBOX', { uids: [2] });
     // During FETCH the expunge is held back, and so are the updates.
     const fetched = await answer(c, 'FETCH 1 (UID)');
     assert.deepEqual(fetched, ['Q1 OK']);
-    assert.deepEqual(await answer(c, 'NOOP'), ['* 2 EXPUNGE', '* ESEARCH (TAG "U1") UID REMOVEFROM (2 2)', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'NOOP'), ['* 2 EXPUNGE', '* ESEARCH (TAG "U1") UID REMOVEFROM (0 2)', 'Q1 OK']);
     // A new message afterwards: sequence number 4 now.
     server.control.addMessage('INBOX', { raw: mail('z') });
-    assert.deepEqual(await answer(c, 'NOOP'), ['* 4 EXISTS', '* ESEARCH (TAG "S1") ADDTO (4 4)', '* ESEARCH (TAG "U1") UID ADDTO (4 5)', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'NOOP'), ['* 4 EXISTS', '* ESEARCH (TAG "S1") ADDTO (0 4)', '* ESEARCH (TAG "U1") UID ADDTO (0 5)', 'Q1 OK']);
     c.close();
   } finally {
     await server.stop();
@@ -121,7 +122,7 @@ test('RFC 5267 §4.3 CONTEXT=SORT: ADDTO and REMOVEFROM positions are places in 
     const c = await rawSession(port);
     await c.command('SELECT INBOX');
     // Subjects b d f h (UIDs 1..4); REVERSE SUBJECT: h f d b.
-    c.write('B1 UID SORT RETURN (UPDATE) (REVERSE SUBJECT) UTF-8 ALL\r\n');
+    c.write('B1 UID SORT RETURN (UPDATE ALL) (REVERSE SUBJECT) UTF-8 ALL\r\n');
     assert.deepEqual(await c.until('B1'), ['* ESEARCH (TAG "B1") UID ALL 4,3,2,1', 'B1 OK Sort completed']);
     // c (UID 5) goes between d and b, at position 4; g (6) between h and f, at 2; a (7) last, at 7.
     server.control.addMessage('INBOX', { raw: mail('c') });
@@ -151,12 +152,12 @@ test('RFC 5267 §4: past maxContexts the search is answered with NO [NOUPDATE "t
   try {
     const c = await rawSession(r.imapPort);
     await c.command('SELECT INBOX');
-    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE) UNSEEN'), ['* ESEARCH (TAG "Q1") UID ALL 2,4', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE ALL) UNSEEN'), ['* ESEARCH (TAG "Q1") UID ALL 2,4', 'Q1 OK']);
     c.write('A2 UID SEARCH RETURN (COUNT UPDATE) ALL\r\n');
     assert.deepEqual(await c.until('A2'), ['* ESEARCH (TAG "A2") UID COUNT 4', '* NO [NOUPDATE "A2"] Too many contexts', 'A2 OK Search completed']);
     const posted = await request(r.restPort, 'POST', '/v1/mailboxes/INBOX/messages', { json: { raw: mail('new') } });
     assert.equal(posted.status, 201);
-    assert.deepEqual(await answer(c, 'NOOP'), ['* 5 EXISTS', '* ESEARCH (TAG "Q1") UID ADDTO (3 5)', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'NOOP'), ['* 5 EXISTS', '* ESEARCH (TAG "Q1") UID ADDTO (0 5)', 'Q1 OK']);
     // A search reusing a live tag replaces its result; RETURN (CONTEXT) is a hint only.
     assert.deepEqual(await answer(c, 'UID SEARCH RETURN (CONTEXT COUNT) ALL'), ['* ESEARCH (TAG "Q1") UID COUNT 5', 'Q1 OK']);
     c.close();
@@ -214,17 +215,17 @@ test('RFC 5032 with RFC 5267: a live YOUNGER result loses messages as they grow 
   try {
     const c = await rawSession(port);
     await c.command('SELECT INBOX');
-    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE) YOUNGER 3600'), ['* ESEARCH (TAG "Q1") UID ALL 1:3', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE ALL) YOUNGER 3600'), ['* ESEARCH (TAG "Q1") UID ALL 1:3', 'Q1 OK']);
     // Five minutes on: 1 is older than an hour.
     now += 5 * 60 * 1000;
     await new Promise((resolve) => setTimeout(resolve, 60));
-    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "Q1") UID REMOVEFROM (1 1)', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "Q1") UID REMOVEFROM (0 1)', 'Q1 OK']);
     assert.deepEqual(await answer(c, 'NOOP'), ['Q1 OK']);
     // While idling the update goes out by itself.
     c.write('I1 IDLE\r\n');
     assert.match(await c.line(), /^\+ /);
     now += 30 * 60 * 1000;
-    assert.equal(await c.line(), '* ESEARCH (TAG "Q1") UID REMOVEFROM (1 2)');
+    assert.equal(await c.line(), '* ESEARCH (TAG "Q1") UID REMOVEFROM (0 2)');
     c.write('DONE\r\n');
     assert.match((await c.until('I1')).at(-1)!, /^I1 OK/);
     c.close();

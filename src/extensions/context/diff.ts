@@ -1,8 +1,8 @@
 /**
  * The ADDTO/REMOVEFROM items (RFC 5267 §4.3) that turn a result list the
- * client holds into the current one. Positions are 1-based places in the
- * full result list (in sort order for SORT, mailbox order for SEARCH), so
- * one rule serves both contexts:
+ * client holds into the current one. For SEARCH results position 0 (as
+ * Dovecot sends them too); for SORT results positions are 1-based places
+ * in the full result list in sort order:
  * - REMOVEFROM first, one per run of removed entries that are neighbours in
  *   the old list, the last run first: each position is still right when the
  *   client applies it;
@@ -45,6 +45,24 @@ function runs<T>(list: readonly T[], pick: (entry: T) => boolean): { start: numb
 }
 
 /**
+ * Items for a SEARCH result, which is in mailbox order: position 0 (RFC
+ * 5267's ABNF allows it for SEARCH, and the client knows where each number
+ * goes), one REMOVEFROM with every removed message, one ADDTO with every
+ * new one. Empty when nothing changed.
+ */
+export function searchChanges(before: readonly number[], after: readonly number[], number: (uid: number) => number): ImapValue[] {
+  const inAfter = new Set(after);
+  const inBefore = new Set(before);
+  const removed = before.filter((uid) => !inAfter.has(uid)).map(number).sort((a, b) => a - b);
+  const added = after.filter((uid) => !inBefore.has(uid)).map(number).sort((a, b) => a - b);
+  const items: ImapValue[] = [];
+  if (removed.length > 0) items.push(atom('REMOVEFROM'), [0, atom(compressSet(removed))]);
+  if (added.length > 0) items.push(atom('ADDTO'), [0, atom(compressSet(added))]);
+  return items;
+}
+
+/**
+ * Items for a SORT result (positions as above); `before`/`after` are UIDs in sort order.
  * Items that take the client from `before` to `after` (UIDs, in result
  * order); `number` gives the number the client knows a UID by (itself, or
  * its sequence number). Empty when nothing changed.

@@ -1,19 +1,20 @@
 /**
  * CONTEXT=SEARCH and CONTEXT=SORT (RFC 5267 §4): results kept up to date.
  *
- * `SEARCH RETURN (UPDATE) ...` (also `UID SEARCH`, and `SORT`/`UID SORT`
+ * `SEARCH RETURN (UPDATE ...) ...` (also `UID SEARCH`, and `SORT`/`UID SORT`
  * for CONTEXT=SORT) answers as usual — with UPDATE and CONTEXT as the only
- * options, with ALL — and then keeps the result: whenever the selected
- * mailbox changes, by this session, another one, the control API or REST,
- * the session is sent `* ESEARCH (TAG "t") [UID] ADDTO (pos set)` and
- * `REMOVEFROM (pos set)` with the changes of the full result list, at the
- * points other untagged updates go out (after a command, at once while
- * idling) and after the EXISTS/EXPUNGE that make the numbers valid
- * (./diff.ts: positions in the list, sort order for SORT). For sequence
+ * options, an ESEARCH response without result data, as Dovecot answers —
+ * and then keeps the result: whenever the selected mailbox changes, by
+ * this session, another one, the control API or REST, the session is sent
+ * `* ESEARCH (TAG "t") [UID] REMOVEFROM (pos set)` and `ADDTO (pos set)`
+ * with the changes of the full result list, at the points other untagged
+ * updates go out (after a command, at once while idling) and after the
+ * EXISTS/EXPUNGE that make the numbers valid
+ * (./diff.ts: position 0 for SEARCH, places in sort order for SORT). For sequence
  * number results an expunged message is not also removed: its EXPUNGE
  * told the client; UID results get a REMOVEFROM for it. `CONTEXT` (the hint
  * that PARTIAL windows will follow) is accepted and changes nothing.
- * `CANCELUPDATE "tag" ...` ends updates; a tag without updates is BAD.
+ * `CANCELUPDATE "tag" ...` ends updates; a tag without updates is NO.
  * Updates end with the selection. Beyond `maxContexts` live results per
  * session (default 16) the search is answered without updates and with
  * `* NO [NOUPDATE "tag"]`; so is a result that can no longer be kept
@@ -24,20 +25,21 @@
  * OLDER/YOUNGER, RFC 5032's persistent searches), every `clockCheckMs`
  * (default 1000): messages growing older leave or join it.
  */
-import { SELECTED, failBad, ok, type CommandContext } from '../../imap/command.js';
+import { SELECTED, failBad, no, ok, type CommandContext } from '../../imap/command.js';
 import { imapProtocol } from '../../imap/protocol.js';
 import type { SelectedMailbox } from '../../imap/selected.js';
 import type { ImapSession } from '../../imap/session.js';
 import { atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Mailbox } from '../../store/mailbox.js';
-import { compressSet } from '../esearch/index.js';
 import { defineExtension, type SearchMatch } from '../extension.js';
-import { contextChanges } from './diff.js';
+import { contextChanges, searchChanges } from './diff.js';
 
 /** One result kept up to date for a session. */
 interface LiveResult {
   readonly tag: string;
   readonly uid: boolean;
+  /** A SORT result (positions in sort order), else SEARCH (position 0). */
+  readonly sorted: boolean;
   readonly selected: SelectedMailbox;
   readonly rerun: () => readonly SearchMatch[] | null;
   /** The client's list: UIDs in result order. */
@@ -82,7 +84,7 @@ function cancelUpdate(ctx: CommandContext, state: ContextState) {
   args.end();
   const live = state.sessions.get(session);
   const unknown = tags.find((t) => !live?.has(t));
-  if (unknown !== undefined) failBad(`No updates for tag ${JSON.stringify(unknown.slice(0, 40))}`);
+  if (unknown !== undefined) return no(`No updates for tag ${JSON.stringify(unknown.slice(0, 40))}`);
   for (const t of tags) live!.delete(t);
   return ok('Updates cancelled');
 }
@@ -140,7 +142,8 @@ function updatesFor(session: ImapSession, settled: boolean, state: ContextState)
     const after = found.map((f) => f.message.uid);
     // A sequence-number result already lost expunged messages through EXPUNGE.
     const before = result.uid ? result.uids : result.uids.filter((uid) => selected.seqOfUid(uid) !== 0);
-    const items = contextChanges(before, after, result.uid ? (uid) => uid : (uid) => selected.seqOfUid(uid));
+    const number = result.uid ? (uid: number) => uid : (uid: number) => selected.seqOfUid(uid);
+    const items = result.sorted ? contextChanges(before, after, number) : searchChanges(before, after, number);
     result.uids = after;
     if (items.length === 0) continue;
     const line: ImapValue[] = [atom('ESEARCH'), [atom('TAG'), tag]];
@@ -176,11 +179,10 @@ export const extension = defineExtension<ContextState>({
   updates: { after: updatesFor },
   search: {
     returnOptions: ['UPDATE', 'CONTEXT'],
-    // UPDATE or CONTEXT alone still answers the result the updates start from, as RETURN () would.
+    // With UPDATE or CONTEXT alone the ESEARCH response is still sent, with no result data (as Dovecot does).
     resultItems: (ctx) => {
       if (ctx.found === null || ctx.options.size === 0 || [...ctx.options].some((o) => !NOT_RESULTS.has(o))) return undefined;
-      const numbers = ctx.found.map((f) => (ctx.uid ? f.message.uid : f.seq));
-      return { items: numbers.length > 0 ? [atom('ALL'), atom(compressSet(numbers))] : [], returned: ctx.found };
+      return { items: [], returned: [] };
     },
     results: (ctx, state) => {
       if (!ctx.options.has('UPDATE') || ctx.found === null) return;
@@ -190,7 +192,8 @@ export const extension = defineExtension<ContextState>({
         ctx.session.untaggedList(noUpdate(ctx.tag, 'Too many contexts'));
         return;
       }
-      const result: LiveResult = { tag: ctx.tag, uid: ctx.uid, selected: ctx.selected, rerun: ctx.rerun, uids: ctx.found.map((f) => f.message.uid), seen: -1, session: ctx.session };
+      const sorted = /^(UID )?SORT$/.test(ctx.command);
+      const result: LiveResult = { tag: ctx.tag, uid: ctx.uid, sorted, selected: ctx.selected, rerun: ctx.rerun, uids: ctx.found.map((f) => f.message.uid), seen: -1, session: ctx.session };
       live.set(ctx.tag, result);
       if (imapProtocol(ctx.session.server).searchDependsOnTime(ctx.criteria)) startTicking(state, result);
     },

@@ -57,7 +57,7 @@ export function runSort(ctx: CommandContext, cache: SortCache): CommandResult {
       const again = findMatches(ctx, program);
       return Array.isArray(again) ? cache.sort(selected.mailbox, again, criteria) : null;
     };
-    protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, ...returned, criteria: program.keys, found, rerun });
+    protocol.searchResults({ session, selected, tag: ctx.tag, command: ctx.name, uid: ctx.uid, ...returned, criteria: program.keys, found, rerun });
   };
   const matched = findMatches(ctx, program);
   if (!Array.isArray(matched)) {

@@ -27,7 +27,7 @@ function run(ctx: CommandContext): CommandResult {
       const again = findMatches(ctx, program);
       return Array.isArray(again) ? again : null;
     };
-    protocol.searchResults({ session, selected, tag: ctx.tag, uid: ctx.uid, ...returned, criteria: program.keys, found, rerun });
+    protocol.searchResults({ session, selected, tag: ctx.tag, command: ctx.name, uid: ctx.uid, ...returned, criteria: program.keys, found, rerun });
   };
   const found = findMatches(ctx, program);
   if (!Array.isArray(found)) {
