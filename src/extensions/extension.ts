@@ -184,7 +184,7 @@ export interface SearchPoint<S = unknown> {
    */
   parseReturnOption?(option: string, args: ArgParser, state: S): unknown;
   /** BAD text when the result options given cannot go together (PARTIAL with ALL), checked before the search runs. */
-  refuseReturnOptions?(options: ReadonlySet<string>, state: S): string | undefined;
+  refuseReturnOptions?(options: ReadonlySet<string>, ctx: { readonly session: ImapSession; readonly tag: string }, state: S): string | undefined;
   /**
    * ESEARCH data items for this extension's result options, put by ESEARCH
    * into its one `* ESEARCH` response after MIN/MAX/ALL/COUNT; undefined
@@ -404,6 +404,13 @@ export interface UpdatePoint<S = unknown> {
    * messages that are gone. Keep it O(1) for sessions it has nothing for.
    */
   after?(session: ImapSession, settled: boolean, state: S): readonly (readonly ImapValue[])[];
+  /**
+   * Untagged lines to send right before the session is told of expunges
+   * (`uids`, in its view), while sequence numbers are still those of the
+   * view before them (CONTEXT's REMOVEFROM of expunged messages, as
+   * Dovecot sends it before the EXPUNGE).
+   */
+  beforeExpunges?(session: ImapSession, uids: ReadonlySet<number>, state: S): readonly (readonly ImapValue[])[];
 }
 
 /** Who asks: a session (IMAP) or null (control API and REST). */

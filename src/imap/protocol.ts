@@ -87,7 +87,7 @@ export interface ImapProtocol {
   /** Reads the arguments of a result option (`SearchPoint.parseReturnOption`); undefined when it takes none. */
   searchReturnArguments(option: string, args: ArgParser): unknown;
   /** The first refusal of a set of result options (BAD text), or undefined. */
-  searchReturnRefusal(options: ReadonlySet<string>): string | undefined;
+  searchReturnRefusal(options: ReadonlySet<string>, ctx: { readonly session: ImapSession; readonly tag: string }): string | undefined;
   /** The `search.resultItems` of every extension, in canonical order. */
   searchResultItems(ctx: SearchResultContext): SearchResultItems[];
   readonly statusItems: ReadonlyMap<string, StatusItem>;
@@ -123,6 +123,8 @@ export interface ImapProtocol {
   updateShape(session: ImapSession): UpdateShape;
   /** The `updates.after` lines of every extension, in canonical order (see `UpdatePoint.after`). */
   updatesAfter(session: ImapSession, settled: boolean): (readonly ImapValue[])[];
+  /** The `updates.beforeExpunges` lines of every extension (see `UpdatePoint.beforeExpunges`). */
+  updatesBeforeExpunges(session: ImapSession, uids: ReadonlySet<number>): (readonly ImapValue[])[];
   /** Runs the checks (throws the first ServiceError in canonical order). */
   checkAppend(input: AppendCheckInput): void;
   checkCopy(input: TransferCheckInput): void;
@@ -369,9 +371,9 @@ function buildProtocol(server: Server): ImapProtocol {
       const parse = owner?.search?.parseReturnOption;
       return parse ? parse.call(owner!.search, option, args, state(owner!)) : undefined;
     },
-    searchReturnRefusal(options) {
+    searchReturnRefusal(options, ctx) {
       for (const e of extensions) {
-        const reason = e.search?.refuseReturnOptions?.(options, state(e));
+        const reason = e.search?.refuseReturnOptions?.(options, ctx, state(e));
         if (reason !== undefined) return reason;
       }
       return undefined;
@@ -493,6 +495,11 @@ function buildProtocol(server: Server): ImapProtocol {
         },
         expunges: (uids) => (worder ? worder.updates!.expunges!(session, uids, state(worder)) : undefined),
       };
+    },
+    updatesBeforeExpunges(session, uids) {
+      const out: (readonly ImapValue[])[] = [];
+      for (const e of updaters) if (e.updates!.beforeExpunges) out.push(...e.updates!.beforeExpunges(session, uids, state(e)));
+      return out;
     },
     updatesAfter(session, settled) {
       const out: (readonly ImapValue[])[] = [];

@@ -78,6 +78,11 @@ export class SelectedMailbox {
     return this.pendingExpunge.has(uid);
   }
 
+  /** UIDs expunged elsewhere that the session has not been told of yet. */
+  get pendingExpunges(): ReadonlySet<number> {
+    return this.pendingExpunge;
+  }
+
   get hasPending(): boolean {
     return this.pendingNew.length > 0 || this.pendingExpunge.size > 0 || this.pendingFlags.size > 0;
   }

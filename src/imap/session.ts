@@ -877,6 +877,9 @@ export class ImapSession implements SessionHandle {
     const protocol = imapProtocol(this.server);
     this.batch(() => {
       if (selected.hasPending) {
+        if (allowExpunge && selected.pendingExpunges.size > 0) {
+          for (const line of protocol.updatesBeforeExpunges(this, selected.pendingExpunges)) this.untaggedList(line);
+        }
         for (const item of selected.drain(allowExpunge)) {
           if (typeof item === 'string') this.writeText(item);
           else this.untaggedList(item);

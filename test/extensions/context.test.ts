@@ -2,9 +2,10 @@
  * CONTEXT=SEARCH and CONTEXT=SORT (RFC 5267 §4) over real sockets: the
  * capabilities, RETURN (UPDATE) answering the result and then ADDTO /
  * REMOVEFROM as the mailbox changes — by another session, the control API,
- * REST, the session's own STORE, while idling — positions in the full
- * result list (sort order for SORT), expunges (sequence results learn them
- * from EXPUNGE, UID results get REMOVEFROM), CANCELUPDATE, the end of
+ * REST, the session's own STORE, while idling — position 0 for SEARCH and
+ * places in the sort order for SORT, expunges (REMOVEFROM right before the
+ * EXPUNGE, as Dovecot sends it), a live tag not reusable for UPDATE,
+ * CANCELUPDATE, the end of
  * updates with the selection, NOUPDATE past the limit, PARTIAL with UPDATE.
  */
 import { test } from 'node:test';
@@ -39,7 +40,8 @@ test('RFC 5267 §4: capabilities; UPDATE answers the result, then ADDTO/REMOVEFR
     await c.command('SELECT INBOX');
     // UPDATE alone: an ESEARCH response without result data (as Dovecot answers); with ALL the starting list.
     assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE) UNSEEN'), ['* ESEARCH (TAG "Q1") UID', 'Q1 OK']);
-    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE ALL) UNSEEN'), ['* ESEARCH (TAG "Q1") UID ALL 2,4', 'Q1 OK']);
+    // The tag names the live result: a second UPDATE under it is BAD (as Dovecot answers).
+    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE ALL) UNSEEN'), ['Q1 BAD']);
     c.write('A1 UID SEARCH RETURN (COUNT UPDATE) UNSEEN\r\n');
     assert.deepEqual(await c.until('A1'), ['* ESEARCH (TAG "A1") UID COUNT 2', 'A1 OK Search completed']);
     // Nothing changed: nothing is sent.
@@ -93,7 +95,7 @@ test('RFC 5267 §4: the session\'s own STORE and an IDLE see updates; a new SELE
   }
 });
 
-test('RFC 5267 §4: expunges — a sequence-number result learns them from EXPUNGE, a UID result gets REMOVEFROM', async () => {
+test('RFC 5267 §4: expunges — REMOVEFROM right before the EXPUNGE, for sequence-number and UID results', async () => {
   const { server, port } = await startServer({ plugins: PLUGINS, storage: storage() as never });
   try {
     const c = await rawSession(port);
@@ -106,7 +108,8 @@ test('RFC 5267 §4: expunges — a sequence-number result learns them from EXPUN
     // During FETCH the expunge is held back, and so are the updates.
     const fetched = await answer(c, 'FETCH 1 (UID)');
     assert.deepEqual(fetched, ['Q1 OK']);
-    assert.deepEqual(await answer(c, 'NOOP'), ['* 2 EXPUNGE', '* ESEARCH (TAG "U1") UID REMOVEFROM (0 2)', 'Q1 OK']);
+    // Then the removal comes right before the EXPUNGE, with the numbers the client still has (as Dovecot does).
+    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "S1") REMOVEFROM (0 2)', '* ESEARCH (TAG "U1") UID REMOVEFROM (0 2)', '* 2 EXPUNGE', 'Q1 OK']);
     // A new message afterwards: sequence number 4 now.
     server.control.addMessage('INBOX', { raw: mail('z') });
     assert.deepEqual(await answer(c, 'NOOP'), ['* 4 EXISTS', '* ESEARCH (TAG "S1") ADDTO (0 4)', '* ESEARCH (TAG "U1") UID ADDTO (0 5)', 'Q1 OK']);
@@ -131,10 +134,10 @@ test('RFC 5267 §4.3 CONTEXT=SORT: ADDTO and REMOVEFROM positions are places in 
     assert.deepEqual(await answer(c, 'NOOP'), ['* 7 EXISTS', '* ESEARCH (TAG "B1") UID ADDTO (2 6) ADDTO (5 5) ADDTO (7 7)', 'Q1 OK']);
     // Now h g f d c b a. Removing f (3) and c (5): the later one first, so each position holds when applied.
     server.control.expungeMessages('INBOX', { uids: [3, 5] });
-    assert.deepEqual(await answer(c, 'NOOP'), ['* 5 EXPUNGE', '* 3 EXPUNGE', '* ESEARCH (TAG "B1") UID REMOVEFROM (5 5) REMOVEFROM (3 3)', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "B1") UID REMOVEFROM (5 5) REMOVEFROM (3 3)', '* 5 EXPUNGE', '* 3 EXPUNGE', 'Q1 OK']);
     // A run of neighbours that ascends is one set: d (2) and b (1) are neighbours but descend, so two items.
     server.control.expungeMessages('INBOX', { uids: [1, 2] });
-    assert.deepEqual(await answer(c, 'NOOP'), ['* 2 EXPUNGE', '* 1 EXPUNGE', '* ESEARCH (TAG "B1") UID REMOVEFROM (4 1) REMOVEFROM (3 2)', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "B1") UID REMOVEFROM (4 1) REMOVEFROM (3 2)', '* 2 EXPUNGE', '* 1 EXPUNGE', 'Q1 OK']);
     // Sequence-number SORT results with PARTIAL: the window answers first, the updates cover the whole result.
     c.write('B2 SORT RETURN (UPDATE PARTIAL 1:1) (SUBJECT) UTF-8 ALL\r\n');
     assert.deepEqual(await c.until('B2'), ['* ESEARCH (TAG "B2") PARTIAL (1:1 3)', 'B2 OK Sort completed']);
@@ -158,7 +161,7 @@ test('RFC 5267 §4: past maxContexts the search is answered with NO [NOUPDATE "t
     const posted = await request(r.restPort, 'POST', '/v1/mailboxes/INBOX/messages', { json: { raw: mail('new') } });
     assert.equal(posted.status, 201);
     assert.deepEqual(await answer(c, 'NOOP'), ['* 5 EXISTS', '* ESEARCH (TAG "Q1") UID ADDTO (0 5)', 'Q1 OK']);
-    // A search reusing a live tag replaces its result; RETURN (CONTEXT) is a hint only.
+    // Without UPDATE a live tag may be used again (the result stays live); RETURN (CONTEXT) is a hint only.
     assert.deepEqual(await answer(c, 'UID SEARCH RETURN (CONTEXT COUNT) ALL'), ['* ESEARCH (TAG "Q1") UID COUNT 5', 'Q1 OK']);
     c.close();
   } finally {

@@ -9,10 +9,10 @@
  * `* ESEARCH (TAG "t") [UID] REMOVEFROM (pos set)` and `ADDTO (pos set)`
  * with the changes of the full result list, at the points other untagged
  * updates go out (after a command, at once while idling) and after the
- * EXISTS/EXPUNGE that make the numbers valid
- * (./diff.ts: position 0 for SEARCH, places in sort order for SORT). For sequence
- * number results an expunged message is not also removed: its EXPUNGE
- * told the client; UID results get a REMOVEFROM for it. `CONTEXT` (the hint
+ * EXISTS that makes the numbers valid (./diff.ts: position 0 for SEARCH,
+ * places in sort order for SORT). Expunged messages are removed right
+ * before their EXPUNGE (or VANISHED), with the numbers the client still
+ * has, as Dovecot does. A second UPDATE under a live tag is BAD. `CONTEXT` (the hint
  * that PARTIAL windows will follow) is accepted and changes nothing.
  * `CANCELUPDATE "tag" ...` ends updates; a tag without updates is NO.
  * Updates end with the selection. Beyond `maxContexts` live results per
@@ -140,13 +140,32 @@ function updatesFor(session: ImapSession, settled: boolean, state: ContextState)
       continue;
     }
     const after = found.map((f) => f.message.uid);
-    // A sequence-number result already lost expunged messages through EXPUNGE.
-    const before = result.uid ? result.uids : result.uids.filter((uid) => selected.seqOfUid(uid) !== 0);
+    // Expunged messages left the list before their EXPUNGE (beforeExpunges); none can remain, but a number must exist.
+    const before = result.uids.filter((uid) => selected.seqOfUid(uid) !== 0);
     const number = result.uid ? (uid: number) => uid : (uid: number) => selected.seqOfUid(uid);
     const items = result.sorted ? contextChanges(before, after, number) : searchChanges(before, after, number);
     result.uids = after;
     if (items.length === 0) continue;
     const line: ImapValue[] = [atom('ESEARCH'), [atom('TAG'), tag]];
+    if (result.uid) line.push(atom('UID'));
+    out.push([...line, ...items]);
+  }
+  return out;
+}
+
+/** REMOVEFROM of expunged messages, before their EXPUNGE, with the numbers the client still has. */
+function beforeExpunges(session: ImapSession, gone: ReadonlySet<number>, state: ContextState): (readonly ImapValue[])[] {
+  const live = state.sessions.get(session);
+  if (!live || live.size === 0) return [];
+  const selected = session.selected;
+  const out: ImapValue[][] = [];
+  for (const result of live.values()) {
+    if (result.selected !== selected || !result.uids.some((uid) => gone.has(uid))) continue;
+    const after = result.uids.filter((uid) => !gone.has(uid));
+    const number = result.uid ? (uid: number) => uid : (uid: number) => selected.seqOfUid(uid);
+    const items = result.sorted ? contextChanges(result.uids, after, number) : searchChanges(result.uids, after, number);
+    result.uids = after;
+    const line: ImapValue[] = [atom('ESEARCH'), [atom('TAG'), result.tag]];
     if (result.uid) line.push(atom('UID'));
     out.push([...line, ...items]);
   }
@@ -176,9 +195,12 @@ export const extension = defineExtension<ContextState>({
     }
   },
   commands: [{ name: 'CANCELUPDATE', states: SELECTED, run: (ctx) => cancelUpdate(ctx, imapProtocol(ctx.session.server).api('CONTEXT') as ContextState) }],
-  updates: { after: updatesFor },
+  updates: { after: updatesFor, beforeExpunges },
   search: {
     returnOptions: ['UPDATE', 'CONTEXT'],
+    // The tag names the live result (CANCELUPDATE, ESEARCH TAG): a second one under a live tag is refused, as Dovecot does.
+    refuseReturnOptions: (options, { session, tag }, state) =>
+      options.has('UPDATE') && state.sessions.get(session)?.get(tag)?.selected === session.selected ? `Tag ${tag.slice(0, 40)} already names a result being updated` : undefined,
     // With UPDATE or CONTEXT alone the ESEARCH response is still sent, with no result data (as Dovecot does).
     resultItems: (ctx) => {
       if (ctx.found === null || ctx.options.size === 0 || [...ctx.options].some((o) => !NOT_RESULTS.has(o))) return undefined;
@@ -187,7 +209,6 @@ export const extension = defineExtension<ContextState>({
     results: (ctx, state) => {
       if (!ctx.options.has('UPDATE') || ctx.found === null) return;
       const live = liveOf(state, ctx.session);
-      live.delete(ctx.tag);
       if (live.size >= state.maxContexts) {
         ctx.session.untaggedList(noUpdate(ctx.tag, 'Too many contexts'));
         return;

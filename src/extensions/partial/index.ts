@@ -36,7 +36,7 @@ export const extension = defineExtension<undefined>({
       if (range === null) failBad(`Invalid PARTIAL range ${text.slice(0, 40)}`);
       return range!;
     },
-    refuseReturnOptions: (options) => (options.has('PARTIAL') && options.has('ALL') ? 'PARTIAL and ALL cannot be used together' : undefined),
+    refuseReturnOptions: (options, _ctx) => (options.has('PARTIAL') && options.has('ALL') ? 'PARTIAL and ALL cannot be used together' : undefined),
     resultItems: (ctx) => {
       const range = partialRangeOf(ctx);
       if (range === undefined || ctx.found === null) return undefined;
