@@ -184,7 +184,7 @@ export interface SearchPoint<S = unknown> {
    */
   parseReturnOption?(option: string, args: ArgParser, state: S): unknown;
   /** BAD text when the result options given cannot go together (PARTIAL with ALL), checked before the search runs. */
-  refuseReturnOptions?(options: ReadonlySet<string>, ctx: { readonly session: ImapSession; readonly tag: string }, state: S): string | undefined;
+  refuseReturnOptions?(options: ReadonlySet<string>, ctx: { readonly session: ImapSession; readonly tag: string; readonly command: string }, state: S): string | undefined;
   /**
    * ESEARCH data items for this extension's result options, put by ESEARCH
    * into its one `* ESEARCH` response after MIN/MAX/ALL/COUNT; undefined

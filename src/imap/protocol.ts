@@ -87,7 +87,7 @@ export interface ImapProtocol {
   /** Reads the arguments of a result option (`SearchPoint.parseReturnOption`); undefined when it takes none. */
   searchReturnArguments(option: string, args: ArgParser): unknown;
   /** The first refusal of a set of result options (BAD text), or undefined. */
-  searchReturnRefusal(options: ReadonlySet<string>, ctx: { readonly session: ImapSession; readonly tag: string }): string | undefined;
+  searchReturnRefusal(options: ReadonlySet<string>, ctx: { readonly session: ImapSession; readonly tag: string; readonly command: string }): string | undefined;
   /** The `search.resultItems` of every extension, in canonical order. */
   searchResultItems(ctx: SearchResultContext): SearchResultItems[];
   readonly statusItems: ReadonlyMap<string, StatusItem>;

@@ -11,11 +11,14 @@ export function dovecot(): PresetOptions {
     // THREAD=ORDEREDSUBJECT ... UNSELECT CHILDREN NAMESPACE UIDPLUS LIST-EXTENDED CONDSTORE QRESYNC ESEARCH
     // ESORT SEARCHRES WITHIN CONTEXT=SEARCH LIST-STATUS BINARY MOVE QUOTA, SPECIAL-USE (st3fan/dovecot-xaps-plugin
     // issue #12). Not built in (left out): LOGIN-REFERRALS, MULTIAPPEND, CATENATE, URL-PARTIAL, I18NLEVEL=1,
-    // WITHIN, CONTEXT=SEARCH, THREAD=REFS.
+    // THREAD=REFS.
     plugins: [
       'LITERAL+', 'SASL-IR', 'ID', 'ENABLE', 'IDLE', 'AUTH=PLAIN', 'SORT', 'THREAD', 'UNSELECT', 'CHILDREN', 'NAMESPACE',
-      'UIDPLUS', 'CONDSTORE', 'QRESYNC', 'ESEARCH', 'SEARCHRES', 'LIST-STATUS', 'BINARY', 'MOVE', 'QUOTA', 'SPECIAL-USE',
+      'UIDPLUS', 'CONDSTORE', 'QRESYNC', 'ESEARCH', 'SEARCHRES', 'WITHIN', 'CONTEXT', 'LIST-STATUS', 'BINARY', 'MOVE', 'QUOTA',
+      'SPECIAL-USE',
     ],
+    // [D1] CONTEXT=SEARCH without CONTEXT=SORT.
+    pluginOptions: { CONTEXT: { sort: false } },
     // [D2] doc.dovecot.org "Testing installation": `* OK [CAPABILITY ...] Dovecot ready.`
     greeting: 'Dovecot ready.',
     // [D3] namespace separator: "." for Maildir (the default example config); [D4] @mailbox_defaults = english:

@@ -236,3 +236,20 @@ test('RFC 5032 with RFC 5267: a live YOUNGER result loses messages as they grow 
     await server.stop();
   }
 });
+
+test('pluginOptions.CONTEXT.sort false: CONTEXT=SEARCH only, as Dovecot; UPDATE on SORT is BAD, on SEARCH it works', async () => {
+  const { server, port } = await startServer({ plugins: PLUGINS, storage: storage() as never, pluginOptions: { CONTEXT: { sort: false } } });
+  try {
+    const c = await rawSession(port);
+    const caps = (await c.command('CAPABILITY'))[0]!;
+    assert.match(caps, / CONTEXT=SEARCH/);
+    assert.doesNotMatch(caps, /CONTEXT=SORT/);
+    await c.command('SELECT INBOX');
+    assert.deepEqual(await answer(c, 'UID SORT RETURN (UPDATE) (SUBJECT) UTF-8 ALL'), ['Q1 BAD']);
+    assert.deepEqual(await answer(c, 'UID SORT RETURN (COUNT) (SUBJECT) UTF-8 ALL'), ['* ESEARCH (TAG "Q1") UID COUNT 4', 'Q1 OK']);
+    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE COUNT) ALL'), ['* ESEARCH (TAG "Q1") UID COUNT 4', 'Q1 OK']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});

@@ -15,7 +15,8 @@
  * has, as Dovecot does. A second UPDATE under a live tag is BAD. `CONTEXT` (the hint
  * that PARTIAL windows will follow) is accepted and changes nothing.
  * `CANCELUPDATE "tag" ...` ends updates; a tag without updates is NO.
- * Updates end with the selection. Beyond `maxContexts` live results per
+ * Updates end with the selection. `sort: false` offers CONTEXT=SEARCH only
+ * (UPDATE on SORT is BAD), as Dovecot. Beyond `maxContexts` live results per
  * session (default 16) the search is answered without updates and with
  * `* NO [NOUPDATE "tag"]`; so is a result that can no longer be kept
  * (access to the mailbox lost).
@@ -53,6 +54,8 @@ export interface ContextState {
   readonly maxContexts: number;
   /** How often results with time-dependent keys (OLDER/YOUNGER) are searched again, ms. */
   readonly clockCheckMs: number;
+  /** CONTEXT=SORT is offered (while SORT is loaded); false: UPDATE is for SEARCH only, as in Dovecot. */
+  readonly sort: boolean;
   /** The live results whose criteria depend on the clock, and the timer that revisits them while there are any. */
   readonly ticking: Set<LiveResult>;
   timer: NodeJS.Timeout | null;
@@ -178,17 +181,22 @@ export const extension = defineExtension<ContextState>({
   requires: ['ESEARCH'],
   options: {
     type: 'object',
-    properties: { maxContexts: { type: 'integer', minimum: 0 }, clockCheckMs: { type: 'integer', minimum: 10 } },
+    properties: {
+      maxContexts: { type: 'integer', minimum: 0 },
+      clockCheckMs: { type: 'integer', minimum: 10 },
+      sort: { type: 'boolean' },
+    },
   },
   setup: ({ options }) => ({
     maxContexts: (options.maxContexts as number | undefined) ?? 16,
     clockCheckMs: (options.clockCheckMs as number | undefined) ?? 1000,
+    sort: (options.sort as boolean | undefined) ?? true,
     ticking: new Set(),
     timer: null,
     sessions: new WeakMap(),
     changes: new WeakMap(),
   }),
-  capabilities: (session) => (imapProtocol(session.server).has('SORT') ? ['CONTEXT=SEARCH', 'CONTEXT=SORT'] : ['CONTEXT=SEARCH']),
+  capabilities: (session, state) => (state.sort && imapProtocol(session.server).has('SORT') ? ['CONTEXT=SEARCH', 'CONTEXT=SORT'] : ['CONTEXT=SEARCH']),
   onChange: (change, state) => {
     if (change.kind === 'append' || change.kind === 'expunge' || change.kind === 'flags') {
       state.changes.set(change.mailbox, (state.changes.get(change.mailbox) ?? 0) + 1);
@@ -199,8 +207,11 @@ export const extension = defineExtension<ContextState>({
   search: {
     returnOptions: ['UPDATE', 'CONTEXT'],
     // The tag names the live result (CANCELUPDATE, ESEARCH TAG): a second one under a live tag is refused, as Dovecot does.
-    refuseReturnOptions: (options, { session, tag }, state) =>
-      options.has('UPDATE') && state.sessions.get(session)?.get(tag)?.selected === session.selected ? `Tag ${tag.slice(0, 40)} already names a result being updated` : undefined,
+    refuseReturnOptions: (options, { session, tag, command }, state) => {
+      if (!options.has('UPDATE')) return undefined;
+      if (!state.sort && /SORT$/.test(command)) return 'UPDATE needs CONTEXT=SORT';
+      return state.sessions.get(session)?.get(tag)?.selected === session.selected ? `Tag ${tag.slice(0, 40)} already names a result being updated` : undefined;
+    },
     // With UPDATE or CONTEXT alone the ESEARCH response is still sent, with no result data (as Dovecot does).
     resultItems: (ctx) => {
       if (ctx.found === null || ctx.options.size === 0 || [...ctx.options].some((o) => !NOT_RESULTS.has(o))) return undefined;

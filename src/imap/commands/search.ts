@@ -79,7 +79,7 @@ export function readReturnOptions(ctx: CommandContext): ReturnOptions | null {
     options.add(option);
   });
   args.sp();
-  const refused = protocol.searchReturnRefusal(options, { session: ctx.session, tag: ctx.tag });
+  const refused = protocol.searchReturnRefusal(options, { session: ctx.session, tag: ctx.tag, command: ctx.name });
   if (refused !== undefined) failBad(refused);
   return { options, returnArguments };
 }
