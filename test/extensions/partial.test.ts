@@ -7,6 +7,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { atom, type Plugin } from '../../src/index.js';
 import { rawSession, startServer, mail } from '../helpers/server.js';
 
 /** 100 messages with UIDs 200..250 and 252..300 (251 is gone); every tenth (seq 10, 20, ...) is \Deleted. */
@@ -129,6 +130,41 @@ test('without the PARTIAL plugin the option is unknown (BAD) and not advertised'
   try {
     assert.doesNotMatch((await c.command('CAPABILITY'))[0]!, /PARTIAL/);
     assert.match((await run('SEARCH RETURN (PARTIAL 1:5) ALL')).at(-1)!, /^P1 BAD /);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('the points PARTIAL uses are open to plugins: a result option with an argument, a refusal, ESEARCH items', async () => {
+  // XFIRST n: the first n results as an ESEARCH item; not together with MAX.
+  const xfirst: Plugin<undefined> = {
+    name: 'XFIRST',
+    requires: ['ESEARCH'],
+    search: {
+      returnOptions: ['XFIRST'],
+      parseReturnOption: (_option, args) => {
+        args.sp();
+        return args.nzNumber();
+      },
+      refuseReturnOptions: (options) => (options.has('XFIRST') && options.has('MAX') ? 'XFIRST and MAX do not go together' : undefined),
+      resultItems: (ctx) => {
+        if (!ctx.options.has('XFIRST') || ctx.found === null) return undefined;
+        const first = ctx.found.slice(0, ctx.returnArguments.get('XFIRST') as number);
+        return { items: [atom('XFIRST'), first.map((f) => (ctx.uid ? f.message.uid : f.seq))], returned: first };
+      },
+    },
+  };
+  const { server, port } = await startServer({ plugins: ['ESEARCH', xfirst], storage: storage() as never });
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    c.write('X1 UID SEARCH RETURN (XFIRST 3 COUNT) DELETED\r\n');
+    assert.deepEqual(await c.until('X1'), ['* ESEARCH (TAG "X1") UID COUNT 10 XFIRST (209 219 229)', 'X1 OK Search completed']);
+    for (const bad of ['SEARCH RETURN (XFIRST) ALL', 'SEARCH RETURN (XFIRST 0) ALL', 'SEARCH RETURN (XFIRST 2 MAX) ALL', 'SEARCH RETURN (XFIRST 1 XFIRST 2) ALL']) {
+      c.write(`B1 ${bad}\r\n`);
+      assert.match((await c.until('B1')).at(-1)!, /^B1 BAD /, bad);
+    }
     c.close();
   } finally {
     await server.stop();
