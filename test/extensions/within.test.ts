@@ -55,6 +55,11 @@ test('RFC 5032: CAPABILITY lists WITHIN; OLDER and YOUNGER count seconds back fr
     assert.deepEqual(await search('UID SEARCH YOUNGER 86399'), ['* SEARCH 1 2', 'S1 OK Search completed']);
     assert.deepEqual(await search('SEARCH RETURN (COUNT MAX) OLDER 60'), ['* ESEARCH (TAG "S1") MAX 4 COUNT 3', 'S1 OK Search completed']);
     assert.deepEqual(await search('SORT (REVERSE ARRIVAL) UTF-8 OLDER 60'), ['* SORT 2 3 4', 'S1 OK Sort completed']);
+    // Fractions of the clock's second do not count: INTERNALDATE has none (as Dovecot compares).
+    now = NOW + 999;
+    assert.deepEqual(await search('SEARCH YOUNGER 10'), ['* SEARCH 1', 'S1 OK Search completed']);
+    now = NOW + 1000;
+    assert.deepEqual(await search('SEARCH YOUNGER 10'), ['* SEARCH', 'S1 OK Search completed']);
     // The clock moves: the same search answers differently a day later.
     now = NOW + 86400 * 1000;
     assert.deepEqual(await search('SEARCH YOUNGER 90000'), ['* SEARCH 1 2', 'S1 OK Search completed']);
