@@ -93,6 +93,9 @@ test('RFC 9394 with SEARCHRES: SAVE keeps the window, so UID FETCH $ pages throu
     assert.deepEqual(await run('UID FETCH $ (UID)'), ['* 3 FETCH (UID 202)', '* 4 FETCH (UID 203)', 'P1 OK Fetch completed']);
     assert.deepEqual(await run('SEARCH RETURN (SAVE COUNT PARTIAL 1:1) DELETED'), ['* ESEARCH (TAG "P1") COUNT 10 PARTIAL (1:1 10)', 'P1 OK Search completed']);
     assert.deepEqual(await run('FETCH $ (UID)'), ['* 10 FETCH (UID 209)', 'P1 OK Fetch completed']);
+    // The newest page first: the last three undeleted messages, then their flags.
+    assert.deepEqual(await run('UID SEARCH RETURN (SAVE PARTIAL -1:-3) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (-1:-3 297:299)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('UID FETCH $ (FLAGS)'), ['* 97 FETCH (UID 297 FLAGS ())', '* 98 FETCH (UID 298 FLAGS ())', '* 99 FETCH (UID 299 FLAGS ())', 'P1 OK Fetch completed']);
     c.close();
   } finally {
     await server.stop();
