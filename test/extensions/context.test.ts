@@ -26,7 +26,7 @@ const PLUGINS = ['CONTEXT', 'SORT', 'PARTIAL', 'IDLE'];
 async function answer(c: RawClient, command: string): Promise<string[]> {
   c.write(`Q1 ${command}\r\n`);
   const lines = await c.until('Q1');
-  return lines.filter((l) => /^\* (ESEARCH|NO|\d+ EXISTS|\d+ EXPUNGE)\b/.test(l) || l.startsWith('Q1 ')).map((l) => (l.startsWith('Q1 ') ? l.split(' ').slice(0, 2).join(' ') : l));
+  return lines.filter((l) => /^\* (ESEARCH|NO|VANISHED|\d+ EXISTS|\d+ EXPUNGE)\b/.test(l) || l.startsWith('Q1 ')).map((l) => (l.startsWith('Q1 ') ? l.split(' ').slice(0, 2).join(' ') : l));
 }
 
 test('RFC 5267 §4: capabilities; UPDATE answers the result, then ADDTO/REMOVEFROM follow other sessions and the control API', async () => {
@@ -248,6 +248,21 @@ test('pluginOptions.CONTEXT.sort false: CONTEXT=SEARCH only, as Dovecot; UPDATE 
     assert.deepEqual(await answer(c, 'UID SORT RETURN (UPDATE) (SUBJECT) UTF-8 ALL'), ['Q1 BAD']);
     assert.deepEqual(await answer(c, 'UID SORT RETURN (COUNT) (SUBJECT) UTF-8 ALL'), ['* ESEARCH (TAG "Q1") UID COUNT 4', 'Q1 OK']);
     assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE COUNT) ALL'), ['* ESEARCH (TAG "Q1") UID COUNT 4', 'Q1 OK']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 5267 with QRESYNC: the REMOVEFROM of an expunged message comes before its VANISHED', async () => {
+  const { server, port } = await startServer({ plugins: [...PLUGINS, 'ENABLE', 'QRESYNC'], storage: storage() as never });
+  try {
+    const c = await rawSession(port);
+    await c.command('ENABLE QRESYNC');
+    await c.command('SELECT INBOX');
+    assert.deepEqual(await answer(c, 'UID SEARCH RETURN (UPDATE ALL) NOT SEEN'), ['* ESEARCH (TAG "Q1") UID ALL 2,4', 'Q1 OK']);
+    server.control.expungeMessages('INBOX', { uids: [1, 2] });
+    assert.deepEqual(await answer(c, 'NOOP'), ['* ESEARCH (TAG "Q1") UID REMOVEFROM (0 2)', '* VANISHED 1:2', 'Q1 OK']);
     c.close();
   } finally {
     await server.stop();
