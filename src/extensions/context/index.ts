@@ -64,7 +64,8 @@ export interface ContextState {
   readonly changes: WeakMap<Mailbox, number>;
 }
 
-const NOT_RESULTS = new Set(['UPDATE', 'CONTEXT']);
+/** Options that ask for no result data: with UPDATE or CONTEXT among them, ESEARCH still answers (empty), as Dovecot does. */
+const NOT_RESULTS = new Set(['UPDATE', 'CONTEXT', 'SAVE']);
 
 function noUpdate(tag: string, text: string): ImapValue[] {
   return [atom('NO'), atom(`[NOUPDATE ${JSON.stringify(tag)}]`), atom(text)];
@@ -214,7 +215,8 @@ export const extension = defineExtension<ContextState>({
     },
     // With UPDATE or CONTEXT alone the ESEARCH response is still sent, with no result data (as Dovecot does).
     resultItems: (ctx) => {
-      if (ctx.found === null || ctx.options.size === 0 || [...ctx.options].some((o) => !NOT_RESULTS.has(o))) return undefined;
+      const ours = ctx.options.has('UPDATE') || ctx.options.has('CONTEXT');
+      if (ctx.found === null || !ours || [...ctx.options].some((o) => !NOT_RESULTS.has(o))) return undefined;
       return { items: [], returned: [] };
     },
     results: (ctx, state) => {
