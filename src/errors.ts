@@ -16,6 +16,10 @@ export type ErrorCode =
   | 'NOTFOUND'
   | 'METHOD'
   | 'LIMIT'
+  /** A wait ended without a matching event (REST 408). */
+  | 'TIMEOUT'
+  /** A position in the event backlog that is no longer kept (REST 410). */
+  | 'EXPIRED'
   | 'NOPERM'
   | 'USEATTR'
   | 'SERVERERROR';

@@ -2,7 +2,10 @@ import { EventEmitter } from 'node:events';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { ControlApi, type AppendCheck } from './control/control.js';
-import { EVENT_TYPES, type ServerEventMap } from './events.js';
+import { EventLog, type EventRecord } from './event-log.js';
+import { conditionsOf, matchesAll } from './event-match.js';
+import { EVENT_TYPES, type ServerEventMap, type ServerEvents, type ServerEventType } from './events.js';
+import { ServiceError } from './errors.js';
 import type { ExtensionApis } from './extensions/extension.js';
 import { imapProtocol } from './imap/protocol.js';
 import { ImapSession } from './imap/session.js';
@@ -54,12 +57,17 @@ export class Server extends EventEmitter<ServerEventMap> {
   private rest: RestServer | null = null;
   private smtp: SmtpIntake | null = null;
   private markStopped!: () => void;
+  /** Every event with its id; the backlog streams and waits read. */
+  readonly eventLog: EventLog;
+  /** Event types recorded in the log: worked out on the first event (extensions add theirs). */
+  private loggedTypes: Set<string> | null = null;
   /** Resolves when the server has stopped (stop(), shutdown, REST POST /v1/shutdown). */
   readonly stopped: Promise<void> = new Promise((resolve) => (this.markStopped = resolve));
 
   constructor(options: ServerOptions = {}) {
     super();
     this.options = resolveOptions(options);
+    this.eventLog = new EventLog(this.options.events);
     this.store = new Store(this.options.storage, this.options.users);
     // Rules are checked against the command table (a `command` no one defines would never match).
     this.script = new ScriptEngine(this.options.scriptSeed, (firing) => this.emit('script', firing), () => imapProtocol(this).commands);
@@ -95,6 +103,76 @@ export class Server extends EventEmitter<ServerEventMap> {
   /** Event types this server emits: the spec's, then those its extensions declare (`events`). */
   eventTypes(): string[] {
     return [...new Set<string>([...EVENT_TYPES, ...imapProtocol(this).eventTypes])];
+  }
+
+  /**
+   * Every server event goes through the log first (its id, the backlog,
+   * waits), then to listeners. EventEmitter's own events (`newListener`,
+   * `error`) are not server events and are not logged.
+   */
+  override emit<K>(eventName: K | keyof ServerEventMap, ...args: K extends keyof ServerEventMap ? ServerEventMap[K] : never): boolean;
+  override emit(eventName: string | symbol, ...args: unknown[]): boolean {
+    if (typeof eventName === 'string') {
+      this.loggedTypes ??= new Set(this.eventTypes());
+      if (this.loggedTypes.has(eventName)) this.eventLog.record(eventName, args[0]);
+    }
+    return (super.emit as (name: string | symbol, ...rest: unknown[]) => boolean)(eventName, ...args);
+  }
+
+  /** Id of the newest event (0 before the first): a `since` for a later `waitFor` or stream. */
+  lastEventId(): number {
+    return this.eventLog.lastId;
+  }
+
+  /**
+   * Resolves with the first event of `type` (or one of `types`) that passes
+   * `predicate` (a function of the data, or fields to match as
+   * GET /v1/events/wait's `match` does: `{ 'session.user': 'alice' }`).
+   * With `since`, events of the backlog after that id count too, so
+   * `const id = server.lastEventId(); act(); await server.waitFor(..., { since: id })`
+   * cannot miss an event that came before the wait. Fails with TIMEOUT after
+   * `timeout` ms (default 30000), EXPIRED when the backlog no longer holds
+   * every event after `since`, LIMIT over `events.maxWaiters`, CANNOT when
+   * the server stops or `signal` aborts.
+   */
+  waitFor<K extends ServerEventType>(
+    type: K | readonly K[],
+    predicate?: ((data: ServerEvents[K]) => boolean) | Readonly<Record<string, string | number | boolean | null>>,
+    options?: { timeout?: number; since?: number; signal?: AbortSignal },
+  ): Promise<EventRecord<ServerEvents[K]>>;
+  waitFor(
+    type: string | readonly string[],
+    predicate?: ((data: unknown) => boolean) | Readonly<Record<string, string | number | boolean | null>>,
+    options?: { timeout?: number; since?: number; signal?: AbortSignal },
+  ): Promise<EventRecord>;
+  waitFor(
+    type: string | readonly string[],
+    predicate?: ((data: never) => boolean) | Readonly<Record<string, string | number | boolean | null>>,
+    options: { timeout?: number; since?: number; signal?: AbortSignal } = {},
+  ): Promise<EventRecord> {
+    try {
+      const types = typeof type === 'string' ? [type] : [...type];
+      const valid = this.eventTypes();
+      if (types.length === 0) throw new ServiceError('INVALID', `waitFor: name at least one event type of ${valid.join(', ')}`);
+      for (const t of types) {
+        if (!valid.includes(t)) throw new ServiceError('INVALID', `waitFor: unknown event type ${JSON.stringify(t)}; valid types: ${valid.join(', ')}`);
+      }
+      const timeout = options.timeout ?? DEFAULT_WAIT_TIMEOUT;
+      if (!(timeout >= 0)) throw new ServiceError('INVALID', `waitFor: timeout must be a number of milliseconds >= 0, got ${String(timeout)}`);
+      if (options.since !== undefined && !(Number.isSafeInteger(options.since) && options.since >= 0)) {
+        throw new ServiceError('INVALID', `waitFor: since must be an event id (an integer >= 0), got ${String(options.since)}`);
+      }
+      let test: (data: unknown) => boolean;
+      if (typeof predicate === 'function') test = predicate as (data: unknown) => boolean;
+      else if (predicate === undefined) test = () => true;
+      else {
+        const conditions = conditionsOf(predicate, types);
+        test = (data) => matchesAll(data, conditions);
+      }
+      return this.eventLog.wait(types, test, { timeout, since: options.since, signal: options.signal });
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /** The server clock in epoch milliseconds (the `now` option). */
@@ -275,6 +353,7 @@ export class Server extends EventEmitter<ServerEventMap> {
       if (!graceful) this.forceClose();
       return this.stopping;
     }
+    this.eventLog.cancelAll(new ServiceError('CANNOT', 'The server is stopping'));
     const listener = this.imapListener;
     const rest = this.rest;
     const smtp = this.smtp;
@@ -345,6 +424,9 @@ function listenError(err: unknown, listener: string, option: string, flags: stri
   (wrapped as NodeJS.ErrnoException).code = e.code;
   return wrapped;
 }
+
+/** Milliseconds `waitFor` waits when no timeout is given. */
+export const DEFAULT_WAIT_TIMEOUT = 30_000;
 
 /** How long a forced stop lets a `* BYE` reach a client before it destroys the socket. */
 const FORCE_GRACE_MS = 200;

@@ -62,15 +62,18 @@ export const TOP_LEVEL_KEYS = [
   'tls',
   'smtp',
   'pingInterval',
+  'events',
 ] as const;
 
 export const REST_KEYS = ['port', 'host', 'token', 'pingInterval', 'maxEventStreams', 'maxStreamBuffer'] as const;
+export const EVENTS_KEYS = ['backlog', 'backlogBytes', 'maxWaiters'] as const;
 export const USER_KEYS = ['password', 'xoauth2'] as const;
 export const XOAUTH2_KEYS = ['accessToken', 'sessionTimeout'] as const;
 
 const TOP_LEVEL_SET = new Set<string>(TOP_LEVEL_KEYS);
 const REST_SET = new Set<string>(REST_KEYS);
 const USER_SET = new Set<string>(USER_KEYS);
+const EVENTS_SET = new Set<string>(EVENTS_KEYS);
 const XOAUTH2_SET = new Set<string>(XOAUTH2_KEYS);
 
 export const DEFAULTS = {
@@ -91,6 +94,9 @@ export const DEFAULTS = {
   restPingInterval: 15_000,
   restMaxEventStreams: 100,
   restMaxStreamBuffer: 1024 * 1024,
+  eventBacklog: 10_000,
+  eventBacklogBytes: 16 * 1024 * 1024,
+  maxWaiters: 10_000,
 } as const;
 
 /** Extension-owned keys to accept (and typo-check against) beyond the built-in ones. */
@@ -147,6 +153,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   );
   const limits = resolveLimits(problems, options);
   const debug = resolveDebug(problems, options.debug);
+  const events = resolveEvents(problems, options.events);
 
   problems.throwIfAny();
   return {
@@ -175,6 +182,23 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     maxLiteral,
     ...limits,
     debug,
+    events,
+  };
+}
+
+/** `events`: the backlog's size and the number of pending waits. */
+function resolveEvents(problems: Problems, value: unknown): ResolvedOptions['events'] {
+  const fallback = { backlog: DEFAULTS.eventBacklog, backlogBytes: DEFAULTS.eventBacklogBytes, maxWaiters: DEFAULTS.maxWaiters };
+  if (value === undefined) return fallback;
+  if (!isPlainObject(value)) {
+    problems.expected('events', 'an object ({backlog, backlogBytes, maxWaiters})', value);
+    return fallback;
+  }
+  checkTypos(value, EVENTS_SET, EVENTS_KEYS, 'events', problems);
+  return {
+    backlog: optional(value.backlog, fallback.backlog, (v) => integerAtLeast(problems, v, 'events.backlog', 0)),
+    backlogBytes: optional(value.backlogBytes, fallback.backlogBytes, (v) => integerAtLeast(problems, v, 'events.backlogBytes', 0)),
+    maxWaiters: optional(value.maxWaiters, fallback.maxWaiters, (v) => integerAtLeast(problems, v, 'events.maxWaiters', 1)),
   };
 }
 

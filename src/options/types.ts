@@ -195,6 +195,15 @@ export interface ServerOptions {
    */
   shutdownTimeout?: number;
   /**
+   * The event backlog and waits. `backlog`: events kept for late and
+   * reconnecting streams (`since`, `Last-Event-ID`) and for `waitFor` with
+   * `since` (0: none; default 10000). `backlogBytes`: most bytes of event
+   * JSON kept (default 16 MiB); the oldest go first. `maxWaiters`: waits
+   * pending at once, in-process and REST together (default 10000); one more
+   * fails with LIMIT (REST 503).
+   */
+  events?: { backlog?: number; backlogBytes?: number; maxWaiters?: number };
+  /**
    * Wire log: every line in and out of every session, credentials redacted,
    * as `S<n> C: <line>` / `S<n> S: <line>`. `true` writes to stderr; a
    * function receives each line. Default off.
@@ -301,4 +310,5 @@ export interface ResolvedOptions {
   shutdownTimeout: number;
   /** The wire log's sink, or null when `debug` is off. */
   debug: ((line: string) => void) | null;
+  events: { backlog: number; backlogBytes: number; maxWaiters: number };
 }

@@ -29,6 +29,9 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
     for (const [status, codes] of Object.entries(ERROR_STATUS)) {
       responses[status] = { description: codes, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     }
+    for (const [status, codes] of Object.entries(r.errors ?? {})) {
+      responses[status] = { description: codes, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    }
     if (r.stream) {
       responses['503'] = {
         description: 'LIMIT: rest.maxEventStreams streams are open already',

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isServiceError, ServiceError, type ErrorCode } from '../errors.js';
+import type { LoggedEvent } from '../event-log.js';
 import type { ServerEventType } from '../events.js';
 import type { ListenAddress, Server } from '../server.js';
 import { hostVerdict, isLoopbackHost, parseHost, type HostVerdict } from './host.js';
@@ -44,7 +45,7 @@ export interface RestConfig {
 export { isLoopbackHost };
 
 const STATUS: Partial<Record<ErrorCode, number>> = {
-  INVALID: 400, UNAUTHORIZED: 401, NONEXISTENT: 404, NOTFOUND: 404, METHOD: 405, TOOBIG: 413, UNSUPPORTED: 415, SERVERERROR: 500,
+  INVALID: 400, UNAUTHORIZED: 401, NONEXISTENT: 404, NOTFOUND: 404, METHOD: 405, TIMEOUT: 408, EXPIRED: 410, TOOBIG: 413, UNSUPPORTED: 415, SERVERERROR: 500,
 };
 
 export function statusOf(code: ErrorCode): number {
@@ -123,6 +124,10 @@ interface EventStream {
    */
   pending: string[];
   pendingBytes: number;
+  /** Frames carry `id:` lines (the client asked for a position: `since` or `Last-Event-ID`). */
+  ids: boolean;
+  /** Bytes it may have queued: maxStreamBuffer, plus the backlog replayed to it at the start. */
+  limit: number;
 }
 
 /** What an error answer carries, for a ServerResponse or a raw socket alike. */
@@ -153,8 +158,9 @@ export class RestServer {
   /** Sockets answered by `failRaw`, until they close. */
   private readonly rawSockets = new Set<Duplex>();
   /** Streams by event type, and the one server listener per type that feeds them. */
-  private readonly subscribers = new Map<ServerEventType, Set<EventStream>>();
-  private readonly relays = new Map<ServerEventType, (data: unknown) => void>();
+  private readonly subscribers = new Map<string, Set<EventStream>>();
+  /** Stops relaying the event log to the streams (on close). */
+  private stopRelay: (() => void) | null = null;
   private readonly tokenDigest: Buffer | null;
   private readonly pingInterval: number;
   private readonly maxEventStreams: number;
@@ -226,6 +232,8 @@ export class RestServer {
   /** Ends open event streams and closes the listener; not graceful also drops open connections. */
   close(graceful = true): Promise<void> {
     this.closing = true;
+    this.stopRelay?.();
+    this.stopRelay = null;
     for (const stream of [...this.streams]) {
       this.unsubscribe(stream);
       stream.res.end();
@@ -255,6 +263,8 @@ export class RestServer {
   // ------------------------------------------------------------ responses
 
   private send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+    // The client went away (a long poll it gave up on): nothing to answer.
+    if (res.destroyed) return;
     if (res.headersSent) {
       res.end();
       return;
@@ -276,6 +286,12 @@ export class RestServer {
     const allow = (e as ServiceError & { allow?: string }).allow;
     if (allow) extra.Allow = allow;
     if (e.code === 'UNAUTHORIZED') extra['WWW-Authenticate'] = 'Bearer';
+    // A limit on something that frees up by itself (streams, waits) is 503 with Retry-After, not the 409 of a state.
+    const retry = (e as ServiceError & { retryAfter?: number }).retryAfter;
+    if (retry !== undefined) {
+      extra['Retry-After'] = String(retry);
+      status ??= 503;
+    }
     return { status: status ?? statusOf(e.code), body: { error: { code: e.code, message: e.message } }, headers: extra };
   }
 
@@ -601,6 +617,13 @@ export class RestServer {
       }
       types = [...new Set(names)] as ServerEventType[];
     }
+    const log = this.server.eventLog;
+    let since: number | null;
+    try {
+      since = streamPosition(query, req.headers['last-event-id'], log.lastId);
+    } catch (err) {
+      return this.fail(res, err);
+    }
     if (this.closing) return this.fail(res, new ServiceError('CANNOT', 'The server is stopping'));
     if (this.streams.size >= this.maxEventStreams) {
       const error = new ServiceError(
@@ -612,40 +635,62 @@ export class RestServer {
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
     res.write(': connected\n\n');
     res.on('error', () => undefined);
+    // The backlog after the client's position, written before any live event (all of this is synchronous).
+    let replayBytes = 0;
+    if (since !== null) {
+      const parts: string[] = [];
+      let from = since;
+      if (since > log.lastId || log.lost(since)) {
+        // An id from another server run, or older than the backlog: say so, then send all that is kept.
+        parts.push(`event: gap\ndata: ${JSON.stringify({ since, oldest: log.oldestId, last: log.lastId })}\n\n`);
+        from = 0;
+      }
+      const wantedTypes = new Set<string>(types);
+      for (const e of log.after(from)) {
+        if (e.json !== null && wantedTypes.has(e.type)) parts.push(`id: ${e.id}\nevent: ${e.type}\ndata: ${e.json}\n\n`);
+      }
+      const text = parts.join('');
+      replayBytes = Buffer.byteLength(text);
+      if (text !== '') res.write(text);
+    }
     const stream: EventStream = {
       res,
       types,
       ping: setInterval(() => this.deliver(stream, ': ping\n\n', 8), this.pingInterval),
       pending: [],
       pendingBytes: 0,
+      ids: since !== null,
+      limit: this.maxStreamBuffer + replayBytes,
     };
     stream.ping.unref();
     this.streams.add(stream);
+    // One log listener for all streams: each event is serialized once, however many streams want it.
+    this.stopRelay ??= log.listen((event) => this.relay(event));
     for (const type of types) {
       let set = this.subscribers.get(type);
-      if (!set) {
-        set = new Set();
-        this.subscribers.set(type, set);
-        const subscribers = set;
-        // One listener per type for all streams: the event is serialized once, however many streams want it.
-        const relay = (data: unknown): void => {
-          let text: string;
-          try {
-            text = `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
-          } catch {
-            return; // never let a stream break the operation that emitted the event
-          }
-          const bytes = Buffer.byteLength(text);
-          for (const s of subscribers) this.deliver(s, text, bytes);
-        };
-        this.relays.set(type, relay);
-        (this.server as unknown as NodeJS.EventEmitter).on(type, relay);
-      }
+      if (!set) this.subscribers.set(type, (set = new Set()));
       set.add(stream);
     }
     const cleanup = (): void => this.unsubscribe(stream);
     res.once('close', cleanup);
     req.once('close', cleanup);
+  }
+
+  /** Sends a logged event to the streams that want its type. */
+  private relay(event: LoggedEvent): void {
+    const subscribers = this.subscribers.get(event.type);
+    if (!subscribers || event.json === null) return; // never let a stream break the operation that emitted the event
+    let plain: string | null = null;
+    let withId: string | null = null;
+    for (const s of subscribers) {
+      if (s.ids) {
+        withId ??= `id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`;
+        this.deliver(s, withId, Buffer.byteLength(withId));
+      } else {
+        plain ??= `event: ${event.type}\ndata: ${event.json}\n\n`;
+        this.deliver(s, plain, Buffer.byteLength(plain));
+      }
+    }
   }
 
   /**
@@ -657,7 +702,7 @@ export class RestServer {
   private deliver(stream: EventStream, text: string, bytes: number): void {
     const { res } = stream;
     if (res.destroyed || res.writableEnded) return this.unsubscribe(stream);
-    if (res.writableLength + stream.pendingBytes > this.maxStreamBuffer) {
+    if (res.writableLength + stream.pendingBytes > stream.limit) {
       this.unsubscribe(stream);
       res.destroy();
       return;
@@ -688,14 +733,31 @@ export class RestServer {
       const set = this.subscribers.get(type);
       if (!set) continue;
       set.delete(stream);
-      if (set.size === 0) {
-        this.subscribers.delete(type);
-        const relay = this.relays.get(type);
-        this.relays.delete(type);
-        if (relay) (this.server as unknown as NodeJS.EventEmitter).off(type, relay);
-      }
+      if (set.size === 0) this.subscribers.delete(type);
     }
   }
+}
+
+/**
+ * The position a stream starts after: `Last-Event-ID` (a reconnecting
+ * EventSource) wins over `since`; `since=now` is the newest id (live events
+ * only, but with ids). Null: neither given, a plain stream of live events
+ * without ids, as the spec shows it.
+ */
+function streamPosition(query: URLSearchParams, header: string | string[] | undefined, last: number): number | null {
+  const lastEventId = Array.isArray(header) ? header[0] : header;
+  if (lastEventId !== undefined && lastEventId.trim() !== '') {
+    const t = lastEventId.trim();
+    if (!/^[0-9]{1,15}$/.test(t)) throw new ServiceError('INVALID', `Last-Event-ID: expected an event id (digits), got ${JSON.stringify(t)}`);
+    return Number(t);
+  }
+  const given = query.getAll('since');
+  if (given.length === 0) return null;
+  if (given.length > 1) throw new ServiceError('INVALID', 'since: given more than once');
+  const v = given[0]!;
+  if (v === 'now') return last;
+  if (!/^[0-9]{1,15}$/.test(v)) throw new ServiceError('INVALID', `since: expected an event id (digits) or now, got ${JSON.stringify(v)}`);
+  return Number(v);
 }
 
 const NO_BODY = Symbol('no body');

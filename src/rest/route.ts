@@ -56,6 +56,8 @@ export interface Route {
    */
   handle(ctx: RouteContext): unknown;
   stream?: boolean;
+  /** Error statuses beyond the common ones, with their codes (OpenAPI). */
+  errors?: Record<string, string>;
   /** Called after the response has been sent (shutdown). */
   after?(ctx: RouteContext): void;
 }

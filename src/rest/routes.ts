@@ -7,7 +7,9 @@ import { EVENT_TYPES } from '../events.js';
 import { LIMIT_KEYS } from '../options/resolve.js';
 import { SCRIPT_EVENTS, type ScriptRule } from '../script/rule.js';
 import { SESSION_STATES } from '../script/validate.js';
-import type { Param, Route } from './route.js';
+import { matchesAll, parseConditions } from '../event-match.js';
+import { suggestKey } from '../options/typos.js';
+import type { Param, Route, RouteContext } from './route.js';
 import { arrayOf, bool, closeObjects, int, nullable, obj, ref, str, type Schema } from './schema.js';
 
 /** The server's version (the OpenAPI document, GET /v1/health). */
@@ -79,6 +81,10 @@ const healthSchema = (): Schema => obj(
   ['ok', 'version', 'imap', 'rest', 'smtp', 'limits'],
 );
 
+/** Longest `timeout` of GET /v1/events/wait (5 minutes), and the one used without it. */
+export const MAX_WAIT_TIMEOUT = 300_000;
+export const DEFAULT_REST_WAIT = 30_000;
+
 export const serverRoutes: Route[] = [
   {
     method: 'GET', path: '/v1/health', summary: 'Ready signal: the server is up; its listeners, version and limits', operation: 'health',
@@ -140,11 +146,91 @@ export const sessionRoutes: Route[] = [
   },
   {
     method: 'GET', path: '/v1/events', summary: 'Server-Sent Events stream of server events', operation: 'event stream',
-    query: [{ name: 'types', description: `Comma-separated event types: ${EVENT_TYPES.join(', ')}`, schema: str() }],
+    query: [
+      { name: 'types', description: `Comma-separated event types: ${EVENT_TYPES.join(', ')}`, schema: str() },
+      {
+        name: 'since',
+        description:
+          'An event id, or `now`. The stream first replays the kept events after that id (the backlog, `events.backlog`), then goes on live; ' +
+          'every frame then carries an `id:` line. A `Last-Event-ID` request header (a reconnecting EventSource) wins over `since`. ' +
+          'An id older than the backlog (or newer than the newest event: another server run) starts with an `event: gap` frame ' +
+          '(`{ since, oldest, last }`) and then replays everything kept. Without `since` or `Last-Event-ID`: live events only, without `id:` lines.',
+        schema: { oneOf: [int(0), { type: 'string', enum: ['now'] }] },
+      },
+    ],
     status: 200, response: str('text/event-stream'), stream: true,
     handle: () => undefined,
   },
+  {
+    method: 'GET', path: '/v1/events/latest', summary: 'Id of the newest event: a `since` for a later wait or stream', operation: 'lastEventId',
+    status: 200, response: obj({ id: { ...int(0), description: 'Newest event id; 0 before the first event' }, oldest: { ...nullable(int(1)), description: 'Oldest event id still kept, or null' } }),
+    handle: ({ server }) => ({ id: server.lastEventId(), oldest: server.eventLog.oldestId }),
+  },
+  {
+    method: 'GET', path: '/v1/events/wait', summary: 'Long poll: the first event that matches, or 408 TIMEOUT', operation: 'waitFor',
+    query: [
+      { name: 'types', description: `Comma-separated event types (repeatable); without it, any type. Types: ${EVENT_TYPES.join(', ')} and those of loaded plugins`, schema: str() },
+      {
+        name: 'match',
+        description:
+          'Comma-separated `field=value` conditions (repeatable), all of which must hold. `field` is a dotted path into the event data (`session.user`, `messages.uid`); ' +
+          '`value` is compared as text (`null`, `true`, numbers as written); an array matches when one element does. A comma starts a new condition only before `name=`.',
+        schema: str(),
+      },
+      { name: 'since', description: 'An event id: events of the backlog after it count too (so an event that came before the request is not missed). Older than the backlog: 410 EXPIRED', schema: int(0) },
+      { name: 'timeout', description: `Milliseconds to wait, at most ${MAX_WAIT_TIMEOUT}; then 408 TIMEOUT`, schema: dflt({ ...int(0), maximum: MAX_WAIT_TIMEOUT }, DEFAULT_REST_WAIT) },
+    ],
+    status: 200, response: ref('EventRecord'),
+    errors: {
+      '408': 'TIMEOUT: no matching event within timeout',
+      '410': 'EXPIRED: since is older than the backlog',
+      '503': 'LIMIT: events.maxWaiters waits are pending already (with Retry-After)',
+    },
+    handle: (ctx) => waitRoute(ctx),
+  },
 ];
+
+const WAIT_QUERY = ['types', 'match', 'since', 'timeout'];
+
+function waitRoute(ctx: RouteContext): Promise<unknown> {
+  const { query, server, res } = ctx;
+  for (const key of new Set(query.keys())) {
+    if (!WAIT_QUERY.includes(key)) {
+      const hint = suggestKey(key, WAIT_QUERY);
+      throw new ServiceError('INVALID', `${JSON.stringify(key)}: unknown query parameter${hint !== undefined ? `; did you mean ${JSON.stringify(hint)}?` : ''} (parameters: ${WAIT_QUERY.join(', ')})`);
+    }
+  }
+  const single = (name: string): string | null => {
+    const all = query.getAll(name);
+    if (all.length > 1) throw new ServiceError('INVALID', `${name}: given more than once`);
+    return all[0] ?? null;
+  };
+  const valid = server.eventTypes();
+  let types = valid;
+  const named = query.getAll('types');
+  if (named.length > 0) {
+    const names = named.flatMap((v) => v.split(',')).map((t) => t.trim()).filter((t) => t !== '');
+    if (names.length === 0) throw new ServiceError('INVALID', `types: empty list; name at least one of ${valid.join(', ')}, or leave types out for any`);
+    for (const name of names) {
+      if (!valid.includes(name)) throw new ServiceError('INVALID', `Unknown event type ${JSON.stringify(name)}; valid types: ${valid.join(', ')}`);
+    }
+    types = [...new Set(names)];
+  }
+  const conditions = parseConditions(query.getAll('match'), types);
+  const digits = (name: string, text: string): number => {
+    if (!/^[0-9]{1,15}$/.test(text)) throw new ServiceError('INVALID', `${name}: expected a non-negative integer, got ${JSON.stringify(text)}`);
+    return Number(text);
+  };
+  const sinceText = single('since');
+  const timeoutText = single('timeout');
+  const timeout = timeoutText === null ? DEFAULT_REST_WAIT : digits('timeout', timeoutText);
+  if (timeout > MAX_WAIT_TIMEOUT) throw new ServiceError('INVALID', `timeout: at most ${MAX_WAIT_TIMEOUT} ms, got ${timeout}`);
+  // A client that goes away ends its wait, so it no longer counts against events.maxWaiters.
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  const options = sinceText === null ? { timeout, signal: gone.signal } : { timeout, since: digits('since', sinceText), signal: gone.signal };
+  return server.waitFor(types, (data: unknown) => matchesAll(data, conditions), options);
+}
 
 export const userRoutes: Route[] = [
   {
@@ -408,5 +494,9 @@ export const COMPONENTS: Record<string, Schema> = {
   get Health(): Schema {
     return healthSchema();
   },
+  EventRecord: obj(
+    { id: { ...int(1), description: 'Event id (grows by one per event)' }, type: str('Event type'), data: { type: 'object', additionalProperties: true, description: 'The event data, as the event stream sends it' } },
+    ['id', 'type', 'data'],
+  ),
   ScriptRuleEntry: obj({ id: int(), rule: ref('ScriptRule'), matched: int(), hits: int() }),
 };

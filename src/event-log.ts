@@ -1,0 +1,227 @@
+/**
+ * The event backlog and the waiters on it. Every server event gets the next
+ * id (ids only grow; `reset` does not restart them, so an id a client holds
+ * stays meaningful across resets). The last `backlog` events (and at most
+ * `backlogBytes` of their JSON) are kept, so a stream that connects late or
+ * reconnects, and a wait that starts after the event, miss nothing.
+ */
+import { ServiceError } from './errors.js';
+
+/** One event with its id, as the backlog and `waitFor` give it. */
+export interface EventRecord<T = unknown> {
+  id: number;
+  type: string;
+  data: T;
+}
+
+/** An event as kept: serialized once, for the backlog and every stream alike. */
+export interface LoggedEvent {
+  id: number;
+  type: string;
+  /** The JSON of the data; null when it could not be serialized (never kept, never streamed). */
+  json: string | null;
+  bytes: number;
+}
+
+export interface EventLogLimits {
+  /** Events kept (0: none). */
+  backlog: number;
+  /** Bytes of event JSON kept at most. */
+  backlogBytes: number;
+  /** Waits pending at once (in-process and REST together). */
+  maxWaiters: number;
+}
+
+export type EventTest = (data: unknown, record: EventRecord) => boolean;
+
+export interface WaitOptions {
+  /** Milliseconds before the wait fails with TIMEOUT; `Infinity` waits for ever. */
+  timeout: number;
+  /** Look in the backlog from the event after this id first. */
+  since?: number;
+  signal?: AbortSignal;
+}
+
+interface Waiter {
+  types: ReadonlySet<string> | null;
+  test: EventTest;
+  settle(error: unknown, record?: EventRecord): void;
+}
+
+/** Listener of every logged event (the REST streams); gets the live data too. */
+export type LogListener = (event: LoggedEvent, data: unknown) => void;
+
+export class EventLog {
+  private entries: LoggedEvent[] = [];
+  private head = 0;
+  private bytes = 0;
+  private last = 0;
+  /** Id of the newest event no longer kept: a position before it has lost events. */
+  private evictedThrough = 0;
+  private readonly listeners = new Set<LogListener>();
+  private readonly waiters = new Set<Waiter>();
+  /** Waiters by event type; `null` waiters (any type) are in `anyType`. */
+  private readonly byType = new Map<string, Set<Waiter>>();
+  private readonly anyType = new Set<Waiter>();
+
+  constructor(private readonly limits: EventLogLimits) {}
+
+  /** Id of the newest event (0 before the first). */
+  get lastId(): number {
+    return this.last;
+  }
+
+  /** Id of the oldest event still kept, or null when none is. */
+  get oldestId(): number | null {
+    return this.head < this.entries.length ? this.entries[this.head]!.id : null;
+  }
+
+  /** True when events after `since` are no longer all kept. */
+  lost(since: number): boolean {
+    return since < this.evictedThrough;
+  }
+
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
+  listen(listener: LogListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  record(type: string, data: unknown): void {
+    const id = ++this.last;
+    const keep = this.limits.backlog > 0;
+    if (keep || this.listeners.size > 0) {
+      let json: string | null = null;
+      try {
+        json = JSON.stringify(data ?? null);
+      } catch {
+        json = null; // an event that cannot be serialized is not kept; it must not break the operation that emitted it
+      }
+      const event: LoggedEvent = { id, type, json, bytes: json === null ? 0 : Buffer.byteLength(json) + type.length };
+      if (keep && json !== null) this.keep(event);
+      else this.evictedThrough = id;
+      for (const l of this.listeners) l(event, data);
+    } else {
+      this.evictedThrough = id;
+    }
+    if (this.waiters.size > 0) this.offer({ id, type, data });
+  }
+
+  /** Kept events after `since`, oldest first. */
+  *after(since: number): Generator<LoggedEvent> {
+    let lo = this.head;
+    let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.entries[mid]!.id <= since) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < this.entries.length; i++) yield this.entries[i]!;
+  }
+
+  /**
+   * The first event of `types` (null: any) passing `test`: from the backlog
+   * after `since` when given, else the next one to happen.
+   */
+  wait(types: readonly string[] | null, test: EventTest, options: WaitOptions): Promise<EventRecord> {
+    const wanted = types === null ? null : new Set(types);
+    if (options.since !== undefined) {
+      const since = options.since;
+      if (since > this.last) {
+        return Promise.reject(new ServiceError('INVALID', `since: ${since} is newer than the newest event id ${this.last}`));
+      }
+      if (this.lost(since)) {
+        return Promise.reject(
+          new ServiceError('EXPIRED', `since: events after ${since} are no longer all kept (the oldest kept id is ${this.oldestId ?? this.last + 1}); the backlog holds ${this.limits.backlog} events`),
+        );
+      }
+      for (const e of this.after(since)) {
+        if (e.json === null || (wanted && !wanted.has(e.type))) continue;
+        const record: EventRecord = { id: e.id, type: e.type, data: JSON.parse(e.json) as unknown };
+        try {
+          if (test(record.data, record)) return Promise.resolve(record);
+        } catch (err) {
+          return Promise.reject(err);
+        }
+      }
+    }
+    if (options.signal?.aborted) return Promise.reject(new ServiceError('CANNOT', 'The wait was cancelled'));
+    if (this.waiters.size >= this.limits.maxWaiters) {
+      const error = new ServiceError('LIMIT', `Too many waits: ${this.waiters.size} are pending, the limit is ${this.limits.maxWaiters} (events.maxWaiters); retry when one has ended`);
+      return Promise.reject(Object.assign(error, { retryAfter: 1 }));
+    }
+    return new Promise<EventRecord>((resolve, reject) => {
+      let timer: NodeJS.Timeout | null = null;
+      const onAbort = (): void => waiter.settle(new ServiceError('CANNOT', 'The wait was cancelled'));
+      const waiter: Waiter = {
+        types: wanted,
+        test,
+        settle: (error, record) => {
+          if (!this.waiters.delete(waiter)) return;
+          if (wanted) for (const t of wanted) this.byType.get(t)?.delete(waiter);
+          else this.anyType.delete(waiter);
+          if (timer) clearTimeout(timer);
+          options.signal?.removeEventListener('abort', onAbort);
+          if (record) resolve(record);
+          else reject(error);
+        },
+      };
+      this.waiters.add(waiter);
+      if (wanted) {
+        for (const t of wanted) {
+          let set = this.byType.get(t);
+          if (!set) this.byType.set(t, (set = new Set()));
+          set.add(waiter);
+        }
+      } else this.anyType.add(waiter);
+      if (Number.isFinite(options.timeout)) {
+        const what = types === null ? 'event' : `${types.join(' or ')} event`;
+        timer = setTimeout(() => waiter.settle(new ServiceError('TIMEOUT', `No matching ${what} within ${options.timeout} ms`)), options.timeout);
+      }
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Fails every pending wait (the server stops). */
+  cancelAll(error: ServiceError): void {
+    for (const w of [...this.waiters]) w.settle(error);
+  }
+
+  private offer(record: EventRecord): void {
+    const typed = this.byType.get(record.type);
+    for (const set of [typed, this.anyType]) {
+      if (!set) continue;
+      for (const w of set) {
+        let hit: boolean;
+        try {
+          hit = w.test(record.data, record);
+        } catch (err) {
+          w.settle(err);
+          continue;
+        }
+        if (hit) w.settle(null, record);
+      }
+    }
+  }
+
+  private keep(event: LoggedEvent): void {
+    this.entries.push(event);
+    this.bytes += event.bytes;
+    const { backlog, backlogBytes } = this.limits;
+    while (this.entries.length - this.head > backlog || (this.bytes > backlogBytes && this.entries.length - this.head > 0)) {
+      const old = this.entries[this.head]!;
+      this.entries[this.head] = undefined as unknown as LoggedEvent;
+      this.head++;
+      this.bytes -= old.bytes;
+      this.evictedThrough = old.id;
+    }
+    // Shift the array now and then, not per event: eviction stays O(1) amortized.
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries = this.entries.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
