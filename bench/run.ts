@@ -1,4 +1,4 @@
-/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp|sort ...]`; no name runs all. */
+/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp|sort|wait ...]`; no name runs all. */
 const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<void> }>> = {
   lifecycle: () => import('./lifecycle.js'),
   mailbox: () => import('./mailbox.js'),
@@ -12,6 +12,7 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   sync: () => import('./sync.js'),
   smtp: () => import('./smtp.js'),
   sort: () => import('./sort.js'),
+  wait: () => import('./wait.js'),
 };
 
 const args = process.argv.slice(2);
