@@ -47,7 +47,7 @@ export interface FuzzResult {
 }
 
 const STATUS_OF: Record<string, number> = {
-  INVALID: 400, UNAUTHORIZED: 401, NONEXISTENT: 404, NOTFOUND: 404, METHOD: 405, TOOBIG: 413, UNSUPPORTED: 415, SERVERERROR: 500,
+  INVALID: 400, UNAUTHORIZED: 401, NONEXISTENT: 404, NOTFOUND: 404, METHOD: 405, TIMEOUT: 408, EXPIRED: 410, TOOBIG: 413, UNSUPPORTED: 415, SERVERERROR: 500,
 };
 
 class Gen {
@@ -301,6 +301,22 @@ function segmentValue(g: Gen, param: string): string {
 
 const QUERIES = ['', '', '', '?raw=true', '?raw=false', '?raw=yes', '?uids=1,2,3', '?uids=', '?uids=a', '?uids=0', '?uids=1,,2', '?uids=99999999999', '?types=mailbox', '?types=', '?types=bogus', '?types=__proto__', '?%zz=1', '?a=%', '?uids=1&uids=2', '#frag', '?x=' + 'y'.repeat(3000)];
 
+/**
+ * GET /v1/events/wait's query grammar (types, match `field=value,...`, since,
+ * timeout), valid and not. Every one bounds the wait (a long poll without a
+ * timeout would hold the request for 30 s): `timeout` is small, or the query
+ * is refused before the wait starts.
+ */
+const WAIT_QUERIES = [
+  '?timeout=0', '?timeout=5', '?types=mailbox&timeout=1', '?types=mailbox,expunge&match=path=INBOX&timeout=2',
+  '?types=session&match=type=waiting,session.user=testuser&timeout=1', '?match=messages.uid=1,messages.flags=%5CSeen&timeout=0',
+  '?types=flags&match=path=a,b=c&timeout=0', '?since=0&timeout=0', '?since=1&timeout=1', '?since=999999999&timeout=0',
+  '?match=__proto__=1&timeout=0', '?match=constructor.name=Object&timeout=0', '?types=reset&match=path=x&timeout=0',
+  '?types=mailbox&match=pth=INBOX', '?match=nofield', '?match==x', '?match=a..b=1', '?match=%zz', '?timeout=abc', '?timeout=-1',
+  '?timeout=300001', '?timeout=1&timeout=2', '?timeout=1e3', '?since=x', '?since=1&since=2', '?tmeout=5', '?types=', '?types=bogus',
+  '?types=__proto__', '?types=mailbox&types=&timeout=0', '?timeout=' + '9'.repeat(40), '?match=' + 'a='.repeat(2000) + '&timeout=0',
+];
+
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'get', 'FOO', 'CONNECT', 'M-SEARCH', 'PROPFIND'];
 
 const CONTENT_TYPES = ['application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json, text/plain', 'application/jsonp', '', ' application/json ', 'application/problem+json'];
@@ -375,7 +391,7 @@ export function buildRequest(seed: number, index: number, allRoutes: readonly Fu
   } else {
     path = route.path.replace(/\{(\w+)\}/g, (_m, p: string) => segmentValue(g, p));
   }
-  path += g.pick(QUERIES);
+  path += route.path === '/v1/events/wait' && ownPath ? g.pick(WAIT_QUERIES) : g.pick(QUERIES);
   if (/shutdown/i.test(path) && method !== 'GET') method = 'GET';
   const isRules = route.path === '/v1/script/rules';
   g.refuse = null;
