@@ -48,6 +48,11 @@ interface Waiter {
   settle(error: unknown, record?: EventRecord): void;
 }
 
+interface StateWaiter {
+  check(): void;
+  fail(error: unknown): void;
+}
+
 /** Listener of every logged event (the REST streams); gets the live data too. */
 export type LogListener = (event: LoggedEvent, data: unknown) => void;
 
@@ -63,6 +68,8 @@ export class EventLog {
   /** Waiters by event type; `null` waiters (any type) are in `anyType`. */
   private readonly byType = new Map<string, Set<Waiter>>();
   private readonly anyType = new Set<Waiter>();
+  /** Waits on a state of the server, checked after every event and store change. */
+  private readonly stateWaiters = new Set<StateWaiter>();
 
   constructor(private readonly limits: EventLogLimits) {}
 
@@ -82,7 +89,7 @@ export class EventLog {
   }
 
   get waiting(): number {
-    return this.waiters.size;
+    return this.waiters.size + this.stateWaiters.size;
   }
 
   listen(listener: LogListener): () => void {
@@ -108,6 +115,62 @@ export class EventLog {
       this.evictedThrough = id;
     }
     if (this.waiters.size > 0) this.offer({ id, type, data });
+    if (this.stateWaiters.size > 0) this.poke();
+  }
+
+  /** Checks the state waits again (the store changed). */
+  poke(): void {
+    for (const w of this.stateWaiters) w.check();
+  }
+
+  /**
+   * Resolves with what `check` returns once it returns something other than
+   * null: now, or after a later event or store change (`poke`).
+   */
+  waitState<T>(check: () => T | null, what: string, options: Omit<WaitOptions, 'since'>): Promise<T> {
+    let now: T | null;
+    try {
+      now = check();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (now !== null) return Promise.resolve(now);
+    if (options.signal?.aborted) return Promise.reject(new ServiceError('CANNOT', 'The wait was cancelled'));
+    if (this.waiting >= this.limits.maxWaiters) return Promise.reject(this.overLimit());
+    return new Promise<T>((resolve, reject) => {
+      let timer: NodeJS.Timeout | null = null;
+      const onAbort = (): void => settle(new ServiceError('CANNOT', 'The wait was cancelled'));
+      const settle = (error: unknown, value?: T): void => {
+        if (!this.stateWaiters.delete(waiter)) return;
+        if (timer) clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        if (value !== undefined) resolve(value);
+        else reject(error);
+      };
+      const waiter: StateWaiter = {
+        check: () => {
+          let value: T | null;
+          try {
+            value = check();
+          } catch (err) {
+            settle(err);
+            return;
+          }
+          if (value !== null) settle(null, value);
+        },
+        fail: (error) => settle(error),
+      };
+      this.stateWaiters.add(waiter);
+      if (Number.isFinite(options.timeout)) {
+        timer = setTimeout(() => settle(new ServiceError('TIMEOUT', `${what}: not so within ${options.timeout} ms`)), options.timeout);
+      }
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private overLimit(): ServiceError {
+    const error = new ServiceError('LIMIT', `Too many waits: ${this.waiting} are pending, the limit is ${this.limits.maxWaiters} (events.maxWaiters); retry when one has ended`);
+    return Object.assign(error, { retryAfter: 1 });
   }
 
   /** Kept events after `since`, oldest first. */
@@ -149,10 +212,7 @@ export class EventLog {
       }
     }
     if (options.signal?.aborted) return Promise.reject(new ServiceError('CANNOT', 'The wait was cancelled'));
-    if (this.waiters.size >= this.limits.maxWaiters) {
-      const error = new ServiceError('LIMIT', `Too many waits: ${this.waiters.size} are pending, the limit is ${this.limits.maxWaiters} (events.maxWaiters); retry when one has ended`);
-      return Promise.reject(Object.assign(error, { retryAfter: 1 }));
-    }
+    if (this.waiting >= this.limits.maxWaiters) return Promise.reject(this.overLimit());
     return new Promise<EventRecord>((resolve, reject) => {
       let timer: NodeJS.Timeout | null = null;
       const onAbort = (): void => waiter.settle(new ServiceError('CANNOT', 'The wait was cancelled'));
@@ -188,6 +248,7 @@ export class EventLog {
   /** Fails every pending wait (the server stops). */
   cancelAll(error: ServiceError): void {
     for (const w of [...this.waiters]) w.settle(error);
+    for (const w of [...this.stateWaiters]) w.fail(error);
   }
 
   private offer(record: EventRecord): void {

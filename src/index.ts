@@ -47,6 +47,8 @@ export type {
 export type { MailboxInfo, MessageInfo, UserInfo } from './control/resources.js';
 export type { SnapshotMessage } from './store/snapshot.js';
 export { EVENT_TYPES } from './events.js';
+export type { EventRecord } from './event-log.js';
+export type { StateCondition, StateReport } from './state-conditions.js';
 export type {
   ServerEvents,
   ServerEventType,

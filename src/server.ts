@@ -6,6 +6,7 @@ import { EventLog, type EventRecord } from './event-log.js';
 import { conditionsOf, matchesAll } from './event-match.js';
 import { EVENT_TYPES, type ServerEventMap, type ServerEvents, type ServerEventType } from './events.js';
 import { ServiceError } from './errors.js';
+import { checkCondition, describeCondition, evaluate, type StateCondition, type StateReport } from './state-conditions.js';
 import type { ExtensionApis } from './extensions/extension.js';
 import { imapProtocol } from './imap/protocol.js';
 import { ImapSession } from './imap/session.js';
@@ -74,6 +75,8 @@ export class Server extends EventEmitter<ServerEventMap> {
     // Extensions see every change before sessions and events do (quota usage, ACL of a new mailbox).
     this.store.onChange((change) => imapProtocol(this).onChange(change));
     this.store.onChange((change) => this.publish(change));
+    // Appends make no event of their own: state waits are checked on every change.
+    this.store.onChange(() => this.eventLog.poke());
     this.control = new ControlApi({
       store: this.store,
       sessions: this.sessions,
@@ -170,6 +173,25 @@ export class Server extends EventEmitter<ServerEventMap> {
         test = (data) => matchesAll(data, conditions);
       }
       return this.eventLog.wait(types, test, { timeout, since: options.since, signal: options.signal });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * Resolves once a state condition holds (at once when it already does):
+   * `{ mailbox: 'INBOX', messages: 3 }` (at least 3 messages; a mailbox that
+   * does not exist yet has none) or `{ session: 2, idling: true }` (session 2
+   * is in IDLE). Resolves with what it found (`{ mailbox, messages }` with
+   * the count, or `{ session, idling }`). Checked after every event and store
+   * change. Fails like `waitFor`: TIMEOUT, INVALID, LIMIT, CANNOT.
+   */
+  waitUntil(condition: StateCondition, options: { timeout?: number; signal?: AbortSignal } = {}): Promise<StateReport> {
+    try {
+      const c = checkCondition(condition);
+      const timeout = options.timeout ?? DEFAULT_WAIT_TIMEOUT;
+      if (!(timeout >= 0)) throw new ServiceError('INVALID', `waitUntil: timeout must be a number of milliseconds >= 0, got ${String(timeout)}`);
+      return this.eventLog.waitState(() => evaluate(c, this.store, this.sessions), describeCondition(c), { timeout, signal: options.signal });
     } catch (err) {
       return Promise.reject(err);
     }
@@ -353,11 +375,14 @@ export class Server extends EventEmitter<ServerEventMap> {
       if (!graceful) this.forceClose();
       return this.stopping;
     }
+    const waits = this.eventLog.waiting;
     this.eventLog.cancelAll(new ServiceError('CANNOT', 'The server is stopping'));
     const listener = this.imapListener;
     const rest = this.rest;
     const smtp = this.smtp;
     this.stopping = (async () => {
+      // Long polls get their 409 CANNOT answer written before a forced close drops their connections.
+      if (waits > 0 && rest) await new Promise<void>((resolve) => setImmediate(resolve));
       const restClosed = rest ? rest.close(graceful) : Promise.resolve();
       const smtpClosed = smtp ? smtp.close(graceful) : Promise.resolve();
       const closed = listener ? new Promise<void>((r) => listener.close(() => r())) : Promise.resolve();

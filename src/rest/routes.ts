@@ -8,6 +8,7 @@ import { LIMIT_KEYS } from '../options/resolve.js';
 import { SCRIPT_EVENTS, type ScriptRule } from '../script/rule.js';
 import { SESSION_STATES } from '../script/validate.js';
 import { matchesAll, parseConditions } from '../event-match.js';
+import type { StateCondition } from '../state-conditions.js';
 import { suggestKey } from '../options/typos.js';
 import type { Param, Route, RouteContext } from './route.js';
 import { arrayOf, bool, closeObjects, int, nullable, obj, ref, str, type Schema } from './schema.js';
@@ -179,6 +180,18 @@ export const sessionRoutes: Route[] = [
       },
       { name: 'since', description: 'An event id: events of the backlog after it count too (so an event that came before the request is not missed). Older than the backlog: 410 EXPIRED', schema: int(0) },
       { name: 'timeout', description: `Milliseconds to wait, at most ${MAX_WAIT_TIMEOUT}; then 408 TIMEOUT`, schema: dflt({ ...int(0), maximum: MAX_WAIT_TIMEOUT }, DEFAULT_REST_WAIT) },
+      {
+        name: 'mailbox',
+        description: 'State condition (with `messages`, not with types/match/since): the mailbox (storage name) has at least `messages` messages; a mailbox that does not exist has none. Answers `{ id, type: "state", data: { mailbox, messages } }` with the count',
+        schema: str(),
+      },
+      { name: 'messages', description: 'With `mailbox`: the least message count', schema: int(0) },
+      {
+        name: 'session',
+        description: 'State condition (not with types/match/since): session number `session` is in IDLE (`idling=true`, the default) or not (`idling=false`; a closed session is not). Answers `{ id, type: "state", data: { session, idling } }`',
+        schema: int(1),
+      },
+      { name: 'idling', description: 'With `session`', schema: dflt({ type: 'string', enum: ['true', 'false'] }, 'true') },
     ],
     status: 200, response: ref('EventRecord'),
     errors: {
@@ -190,7 +203,37 @@ export const sessionRoutes: Route[] = [
   },
 ];
 
-const WAIT_QUERY = ['types', 'match', 'since', 'timeout'];
+const WAIT_QUERY = ['types', 'match', 'since', 'timeout', 'mailbox', 'messages', 'session', 'idling'];
+
+/**
+ * The state condition of a wait (`mailbox` with `messages`, or `session`
+ * with `idling`), or null for an event wait. The two kinds do not mix.
+ */
+function stateCondition(
+  query: URLSearchParams,
+  single: (name: string) => string | null,
+  digits: (name: string, text: string) => number,
+): StateCondition | null {
+  const mailbox = single('mailbox');
+  const messages = single('messages');
+  const session = single('session');
+  const idling = single('idling');
+  if (mailbox === null && messages === null && session === null && idling === null) return null;
+  const eventParams = ['types', 'match', 'since'].filter((k) => query.has(k));
+  if (eventParams.length > 0) throw new ServiceError('INVALID', `${eventParams.join(', ')}: not with a state condition (mailbox and messages, or session and idling)`);
+  if ((mailbox !== null || messages !== null) && (session !== null || idling !== null)) {
+    throw new ServiceError('INVALID', 'A wait has one state condition: mailbox and messages, or session and idling');
+  }
+  if (mailbox !== null || messages !== null) {
+    if (mailbox === null || messages === null) throw new ServiceError('INVALID', `${mailbox === null ? 'mailbox' : 'messages'}: required with ${mailbox === null ? 'messages' : 'mailbox'}`);
+    return { mailbox, messages: digits('messages', messages) };
+  }
+  if (session === null) throw new ServiceError('INVALID', 'session: required with idling');
+  if (idling !== null && idling !== 'true' && idling !== 'false') throw new ServiceError('INVALID', `idling: expected true or false, got ${JSON.stringify(idling)}`);
+  const n = digits('session', session);
+  if (n < 1) throw new ServiceError('INVALID', 'session: expected a session number >= 1');
+  return { session: n, idling: idling !== 'false' };
+}
 
 function waitRoute(ctx: RouteContext): Promise<unknown> {
   const { query, server, res } = ctx;
@@ -205,6 +248,20 @@ function waitRoute(ctx: RouteContext): Promise<unknown> {
     if (all.length > 1) throw new ServiceError('INVALID', `${name}: given more than once`);
     return all[0] ?? null;
   };
+  const digits = (name: string, text: string): number => {
+    if (!/^[0-9]{1,15}$/.test(text)) throw new ServiceError('INVALID', `${name}: expected a non-negative integer, got ${JSON.stringify(text)}`);
+    return Number(text);
+  };
+  const timeoutText = single('timeout');
+  const timeout = timeoutText === null ? DEFAULT_REST_WAIT : digits('timeout', timeoutText);
+  if (timeout > MAX_WAIT_TIMEOUT) throw new ServiceError('INVALID', `timeout: at most ${MAX_WAIT_TIMEOUT} ms, got ${timeout}`);
+  // A client that goes away ends its wait, so it no longer counts against events.maxWaiters.
+  const gone = new AbortController();
+  const state = stateCondition(query, single, digits);
+  if (state) {
+    res.once('close', () => gone.abort());
+    return server.waitUntil(state, { timeout, signal: gone.signal }).then((found) => ({ id: server.lastEventId(), type: 'state', data: found }));
+  }
   const valid = server.eventTypes();
   let types = valid;
   const named = query.getAll('types');
@@ -217,16 +274,7 @@ function waitRoute(ctx: RouteContext): Promise<unknown> {
     types = [...new Set(names)];
   }
   const conditions = parseConditions(query.getAll('match'), types);
-  const digits = (name: string, text: string): number => {
-    if (!/^[0-9]{1,15}$/.test(text)) throw new ServiceError('INVALID', `${name}: expected a non-negative integer, got ${JSON.stringify(text)}`);
-    return Number(text);
-  };
   const sinceText = single('since');
-  const timeoutText = single('timeout');
-  const timeout = timeoutText === null ? DEFAULT_REST_WAIT : digits('timeout', timeoutText);
-  if (timeout > MAX_WAIT_TIMEOUT) throw new ServiceError('INVALID', `timeout: at most ${MAX_WAIT_TIMEOUT} ms, got ${timeout}`);
-  // A client that goes away ends its wait, so it no longer counts against events.maxWaiters.
-  const gone = new AbortController();
   res.once('close', () => gone.abort());
   const options = sinceText === null ? { timeout, signal: gone.signal } : { timeout, since: digits('since', sinceText), signal: gone.signal };
   return server.waitFor(types, (data: unknown) => matchesAll(data, conditions), options);
@@ -495,7 +543,7 @@ export const COMPONENTS: Record<string, Schema> = {
     return healthSchema();
   },
   EventRecord: obj(
-    { id: { ...int(1), description: 'Event id (grows by one per event)' }, type: str('Event type'), data: { type: 'object', additionalProperties: true, description: 'The event data, as the event stream sends it' } },
+    { id: { ...int(0), description: 'Event id (grows by one per event); for a state wait the newest event id when the condition held (0 before any event)' }, type: str('Event type'), data: { type: 'object', additionalProperties: true, description: 'The event data, as the event stream sends it' } },
     ['id', 'type', 'data'],
   ),
   ScriptRuleEntry: obj({ id: int(), rule: ref('ScriptRule'), matched: int(), hits: int() }),

@@ -303,7 +303,8 @@ const QUERIES = ['', '', '', '?raw=true', '?raw=false', '?raw=yes', '?uids=1,2,3
 
 /**
  * GET /v1/events/wait's query grammar (types, match `field=value,...`, since,
- * timeout), valid and not. Every one bounds the wait (a long poll without a
+ * timeout, and the state conditions mailbox/messages and session/idling),
+ * valid and not. Every one bounds the wait (a long poll without a
  * timeout would hold the request for 30 s): `timeout` is small, or the query
  * is refused before the wait starts.
  */
@@ -315,6 +316,10 @@ const WAIT_QUERIES = [
   '?types=mailbox&match=pth=INBOX', '?match=nofield', '?match==x', '?match=a..b=1', '?match=%zz', '?timeout=abc', '?timeout=-1',
   '?timeout=300001', '?timeout=1&timeout=2', '?timeout=1e3', '?since=x', '?since=1&since=2', '?tmeout=5', '?types=', '?types=bogus',
   '?types=__proto__', '?types=mailbox&types=&timeout=0', '?timeout=' + '9'.repeat(40), '?match=' + 'a='.repeat(2000) + '&timeout=0',
+  // State conditions: mailbox with messages, session with idling.
+  '?mailbox=INBOX&messages=0&timeout=0', '?mailbox=INBOX&messages=5&timeout=1', '?mailbox=__proto__&messages=1&timeout=0',
+  '?mailbox=%E2%82%AC&messages=1&timeout=0', '?mailbox=INBOX', '?messages=1', '?mailbox=INBOX&messages=-1', '?mailbox=INBOX&messages=1&types=mailbox',
+  '?session=1&timeout=1', '?session=1&idling=false&timeout=0', '?session=0', '?session=1&idling=yes', '?idling=true', '?session=1&mailbox=INBOX&messages=1',
 ];
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'get', 'FOO', 'CONNECT', 'M-SEARCH', 'PROPFIND'];

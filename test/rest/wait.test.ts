@@ -155,12 +155,86 @@ describe('GET /v1/events/wait', () => {
     }
   });
 
+  test('state conditions: a mailbox reaching n messages, a session going idle and back', { timeout: 10_000 }, async () => {
+    const r = await startRest({ plugins: ['IDLE'] });
+    const imap = await RawClient.connect(r.imapPort);
+    try {
+      // Already true: answered at once.
+      const now = await get(r, '/v1/events/wait?mailbox=INBOX&messages=0&timeout=0');
+      assert.equal(now.status, 200, JSON.stringify(now.json));
+      assert.deepEqual(now.json.data, { mailbox: 'INBOX', messages: 0 });
+      assert.equal(now.json.type, 'state');
+      // Appends make no event of their own: the store change wakes the wait.
+      const two = get(r, '/v1/events/wait?mailbox=INBOX&messages=2&timeout=5000');
+      await tick(30);
+      await request(r.restPort, 'POST', '/v1/mailboxes/INBOX/messages', { json: { raw: 'Subject: 1\r\n\r\n1\r\n' } });
+      await tick(30);
+      const at = performance.now();
+      r.server.control.addMessage('INBOX', { raw: 'Subject: 2\r\n\r\n2\r\n' });
+      const reached = await two;
+      assert.ok(performance.now() - at < 200);
+      assert.equal(reached.status, 200, JSON.stringify(reached.json));
+      assert.deepEqual(reached.json.data, { mailbox: 'INBOX', messages: 2 });
+      // A mailbox that does not exist yet has no messages: it times out.
+      const none = await get(r, '/v1/events/wait?mailbox=Later&messages=1&timeout=50');
+      assert.equal(none.status, 408);
+      assert.match(none.json.error.message, /mailbox "Later" has >= 1 messages: not so within 50 ms/);
+
+      await imap.line();
+      assert.match(tagged(await imap.command('LOGIN testuser testpass')), /^T1 OK/);
+      assert.match(tagged(await imap.command('SELECT INBOX')), /^T2 OK/);
+      const session = r.server.control.sessions()[0]!.session;
+      const idle = get(r, `/v1/events/wait?session=${session}&idling=true&timeout=5000`);
+      await tick(30);
+      imap.write('T3 IDLE\r\n');
+      const idling = await idle;
+      assert.equal(idling.status, 200, JSON.stringify(idling.json));
+      assert.deepEqual(idling.json.data, { session, idling: true });
+      // In-process: the same condition, and the way back.
+      assert.deepEqual(await r.server.waitUntil({ session, idling: true }, { timeout: 0 }), { session, idling: true });
+      const back = r.server.waitUntil({ session, idling: false }, { timeout: 5000 });
+      imap.write('DONE\r\n');
+      assert.deepEqual(await back, { session, idling: false });
+      await assert.rejects(r.server.waitUntil({ mailbox: 'INBOX', messages: 99 }, { timeout: 20 }), (err: unknown) => err instanceof ServiceError && err.code === 'TIMEOUT');
+      await assert.rejects(r.server.waitUntil({ mailbox: 'INBOX' } as never), (err: unknown) => err instanceof ServiceError && err.code === 'INVALID');
+      for (const [query, pattern] of [
+        ['mailbox=INBOX', /messages: required with mailbox/],
+        ['messages=1', /mailbox: required with messages/],
+        ['mailbox=INBOX&messages=x', /messages: expected a non-negative integer/],
+        ['mailbox=INBOX&messages=1&types=mailbox', /types: not with a state condition/],
+        ['mailbox=INBOX&messages=1&session=1', /one state condition/],
+        ['session=0', /session number >= 1/],
+        ['session=1&idling=yes', /idling: expected true or false/],
+        ['idling=true', /session: required with idling/],
+      ] as const) {
+        const reply = await get(r, `/v1/events/wait?${query}`);
+        assert.equal(reply.status, 400, `${query}: ${JSON.stringify(reply.json)}`);
+        assert.match(reply.json.error.message, pattern, query);
+      }
+      assert.equal(r.server.eventLog.waiting, 0);
+    } finally {
+      imap.close();
+      await r.server.stop();
+    }
+  });
+
+  test('stopping the server answers pending waits with 409 CANNOT', { timeout: 10_000 }, async () => {
+    const r = await startRest();
+    const pending = get(r, '/v1/events/wait?types=expunge&timeout=60000');
+    while (r.server.eventLog.waiting < 1) await tick(5);
+    await r.server.stop();
+    const reply = await pending;
+    assert.equal(reply.status, 409);
+    assert.equal(reply.json.error.code, 'CANNOT');
+    assert.match(reply.json.error.message, /stopping/);
+  });
+
   test('the OpenAPI document lists the route with its query and its 408', async () => {
     const r = await startRest();
     try {
       const doc = (await get(r, '/v1/openapi.json')).json;
       const op = doc.paths['/v1/events/wait'].get;
-      assert.deepEqual(op.parameters.map((p: { name: string }) => p.name), ['types', 'match', 'since', 'timeout']);
+      assert.deepEqual(op.parameters.map((p: { name: string }) => p.name), ['types', 'match', 'since', 'timeout', 'mailbox', 'messages', 'session', 'idling']);
       assert.equal(op.parameters[3].schema.maximum, 300000);
       assert.ok(op.responses['408'] && op.responses['410'] && op.responses['503']);
     } finally {
@@ -194,9 +268,10 @@ describe('server.waitFor (in-process)', () => {
     await assert.rejects(r.server.waitFor('expunge', undefined, { timeout: 30 }), (err: unknown) => err instanceof ServiceError && err.code === 'TIMEOUT');
     await assert.rejects(r.server.waitFor('nosuch' as 'mailbox'), (err: unknown) => err instanceof ServiceError && err.code === 'INVALID' && /nosuch/.test(err.message));
     await assert.rejects(r.server.waitFor('mailbox', { pth: 'x' }), (err: unknown) => err instanceof ServiceError && /did you mean "path"/.test(err.message));
-    const pending = r.server.waitFor('expunge', undefined, { timeout: 60_000 });
+    const pending = r.server.waitFor('expunge', undefined, { timeout: 60_000 }).catch((err: unknown) => err);
     await r.server.stop();
-    await assert.rejects(pending, (err: unknown) => err instanceof ServiceError && err.code === 'CANNOT');
+    const err = await pending;
+    assert.ok(err instanceof ServiceError && err.code === 'CANNOT', String(err));
     assert.equal(r.server.eventLog.waiting, 0);
   });
 });
