@@ -649,6 +649,9 @@ export class RestServer {
       for (const e of log.after(from)) {
         if (e.json !== null && wantedTypes.has(e.type)) parts.push(`id: ${e.id}\nevent: ${e.type}\ndata: ${e.json}\n\n`);
       }
+      // `since=now` names a moment, not an id: an id-only block (no event, per the SSE
+      // spec it only sets the last event id) lets a reconnect resume from here.
+      if (parts.length === 0 && query.get('since') === 'now') parts.push(`id: ${since}\n\n`);
       const text = parts.join('');
       replayBytes = Buffer.byteLength(text);
       if (text !== '') res.write(text);

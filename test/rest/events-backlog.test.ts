@@ -90,6 +90,8 @@ describe('event backlog', () => {
       const live = frames(now.text());
       assert.deepEqual(paths(live), ['Live']);
       assert.equal(Number(live[0]!.id), before + 1);
+      // The position itself, as an id-only block before any event.
+      assert.match(now.text(), new RegExp(`^: connected\\n\\nid: ${before}\\n\\nid: ${before + 1}\\nevent: mailbox\\n`));
       after.close();
       now.close();
     } finally {
