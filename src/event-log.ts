@@ -109,7 +109,8 @@ export class EventLog {
       }
       const event: LoggedEvent = { id, type, json, bytes: json === null ? 0 : Buffer.byteLength(json) + type.length };
       if (keep && json !== null) this.keep(event);
-      else this.evictedThrough = id;
+      // An event that cannot be serialized is never streamed, kept or not: it loses no one their place.
+      else if (!keep) this.evictedThrough = id;
       for (const l of this.listeners) l(event, data);
     } else {
       this.evictedThrough = id;

@@ -221,6 +221,28 @@ describe('event backlog', () => {
     }
   });
 
+  test('a long run keeps exactly the newest events, in order, with consecutive ids', { timeout: 20_000 }, async () => {
+    const r = await startRest({ events: { backlog: 100 } });
+    try {
+      const { uid } = r.server.control.addMessage('INBOX', { raw: 'Subject: f\r\n\r\nf\r\n' });
+      for (let i = 0; i < 3000; i++) r.server.control.setFlags('INBOX', { uids: [uid], flags: [`k${i}`] });
+      const last = r.server.lastEventId();
+      const s = await openEvents(r.restPort, `/v1/events?types=flags&since=${last - 100}`);
+      await s.waitFor(/"k2999"/);
+      const got = frames(s.text());
+      assert.equal(got.length, 100);
+      assert.deepEqual(got.map((f) => Number(f.id)), Array.from({ length: 100 }, (_, i) => last - 99 + i));
+      assert.deepEqual((got[0]!.data as { messages: { flags: string[] }[] }).messages[0]!.flags, ['k2900']);
+      s.close();
+      const early = await openEvents(r.restPort, `/v1/events?types=flags&since=${last - 101}`);
+      await early.waitFor(/"k2999"/);
+      assert.equal(frames(early.text())[0]!.event, 'gap');
+      early.close();
+    } finally {
+      await r.server.stop();
+    }
+  });
+
   test('reset keeps the backlog and the ids: a position from before it stays valid', { timeout: 10_000 }, async () => {
     const r = await startRest();
     try {
