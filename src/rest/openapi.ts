@@ -20,6 +20,7 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
       parameters.push({ name: p.name, in: 'path', required: true, description: p.description, schema: { type: p.type } });
     }
     for (const q of r.query ?? []) parameters.push({ name: q.name, in: 'query', required: false, description: q.description, schema: plain(q.schema) });
+    for (const h of r.headers ?? []) parameters.push({ name: h.name, in: 'header', required: false, description: h.description, schema: plain(h.schema) });
     const responses: Record<string, unknown> = {
       [String(r.status)]: {
         description: r.summary,

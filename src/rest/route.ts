@@ -36,6 +36,8 @@ export interface Route {
   operation?: string;
   params?: Param[];
   query?: QueryParam[];
+  /** Request headers the route reads (documentation: OpenAPI `in: header` parameters). */
+  headers?: QueryParam[];
   /**
    * Request body schema (validation and the OpenAPI document both come from
    * it). Objects are open unless they say `additionalProperties: false`; then

@@ -159,6 +159,7 @@ export const sessionRoutes: Route[] = [
         schema: { oneOf: [int(0), { type: 'string', enum: ['now'] }] },
       },
     ],
+    headers: [{ name: 'Last-Event-ID', description: 'The id of the last event a reconnecting client saw (EventSource sends it); wins over `since`', schema: { type: 'string', description: 'digits' } }],
     status: 200, response: str('text/event-stream'), stream: true,
     handle: () => undefined,
   },

@@ -285,8 +285,8 @@ describe('event backlog', () => {
     const r = await startRest();
     try {
       const doc = (await request(r.restPort, 'GET', '/v1/openapi.json')).json;
-      const params = doc.paths['/v1/events'].get.parameters.map((p: { name: string }) => p.name);
-      assert.deepEqual(params, ['types', 'since']);
+      const params = doc.paths['/v1/events'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
+      assert.deepEqual(params, ['query:types', 'query:since', 'header:Last-Event-ID']);
       assert.ok(doc.paths['/v1/events/latest'].get);
     } finally {
       await r.server.stop();
