@@ -157,7 +157,7 @@ export class RestServer {
   private readonly streams = new Set<EventStream>();
   /** Sockets answered by `failRaw`, until they close. */
   private readonly rawSockets = new Set<Duplex>();
-  /** Streams by event type, and the one server listener per type that feeds them. */
+  /** Streams by event type; one event-log listener (`relay`) feeds them all. */
   private readonly subscribers = new Map<string, Set<EventStream>>();
   /** Stops relaying the event log to the streams (on close). */
   private stopRelay: (() => void) | null = null;
