@@ -263,6 +263,24 @@ describe('server.waitFor (in-process)', () => {
     }
   });
 
+  test('a predicate that throws rejects that wait only, with its error', { timeout: 10_000 }, async () => {
+    const r = await startRest();
+    try {
+      const boom = r.server.waitFor('mailbox', () => {
+        throw new Error('boom');
+      });
+      const fine = r.server.waitFor('mailbox', { path: 'X' }, { timeout: 2000 });
+      r.server.control.createMailbox({ path: 'X' });
+      await assert.rejects(boom, /boom/);
+      assert.equal((await fine).data.path, 'X');
+      // The same from the backlog (since).
+      await assert.rejects(r.server.waitFor('mailbox', () => { throw new Error('again'); }, { since: 0 }), /again/);
+      assert.equal(r.server.eventLog.waiting, 0);
+    } finally {
+      await r.server.stop();
+    }
+  });
+
   test('rejects with ServiceError: TIMEOUT, INVALID, CANNOT when the server stops', { timeout: 10_000 }, async () => {
     const r = await startRest();
     await assert.rejects(r.server.waitFor('expunge', undefined, { timeout: 30 }), (err: unknown) => err instanceof ServiceError && err.code === 'TIMEOUT');
