@@ -217,8 +217,11 @@ export interface SearchAnswerContext {
 export interface StatusItem<S = unknown> {
   /** Upper-case item name. */
   name: string;
-  /** The value (a number, or null for NIL), or undefined to leave the item out of the answer. */
-  value(mailbox: Mailbox, session: ImapSession, state: S): number | null | undefined;
+  /**
+   * The value (a number, null for NIL, or any other value such as OBJECTID's
+   * `(id)` list), or undefined to leave the item out of the answer.
+   */
+  value(mailbox: Mailbox, session: ImapSession, state: S): ImapValue | undefined;
 }
 
 /** One LIST/LSUB answer line being built. */
@@ -421,6 +424,8 @@ export interface AppendCheckInput {
   mailbox: Mailbox;
   size: number;
   session: Actor;
+  /** The message bytes, when the caller has them (IMAP APPEND); undefined for the control API. */
+  raw?: Buffer;
 }
 
 /** Messages about to be copied or moved. */
@@ -558,6 +563,19 @@ export interface ResultCodes<S = unknown> {
   append?(mailbox: Mailbox, uids: readonly number[], state: S): string | undefined;
   /** `COPYUID`-style code for a COPY/MOVE (a MOVE sends it in an untagged OK before the EXPUNGEs). */
   copy?(target: Mailbox, pairs: readonly { uid: number; targetUid: number }[], state: S): string | undefined;
+  /** A code for the tagged OK of an IMAP CREATE (`MAILBOXID (id)`, RFC 8474), or undefined. */
+  create?(mailbox: Mailbox, state: S): string | undefined;
+}
+
+/**
+ * A form of APPEND message data other than a plain literal (RFC 4466
+ * `append-data`), introduced by an atom: RFC 6855's `UTF8 (literal8)`.
+ */
+export interface AppendDataForm {
+  /** Upper-case atom that starts the form (`UTF8`). */
+  name: string;
+  /** Reads the form; the cursor is right after `name`. Returns the message bytes. */
+  parse(args: ArgParser): Buffer;
 }
 
 /**
@@ -595,6 +613,22 @@ export interface Extension<S = unknown> {
   capabilities?(session: ImapSession, state: S): readonly string[];
   /** Capabilities a client may turn on with ENABLE (RFC 5161). */
   enable?: readonly string[];
+  /**
+   * Whether a session may ENABLE one of this extension's `enable`
+   * capabilities now (RFC 6855: `UTF8=ACCEPT` only in the authenticated
+   * state); false leaves it out of `* ENABLED`. Default: always.
+   */
+  mayEnable?(session: ImapSession, capability: string, state: S): boolean;
+  /**
+   * True when the session speaks UTF-8 (RFC 6855 UTF8=ACCEPT, once
+   * enabled): quoted strings may carry UTF-8 (checked, invalid is BAD),
+   * mailbox names come and go as UTF-8 instead of modified UTF-7
+   * (`session.mailboxName`), SEARCH CHARSET is BAD. Any extension saying
+   * so turns it on.
+   */
+  utf8?(session: ImapSession, state: S): boolean;
+  /** Forms of APPEND message data besides a literal (`UTF8 (literal8)`). */
+  appendForms?: readonly AppendDataForm[];
   /** IMAP commands; one with the name of a core command replaces it. */
   commands?: readonly CommandSpec[];
   /** Wrappers around existing commands. */

@@ -9,7 +9,7 @@
  * tagged BAD.
  */
 import { parseInternalDate, type InternalDate } from '../store/internal-date.js';
-import { isValidMutf7 } from '../store/mutf7.js';
+import { encodeMutf7, isValidMutf7 } from '../store/mutf7.js';
 import {
   STATUS_ATTRIBUTES,
   formatSection,
@@ -212,6 +212,32 @@ const DATE_KEYS: Readonly<Record<string, [field: 'internal' | 'sent', op: 'befor
 };
 
 const EMPTY: Buffer = Buffer.alloc(0);
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function isUtf8(bytes: Buffer): boolean {
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Characters RFC 6855 §3 forbids in a UTF-8 mailbox name: C0/C1 controls, DEL, U+2028, U+2029. */
+const FORBIDDEN_IN_NAME = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** A mailbox name sent as UTF-8 (RFC 6855 §3); malformed UTF-8 and forbidden characters are BAD. */
+function utf8MailboxName(raw: Buffer): string {
+  let name: string;
+  try {
+    name = strictUtf8.decode(raw);
+  } catch {
+    throw new ParseError('Invalid UTF-8 in mailbox name');
+  }
+  if (FORBIDDEN_IN_NAME.test(name)) throw new ParseError('Mailbox name contains a control character');
+  return name;
+}
 
 export class ArgParser {
   /** Text pieces; `literals[i]` sits between `texts[i]` and `texts[i + 1]`. */
@@ -488,6 +514,7 @@ export class ArgParser {
     const start = this.pos + 1;
     let i = start;
     let escapes = 0;
+    let high = false;
     for (;;) {
       if (i >= t.length) throw new ParseError('Unterminated quoted string');
       const c = t[i]!;
@@ -501,9 +528,14 @@ export class ArgParser {
         continue;
       }
       if (c === 0 || c === 0x0d || c === 0x0a) throw new ParseError('Invalid character in quoted string');
-      if (c >= 0x80 && !this.utf8) throw new ParseError('8-bit data in quoted string');
+      if (c >= 0x80) {
+        if (!this.utf8) throw new ParseError('8-bit data in quoted string');
+        high = true;
+      }
       i++;
     }
+    // RFC 6855 §3: octets with the high bit set must be well-formed UTF-8.
+    if (high && !isUtf8(t.subarray(start, i))) throw new ParseError('Invalid UTF-8 in quoted string');
     this.pos = i + 1;
     if (escapes === 0) return t.subarray(start, i);
     const out = Buffer.allocUnsafe(i - start - escapes);
@@ -539,7 +571,11 @@ export class ArgParser {
   mailbox(options: MailboxOptions = {}): string {
     const raw = this.astring();
     let name: string;
-    if (this.utf8 || options.validate === false || options.pattern === true) {
+    if (this.utf8) {
+      // RFC 6855 §3: a UTF-8 name, stored (and matched) as modified UTF-7; a pattern stays UTF-8.
+      name = utf8MailboxName(raw);
+      if (options.pattern !== true) name = encodeMutf7(name);
+    } else if (options.validate === false || options.pattern === true) {
       name = raw.toString('utf8');
     } else {
       name = raw.toString('latin1');

@@ -8,6 +8,7 @@
 import { ServiceError, isServiceError } from '../errors.js';
 import type {
   AccessVerdict,
+  AppendDataForm,
   Actor,
   AppendCheckInput,
   CreateCheckInput,
@@ -69,6 +70,12 @@ export interface ImapProtocol {
   capabilities(session: ImapSession): string[];
   /** Capabilities a client may ENABLE. */
   readonly enableable: ReadonlySet<string>;
+  /** Whether the session may ENABLE this (enableable) capability now (`mayEnable` of its extension). */
+  mayEnable(session: ImapSession, capability: string): boolean;
+  /** True when the session speaks UTF-8 (RFC 6855): some extension's `utf8` point says so. */
+  utf8(session: ImapSession): boolean;
+  /** Reads APPEND message data: an extension's form (`UTF8 (...)`) when its atom is next, else a literal. */
+  readAppendData(args: ArgParser): Buffer;
   readonly parserOptions: ArgParserOptions;
   readonly fetchItems: ReadonlyMap<string, FetchItem>;
   /** The extension FETCH items with their argument parsers, for `ArgParser.fetchAttributes`. */
@@ -91,7 +98,7 @@ export interface ImapProtocol {
   /** The `search.resultItems` of every extension, in canonical order. */
   searchResultItems(ctx: SearchResultContext): SearchResultItems[];
   readonly statusItems: ReadonlyMap<string, StatusItem>;
-  statusValue(item: string, mailbox: Mailbox, session: ImapSession): number | null | undefined;
+  statusValue(item: string, mailbox: Mailbox, session: ImapSession): ImapValue | undefined;
   readonly listSelection: ReadonlySet<string>;
   readonly listReturn: ReadonlySet<string>;
   /** Reads a return option's arguments when its extension takes some (`undefined` when it takes none). */
@@ -137,6 +144,7 @@ export interface ImapProtocol {
   /** Combined access verdict; allow when no extension has an opinion or the session has no user. */
   access(session: ImapSession, right: Right, mailbox: Mailbox | null, path: string, command: string): AccessVerdict;
   appendCode(mailbox: Mailbox, uids: readonly number[]): string | undefined;
+  createCode(mailbox: Mailbox): string | undefined;
   copyCode(target: Mailbox, pairs: readonly { uid: number; targetUid: number }[]): string | undefined;
   readonly sasl: ReadonlyMap<string, SaslMechanism>;
   readonly saslInitialResponse: boolean;
@@ -210,6 +218,9 @@ function buildProtocol(server: Server): ImapProtocol {
   const sasl = new Map<string, SaslMechanism>();
   const saslOwners = new Map<string, Extension>();
   const enableable = new Set<string>();
+  const enableOwners = new Map<string, Extension>();
+  const appendForms = new Map<string, AppendDataForm>();
+  const appendFormOwners = new Map<string, Extension>();
   const eventTypes: string[] = [];
   let saslInitialResponse = false;
   /** LIST options by the extension that serves them. */
@@ -252,7 +263,11 @@ function buildProtocol(server: Server): ImapProtocol {
     // The router takes the first match, so two plugins serving one route would make order matter.
     for (const r of e.routes ?? []) unique('REST route', routes, `${r.method} ${r.path.replace(/\{\w+\}/g, '{}')}`, r, owner, routeOwners);
     for (const m of e.sasl ?? []) unique('SASL mechanism', sasl, m.name, m, owner, saslOwners);
-    for (const cap of e.enable ?? []) enableable.add(cap.toUpperCase());
+    for (const cap of e.enable ?? []) {
+      enableable.add(cap.toUpperCase());
+      if (e.mayEnable) enableOwners.set(cap.toUpperCase(), e);
+    }
+    for (const form of e.appendForms ?? []) unique('APPEND data form', appendForms, form.name, form, owner, appendFormOwners);
     for (const type of e.events ?? []) if (!eventTypes.includes(type)) eventTypes.push(type);
     if (e.saslInitialResponse) saslInitialResponse = true;
   }
@@ -302,6 +317,7 @@ function buildProtocol(server: Server): ImapProtocol {
   const storers = withPoint('store');
   const updaters = withPoint('updates');
   const afterUpdaters = updaters.filter((e) => e.updates!.after !== undefined);
+  const utf8Deciders = withPoint('utf8');
 
   const runChecks = (pick: (e: Extension) => ((input: never, state: unknown) => void) | undefined, input: unknown): void => {
     for (const e of checkers) {
@@ -331,6 +347,25 @@ function buildProtocol(server: Server): ImapProtocol {
       return caps;
     },
     enableable,
+    mayEnable(session, capability) {
+      const e = enableOwners.get(capability);
+      return e === undefined || e.mayEnable!(session, capability, state(e));
+    },
+    utf8(session) {
+      for (const e of utf8Deciders) if (e.utf8!(session, state(e))) return true;
+      return false;
+    },
+    readAppendData(args) {
+      if (appendForms.size > 0) {
+        const next = args.peekAtom();
+        const form = next === null ? undefined : appendForms.get(next);
+        if (form) {
+          args.keyword(form.name);
+          return form.parse(args);
+        }
+      }
+      return args.literal();
+    },
     parserOptions,
     fetchItems,
     fetchItemParsers,
@@ -543,6 +578,13 @@ function buildProtocol(server: Server): ImapProtocol {
     appendCode(mailbox, uids) {
       for (const e of coders) {
         const code = e.codes!.append?.(mailbox, uids, state(e));
+        if (code) return code;
+      }
+      return undefined;
+    },
+    createCode(mailbox) {
+      for (const e of coders) {
+        const code = e.codes!.create?.(mailbox, state(e));
         if (code) return code;
       }
       return undefined;

@@ -10,6 +10,7 @@ import type { SessionHandle } from '../session/registry.js';
 import type { StoreChange } from '../store/changes.js';
 import type { Mailbox } from '../store/mailbox.js';
 import { CommandFailure, type CommandContext, type CommandResult, type CommandSpec, type ImapState } from './command.js';
+import { decodeMutf7 } from '../store/mutf7.js';
 import { imapProtocol } from './protocol.js';
 import { ArgParser, ParseError } from './parser.js';
 import { SelectedMailbox } from './selected.js';
@@ -582,6 +583,16 @@ export class ImapSession implements SessionHandle {
     this.socketWrite(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
   }
 
+  /**
+   * A mailbox name as this client sees it: the stored modified UTF-7 name,
+   * or its UTF-8 form once the session speaks UTF-8 (RFC 6855 §3). Every
+   * response that carries a mailbox name sends it through here.
+   */
+  mailboxName(path: string): string {
+    if (!imapProtocol(this.server).utf8(this)) return path;
+    return decodeMutf7(path) ?? path;
+  }
+
   /** Sends `* <values>`. */
   untagged(...values: ImapValue[]): void {
     this.write(encodeResponseOf('*', values));
@@ -762,7 +773,9 @@ export class ImapSession implements SessionHandle {
 
   private async runCommand(segments: Segment[]): Promise<void> {
     if (this.server.options.debug) this.server.options.debug(`S${this.id} C: ${describeCommand(segments)}`);
-    const args = new ArgParser(segments, imapProtocol(this.server).parserOptions);
+    const protocol = imapProtocol(this.server);
+    // A session that speaks UTF-8 (RFC 6855) reads quoted UTF-8 and UTF-8 mailbox names.
+    const args = new ArgParser(segments, protocol.utf8(this) ? { ...protocol.parserOptions, utf8: true } : protocol.parserOptions);
     let tag = '*';
     let name = '';
     let result: CommandResult;

@@ -18,11 +18,12 @@ export const enableCommand: CommandSpec = {
       if (!args.atEnd()) args.sp();
     }
     if (wanted.length === 0) return bad('ENABLE needs at least one capability');
-    const enableable = imapProtocol(session.server).enableable;
+    const protocol = imapProtocol(session.server);
+    const enableable = protocol.enableable;
     const caps = new Set(session.capabilities());
     const enabled: string[] = [];
     for (const cap of wanted) {
-      if (enableable.has(cap) && caps.has(cap) && !session.enabled.has(cap)) {
+      if (enableable.has(cap) && caps.has(cap) && !session.enabled.has(cap) && protocol.mayEnable(session, cap)) {
         session.enabled.add(cap);
         enabled.push(cap);
       }

@@ -105,7 +105,7 @@ export const metadataCommands: readonly CommandSpec[] = (() => {
           out.push(entryValue(entry.name), valueValue(entry.value));
         }
       }
-      if (out.length > 0) session.untagged(atom('METADATA'), target.path, out);
+      if (out.length > 0) session.untagged(atom('METADATA'), session.mailboxName(target.path), out);
       return longest > 0 ? ok('GETMETADATA complete', `METADATA LONGENTRIES ${longest}`) : ok('GETMETADATA complete');
     },
   };

@@ -58,7 +58,7 @@ export const getQuotaRoot: CommandSpec = {
     if (refused) return refused;
     const quota = state(session.server);
     const limited = quota.quotaList().length > 0;
-    session.untagged(atom('QUOTAROOT'), mailbox.path, ...(limited ? [ROOT] : []));
+    session.untagged(atom('QUOTAROOT'), session.mailboxName(mailbox.path), ...(limited ? [ROOT] : []));
     sendQuota(session, quota);
     return ok('Getquotaroot completed');
   },

@@ -24,12 +24,14 @@ export const append: CommandSpec = {
       date = args.dateTime();
       args.sp();
     }
-    const raw = imapProtocol(session.server).appendData(args.literal(), session);
+    const protocol = imapProtocol(session.server);
+    // A literal, or an extension's form of message data (`UTF8 (literal8)`, RFC 6855), then
+    // the extensions' rewriting of the data (BINARY).
+    const raw = protocol.appendData(protocol.readAppendData(args), session);
     args.end();
     // A name that cannot be created gets no TRYCREATE (RFC 3501 §6.3.11).
     if (path instanceof InvalidName) return path.no('NONEXISTENT');
     const server = session.server;
-    const protocol = imapProtocol(server);
     const mailbox = server.store.get(path);
     if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'TRYCREATE');
     const refused = accessRefusal(session, 'i', mailbox, mailbox.path, name);
@@ -38,7 +40,7 @@ export const append: CommandSpec = {
     if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
     const failed = checkResult(() => {
       for (const check of server.appendChecks) check(mailbox, raw.length);
-      protocol.checkAppend({ mailbox, size: raw.length, session });
+      protocol.checkAppend({ mailbox, size: raw.length, session, raw });
     });
     if (failed) return failed;
     const internaldate = date ?? internalDateFromMs(server.now());

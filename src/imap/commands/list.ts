@@ -171,14 +171,18 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
   // Mailbox names are modified UTF-7, so a reference or pattern that is not
   // (wildcards aside) names nothing: no match, and no error (it is a
   // well-formed list-mailbox).
-  const patterns = request.patterns.filter((p) => p !== '' && isValidMutf7(p));
-  if (!isValidMutf7(reference) || patterns.length === 0) return ok(`${name} completed`);
+  // A session that speaks UTF-8 (RFC 6855) gives UTF-8 patterns: they match the names' UTF-8 form.
+  const utf8 = protocol.utf8(session);
+  const shown = (path: string): string => (utf8 ? session.mailboxName(path) : path);
+  const patterns = request.patterns.filter((p) => p !== '' && (utf8 || isValidMutf7(p)));
+  if ((!utf8 && !isValidMutf7(reference)) || patterns.length === 0) return ok(`${name} completed`);
   // `%` stops at the delimiter of the namespace each name lives in.
   const matchers = new Map<string, ((name: string) => boolean)[]>();
   const matchesWith = (path: string, sep: string): boolean => {
     let m = matchers.get(sep);
     if (!m) matchers.set(sep, (m = patterns.map((p) => patternMatcher(joinReference(reference, p, store.delimiterFor(reference || p)), sep))));
-    return m.some((f) => f(path));
+    const wire = shown(path);
+    return m.some((f) => f(wire));
   };
   const matches = (path: string): boolean => matchesWith(path, store.delimiterFor(path));
   const bySubscription = lsub || selection.has('SUBSCRIBED');
@@ -250,7 +254,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
     const item = found.get(path)!;
     if (!protocol.listFilter(item.entry, listCtx)) continue;
     const attrs = mergeAttributes(item.attrs, protocol.listAttributes(item.entry, listCtx));
-    const line: ImapValue[] = [atom(name), attrs.map(atom), item.delimiter, path];
+    const line: ImapValue[] = [atom(name), attrs.map(atom), item.delimiter, shown(path)];
     if (item.childInfo) line.push(['CHILDINFO', ['SUBSCRIBED']]);
     session.untaggedList(line);
     for (const response of protocol.listResponses(item.entry, listCtx)) session.untaggedList(response);

@@ -81,7 +81,7 @@ export const create: CommandSpec = {
     if (failed) return failed;
     const mailbox = store.createMailbox(target, session.id);
     protocol.created(mailbox, params, session);
-    return ok('Create completed');
+    return ok('Create completed', protocol.createCode(mailbox));
   },
 };
 

@@ -9,7 +9,7 @@
 import type { Message } from '../../store/message.js';
 import type { SearchMatch } from '../../extensions/extension.js';
 import { accessRefusal, imapProtocol } from '../protocol.js';
-import { SELECTED, failBad, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
+import { SELECTED, bad, failBad, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import { SEARCH_CHARSETS, SearchEvaluator } from '../search.js';
 import type { SearchProgram } from '../syntax.js';
 import { atom, type ImapValue } from '../wire/values.js';
@@ -29,6 +29,9 @@ function run(ctx: CommandContext): CommandResult {
     };
     protocol.searchResults({ session, selected, tag: ctx.tag, command: ctx.name, uid: ctx.uid, ...returned, criteria: program.keys, found, rerun });
   };
+  // RFC 6855 §3: after ENABLE UTF8=ACCEPT a charset label conflicts with the session's UTF-8
+  // (SEARCH only: SORT and THREAD always name a charset, RFC 5256).
+  if (program.charset !== null && protocol.utf8(session)) return failed(bad('SEARCH CHARSET is not allowed after ENABLE UTF8=ACCEPT'));
   const found = findMatches(ctx, program);
   if (!Array.isArray(found)) {
     answer(null);

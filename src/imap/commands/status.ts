@@ -14,7 +14,7 @@ export function statusValues(session: ImapSession, mailbox: Mailbox, items: read
   const protocol = imapProtocol(session.server);
   const out: ImapValue[] = [];
   for (const item of items) {
-    let value: number | null | undefined;
+    let value: ImapValue | undefined;
     // An extension's item wins over the core's own count (STATUS=SIZE keeps SIZE in O(1)).
     if (protocol.statusItems.has(item)) value = protocol.statusValue(item, mailbox, session);
     else switch (item) {
@@ -66,7 +66,7 @@ export const status: CommandSpec = {
     if (refused) return refused;
     if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
     const out = statusValues(session, mailbox, items);
-    session.untagged(atom('STATUS'), mailbox.path, out);
+    session.untagged(atom('STATUS'), session.mailboxName(mailbox.path), out);
     return ok('Status completed');
   },
 };
