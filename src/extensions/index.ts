@@ -43,6 +43,9 @@ import * as context from './context/index.js';
 import * as unauthenticate from './unauthenticate/index.js';
 import * as binary from './binary/index.js';
 import * as preview from './preview/index.js';
+import * as objectid from './objectid/index.js';
+import * as savedate from './savedate/index.js';
+import * as utf8Accept from './utf8-accept/index.js';
 import * as xGmExt1 from './x-gm-ext-1/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
@@ -83,6 +86,9 @@ const FOLDERS: readonly { extension: Extension }[] = [
   unauthenticate,
   binary,
   preview,
+  objectid,
+  savedate,
+  utf8Accept,
   xGmExt1,
 ];
 

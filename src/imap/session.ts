@@ -17,7 +17,7 @@ import { SelectedMailbox } from './selected.js';
 import { CommandReader, type Segment } from './wire/reader.js';
 import { describeCommand, describeOutput } from './wire/log.js';
 import { continuation, encodeResponseOf, tagged, untaggedStatus } from './wire/serializer.js';
-import type { ImapValue } from './wire/values.js';
+import { utf8Text, type ImapValue } from './wire/values.js';
 
 /** Unread input above which the socket is paused until commands catch up. */
 const INPUT_HIGH_WATER = 1024 * 1024;
@@ -588,9 +588,9 @@ export class ImapSession implements SessionHandle {
    * or its UTF-8 form once the session speaks UTF-8 (RFC 6855 §3). Every
    * response that carries a mailbox name sends it through here.
    */
-  mailboxName(path: string): string {
+  mailboxName(path: string): ImapValue {
     if (!imapProtocol(this.server).utf8(this)) return path;
-    return decodeMutf7(path) ?? path;
+    return utf8Text(decodeMutf7(path) ?? path);
   }
 
   /** Sends `* <values>`. */

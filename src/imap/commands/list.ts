@@ -8,7 +8,7 @@
  */
 import type { ListContext, ListEntry } from '../../extensions/extension.js';
 import type { Mailbox } from '../../store/mailbox.js';
-import { isValidMutf7 } from '../../store/mutf7.js';
+import { decodeMutf7, isValidMutf7 } from '../../store/mutf7.js';
 import type { Store } from '../../store/store.js';
 import { AUTHENTICATED, failBad, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import type { ArgParser } from '../parser.js';
@@ -173,7 +173,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
   // well-formed list-mailbox).
   // A session that speaks UTF-8 (RFC 6855) gives UTF-8 patterns: they match the names' UTF-8 form.
   const utf8 = protocol.utf8(session);
-  const shown = (path: string): string => (utf8 ? session.mailboxName(path) : path);
+  const shown = (path: string): string => (utf8 ? (decodeMutf7(path) ?? path) : path);
   const patterns = request.patterns.filter((p) => p !== '' && (utf8 || isValidMutf7(p)));
   if ((!utf8 && !isValidMutf7(reference)) || patterns.length === 0) return ok(`${name} completed`);
   // `%` stops at the delimiter of the namespace each name lives in.
@@ -254,7 +254,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
     const item = found.get(path)!;
     if (!protocol.listFilter(item.entry, listCtx)) continue;
     const attrs = mergeAttributes(item.attrs, protocol.listAttributes(item.entry, listCtx));
-    const line: ImapValue[] = [atom(name), attrs.map(atom), item.delimiter, shown(path)];
+    const line: ImapValue[] = [atom(name), attrs.map(atom), item.delimiter, session.mailboxName(path)];
     if (item.childInfo) line.push(['CHILDINFO', ['SUBSCRIBED']]);
     session.untaggedList(line);
     for (const response of protocol.listResponses(item.entry, listCtx)) session.untaggedList(response);

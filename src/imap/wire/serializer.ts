@@ -13,7 +13,7 @@
  * Output is built as runs of ASCII text plus the Buffers that must go out
  * verbatim, and concatenated once per call.
  */
-import { Atom, Literal, type ImapValue } from './values.js';
+import { Atom, Literal, Utf8Text, type ImapValue } from './values.js';
 
 export type ResponseStatus = 'OK' | 'NO' | 'BAD';
 export type UntaggedStatus = ResponseStatus | 'BYE' | 'PREAUTH';
@@ -29,6 +29,8 @@ export type ResponseCode = string | { name: string; args?: readonly ImapValue[] 
 const NEEDS_LITERAL = /[\x00\r\n\u0080-\uffff]/;
 const QUOTED_SPECIAL = /["\\]/g;
 const TEXT_UNSAFE = /[\r\n\x00]/g;
+/** What a UTF-8 quoted string (RFC 6855) cannot hold. */
+const UTF8_NEEDS_LITERAL = /[\r\n\x00]/;
 /** resp-text is 7-bit TEXT-CHARs (RFC 3501 §9): anything else is shown as `?`. */
 const NOT_ASCII = /[^\x01-\x7f]/g;
 const LITERAL_AT_END = /\{\d+\+?\}$/;
@@ -118,6 +120,10 @@ class Writer {
       this.text += value.value;
     } else if (value instanceof Literal) {
       this.literal(value.data, value.binary);
+    } else if (value instanceof Utf8Text) {
+      // RFC 6855 §3 uQUOTED-CHAR: UTF-8 may be quoted; CR, LF and NUL still need a literal.
+      if (UTF8_NEEDS_LITERAL.test(value.value)) this.literal(Buffer.from(value.value, 'utf8'), false);
+      else this.text += `"${value.value.replace(QUOTED_SPECIAL, '\\$&')}"`;
     } else if (Buffer.isBuffer(value)) {
       if (bufferIsQuotable(value)) {
         this.text += `"${value.toString('latin1').replace(QUOTED_SPECIAL, '\\$&')}"`;

@@ -9,6 +9,8 @@
  * - `Buffer`        → bytes of a string; quoted when they can be, else a literal
  * - `Atom`          → sent as it is (flags, keywords, labels such as `BODY[1]<0>`)
  * - `Literal`       → always a literal (message data); `binary` sends `~{n}`
+ * - `Utf8Text`      → text quoted even when it is not ASCII (RFC 6855, for a
+ *                     session that enabled UTF8=ACCEPT); a literal only for CR, LF, NUL
  * - `ImapValue[]`   → a parenthesized list
  */
 export class Atom {
@@ -22,7 +24,12 @@ export class Literal {
   ) {}
 }
 
-export type ImapValue = null | number | string | Buffer | Atom | Literal | ImapValue[];
+export class Utf8Text {
+  constructor(readonly value: string) {}
+}
+
+export type ImapValue = null | number | string | Buffer | Atom | Literal | Utf8Text | ImapValue[];
 
 export const atom = (value: string): Atom => new Atom(value);
 export const literal = (data: Buffer, binary = false): Literal => new Literal(data, binary);
+export const utf8Text = (value: string): Utf8Text => new Utf8Text(value);

@@ -1,0 +1,157 @@
+/**
+ * OBJECTID's identifiers (RFC 8474) and where they live: MAILBOXID and
+ * EMAILID are store fields (`mailboxId` on mailbox objects, `emailId` on
+ * message objects of the storage option), so snapshots keep them and
+ * `reset()` restores them; the storage option may give them. Those it does
+ * not give are numbered from one per-server counter (the server field
+ * `objectIdNext`, the next number to give): `F<n>` for mailboxes, `M<n>`
+ * for messages, at start and after a reset in a fixed order (mailboxes by
+ * name, then their messages by UID), so two runs over the same options see
+ * the same IDs. The counter is restored by reset with everything else, so
+ * the IDs given after a reset repeat those given after the start.
+ *
+ * THREADID is computed, not stored: messages with the same thread root
+ * (the first Message-ID of References, else of In-Reply-To, else the
+ * message's own Message-ID) share `T` + a digest of that root; a message
+ * with none of these is a thread of its own (`T` + its EMAILID). A storage
+ * `threadId` wins. Being a function of the content, it never changes and
+ * is the same for every message with one EMAILID (§5.2).
+ */
+import { createHash } from 'node:crypto';
+import { ServiceError } from '../../errors.js';
+import { getMime, headerValues } from '../../mime/index.js';
+import type { Server } from '../../server.js';
+import { getField, serverFields, setField } from '../../store/fields.js';
+import type { Mailbox } from '../../store/mailbox.js';
+import type { Message } from '../../store/message.js';
+
+export const MAILBOX_ID_KEY = 'mailboxId';
+export const EMAIL_ID_KEY = 'emailId';
+export const THREAD_ID_KEY = 'threadId';
+export const COUNTER_KEY = 'objectIdNext';
+
+/** RFC 8474 §7 `objectid`: 1 to 255 of base64url's characters (case-sensitive). */
+const OBJECT_ID = /^[A-Za-z0-9_-]{1,255}$/;
+/** IDs of the form this server gives: a given one pushes the counter past it. */
+const NUMBERED = /^[FM]([1-9][0-9]{0,14})$/;
+const MESSAGE_ID = /<([^<>]+)>/g;
+
+export function isObjectId(value: unknown): value is string {
+  return typeof value === 'string' && OBJECT_ID.test(value);
+}
+
+/** Checks an ID of the storage option. */
+export function validateObjectId(value: unknown, report: (message: string) => void): unknown {
+  if (!isObjectId(value)) report('expected an object ID: 1 to 255 characters of A-Z a-z 0-9 _ - (RFC 8474 §7)');
+  return value;
+}
+
+/** Checks the counter of the storage option. */
+export function validateCounter(value: unknown, report: (message: string) => void): unknown {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) report('expected a positive integer');
+  return value;
+}
+
+/** Per-server state and control API of OBJECTID. */
+export class ObjectIds {
+  private readonly threadIds = new WeakMap<Message, string | null>();
+
+  constructor(private readonly server: Server) {}
+
+  /** The MAILBOXID of a mailbox. */
+  mailboxId(mailbox: Mailbox): string {
+    const id = getField(mailbox, MAILBOX_ID_KEY);
+    return isObjectId(id) ? id : this.giveMailboxId(mailbox);
+  }
+
+  /** The EMAILID of a message. */
+  emailId(message: Message): string {
+    const id = getField(message, EMAIL_ID_KEY);
+    if (isObjectId(id)) return id;
+    const made = this.next('M');
+    setField(message, EMAIL_ID_KEY, made);
+    return made;
+  }
+
+  /** The THREADID of a message (null: none, never for a message this server computed one for). */
+  threadId(message: Message): string | null {
+    const given = getField(message, THREAD_ID_KEY);
+    if (isObjectId(given)) return given;
+    let id = this.threadIds.get(message);
+    if (id === undefined) {
+      const root = threadRoot(message);
+      id = root === null ? `T${this.emailId(message)}` : `T${createHash('sha256').update(root).digest('base64url').slice(0, 20)}`;
+      this.threadIds.set(message, id);
+    }
+    return id;
+  }
+
+  /** A new MAILBOXID for a mailbox (a new mailbox, or one whose UIDVALIDITY changed). */
+  giveMailboxId(mailbox: Mailbox): string {
+    const id = this.next('F');
+    setField(mailbox, MAILBOX_ID_KEY, id);
+    return id;
+  }
+
+  /**
+   * Gives every mailbox and message of the store that has none its ID, in
+   * a fixed order, after moving the counter past the IDs already there.
+   * Two mailboxes with one MAILBOXID (storage option) cannot be: INVALID.
+   */
+  assignAll(): void {
+    const mailboxes = this.server.store.list();
+    let next = this.counter();
+    const owners = new Map<string, string>();
+    const bump = (id: string): void => {
+      const m = NUMBERED.exec(id);
+      if (m) next = Math.max(next, Number(m[1]) + 1);
+    };
+    for (const mailbox of mailboxes) {
+      const id = getField(mailbox, MAILBOX_ID_KEY);
+      if (!isObjectId(id)) continue;
+      const owner = owners.get(id);
+      if (owner !== undefined) {
+        throw new ServiceError('INVALID', `storage: the mailboxId ${JSON.stringify(id)} is given to both ${JSON.stringify(owner)} and ${JSON.stringify(mailbox.path)}`);
+      }
+      owners.set(id, mailbox.path);
+      bump(id);
+    }
+    for (const mailbox of mailboxes) {
+      for (const message of mailbox.messages) {
+        const id = getField(message, EMAIL_ID_KEY);
+        if (isObjectId(id)) bump(id);
+      }
+    }
+    this.setCounter(next);
+    for (const mailbox of mailboxes) if (!isObjectId(getField(mailbox, MAILBOX_ID_KEY))) this.giveMailboxId(mailbox);
+    for (const mailbox of mailboxes) for (const message of mailbox.messages) this.emailId(message);
+  }
+
+  private counter(): number {
+    const value = getField(serverFields(this.server.store), COUNTER_KEY);
+    return typeof value === 'number' && Number.isSafeInteger(value) && value >= 1 ? value : 1;
+  }
+
+  private setCounter(value: number): void {
+    setField(serverFields(this.server.store), COUNTER_KEY, value);
+  }
+
+  private next(prefix: 'F' | 'M'): string {
+    const n = this.counter();
+    this.setCounter(n + 1);
+    return `${prefix}${n}`;
+  }
+}
+
+/** The Message-ID a thread hangs from, or null when the message names none. */
+function threadRoot(message: Message): string | null {
+  const root = getMime(message.raw);
+  for (const field of ['references', 'in-reply-to', 'message-id']) {
+    for (const value of headerValues(root, message.raw, field)) {
+      MESSAGE_ID.lastIndex = 0;
+      const first = MESSAGE_ID.exec(value);
+      if (first) return first[1]!.trim();
+    }
+  }
+  return null;
+}
