@@ -109,6 +109,8 @@ class FuzzConnection {
   readonly framer = new ShadowFramer({ maxLiteral: MAX_LITERAL });
   state: FuzzState = 'notAuthenticated';
   private greeted = false;
+  /** The session enabled UTF8=ACCEPT (seen in `* ENABLED`): its quoted strings may be UTF-8. */
+  private utf8 = false;
   private closed = true;
   private sawBye = false;
   private afterBye = 0;
@@ -135,6 +137,7 @@ class FuzzConnection {
     this.splitter = new ResponseSplitter();
     this.framer.reset();
     this.state = 'notAuthenticated';
+    this.utf8 = false;
     this.greeted = false;
     this.sawBye = false;
     this.afterBye = 0;
@@ -207,7 +210,7 @@ class FuzzConnection {
     if (this.recent.length > 4) this.recent.shift();
     let p: ParsedResponse;
     try {
-      p = parseResponse(r);
+      p = parseResponse(r, { utf8: this.utf8 });
     } catch (err) {
       if (err instanceof ResponseError) {
         this.fuzz.finding('malformed-response', err.message, this.sent);
@@ -230,6 +233,7 @@ class FuzzConnection {
     }
     if (p.kind === 'untagged') {
       if (p.type === 'BYE') this.sawBye = true;
+      if (p.type === 'ENABLED' && /(^| )UTF8=ACCEPT( |$)/i.test(r.text)) this.utf8 = true;
       this.group.push(p);
       return;
     }
@@ -327,6 +331,8 @@ class FuzzConnection {
     }
     if (typeof r === 'object') {
       this.state = r.state;
+      // UNAUTHENTICATE forgets what ENABLE turned on.
+      if (r.state === 'notAuthenticated') this.utf8 = false;
       this.sent = '';
     }
     return r;

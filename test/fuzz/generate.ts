@@ -61,6 +61,7 @@ const FETCH_ITEMS = [
   'BINARY.PEEK[1.MIME]', 'BINARY[0]', 'BINARY.SIZE[1]<0.1>', 'BINARY.PEEK', 'binary.peek[2]<1.99999999999>',
   'PREVIEW', 'PREVIEW (LAZY)', 'preview (lazy lazy)', 'PREVIEW ()', 'PREVIEW (EAGER)', 'PREVIEW[]',
   'X-GM-MSGID', 'X-GM-THRID', 'X-GM-LABELS',
+  'EMAILID', 'THREADID', 'SAVEDATE',
 ];
 /** X-GM-EXT-1: labels as STORE and SEARCH give them (system labels, user labels, quoted, odd). */
 const GM_LABELS = ['\\Inbox', '\\Starred', '\\Important', '\\Trash', 'Fuzz', '"Muy Importante"', 'Archive/Sub', '""', '\\Bogus', '"&AOk-"'];
@@ -70,7 +71,9 @@ const GM_RAW = [
   '"in:anywhere"', '"{a b} filename:x list:y"', '"{unbalanced"', '"(unbalanced"', '"x)"', '"OR"', '"before:soon"', '"-"', '""', '"((((((((x))))))))"',
 ];
 const FETCH_MACROS = ['ALL', 'FAST', 'FULL'];
-const STATUS_ITEMS = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ', 'SIZE'];
+const STATUS_ITEMS = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ', 'SIZE', 'MAILBOXID'];
+/** Mailbox names as UTF-8 bytes (RFC 6855, after ENABLE UTF8=ACCEPT), malformed UTF-8 and forbidden characters among them. */
+const UTF8_MAILBOXES = ['"K\xc3\xa4se"', '"\xe6\x97\xa5\xe6\x9c\xac/\xc3\x9cnter"', '"R&D"', '"bad\xff"', '"half\xc3"', '"nel\xc2\x85"', '"ls\xe2\x80\xa8"'];
 const HUGE_NUMBERS = ['0', '4294967295', '4294967296', '99999999999999999999', '18446744073709551616', '9007199254740993', '-1', '00000000000000000000001', '1e9'];
 
 /** Commands by name with their argument generators; `states` is where they are valid. */
@@ -103,7 +106,8 @@ export class Generator {
 
   mailbox(): Part {
     const r = this.r;
-    if (r.chance(0.1)) return this.literalOf(r.pick(['INBOX', 'Archive', 'Fuzz', 'caf\xe9', 'x\x00y']));
+    if (r.chance(0.1)) return this.literalOf(r.pick(['INBOX', 'Archive', 'Fuzz', 'caf\xe9', 'x\x00y', 'K\xc3\xa4se']));
+    if (r.chance(0.1)) return r.pick(UTF8_MAILBOXES);
     return r.pick(MAILBOXES);
   }
   astring(words: readonly string[]): Part {
@@ -223,7 +227,13 @@ export class Generator {
       case 10:
         return `(${this.searchKey(depth + 1)} ${this.searchKey(depth + 1)})`;
       case 11:
-        return r.pick(['MODSEQ 1', 'OLDER 10', 'YOUNGER 100000']);
+        return r.pick([
+          'MODSEQ 1', 'OLDER 10', 'YOUNGER 100000',
+          // OBJECTID (RFC 8474 §6) and SAVEDATE (RFC 8514 §4.3), malformed arguments among them.
+          'EMAILID M1', 'THREADID T1', 'EMAILID "M2"', 'EMAILID M!', 'THREADID', 'SAVEDATESUPPORTED',
+          'SAVEDBEFORE 1-Jan-2020', 'SAVEDON "2-Nov-2026"', 'SAVEDSINCE 29-Feb-2023', 'SAVEDSINCE 1-Foo-2020',
+          'SUBJECT "gr\xc3\xbc\xc3\x9fe"',
+        ]);
       default:
         // X-GM-EXT-1 keys: 64-bit ids (in range and not), labels, X-GM-RAW queries.
         switch (r.int(0, 3)) {
@@ -292,6 +302,11 @@ export class Generator {
         const out: Part[] = [g.mailbox(), ' '];
         if (g.r.chance(0.5)) out.push(g.flagList(), ' ');
         if (g.r.chance(0.3)) out.push(g.r.pick(['"17-Jul-1996 02:44:25 -0700"', '" 1-Jan-2000 00:00:00 +0000"', '"31-Feb-2020 25:00:00 +9999"']), ' ');
+        // RFC 6855 §4: `UTF8 (literal8)`, sometimes malformed (no parentheses, a plain literal).
+        if (g.r.chance(0.1)) {
+          out.push(g.r.pick(['UTF8 (', 'utf8 (', 'UTF8 ']), { lit: g.message(), sync: g.r.chance(0.3), binary: g.r.chance(0.8) }, g.r.pick([')', ')', '']));
+          return out;
+        }
         out.push({ lit: g.message(), sync: g.r.chance(0.3), binary: g.r.chance(0.15) });
         return out;
       },

@@ -86,6 +86,20 @@ describe('fuzz oracle: response checker', () => {
     assert.deepEqual(responses('* SEARCH 2 84 882\r\n')[0]!.search, [2, 84, 882]);
   });
 
+  test('quoted UTF-8 (RFC 6855) passes only for a session that enabled UTF8=ACCEPT, and only when well-formed', () => {
+    const parse = (text: string, utf8: boolean): ParsedResponse[] => {
+      const out: ParsedResponse[] = [];
+      new ResponseSplitter().push(Buffer.from(text, 'utf8'), (r) => out.push(parseResponse(r, { utf8 })));
+      return out;
+    };
+    assert.doesNotThrow(() => parse('* LIST () "/" "Käse"\r\n', true));
+    assert.doesNotThrow(() => parse('* STATUS "日本語" (MAILBOXID (F1))\r\n', true));
+    assert.throws(() => parse('* LIST () "/" "Käse"\r\n', false), /invalid byte 0xc3 in quoted string/);
+    const broken: ParsedResponse[] = [];
+    const framed = new ResponseSplitter();
+    assert.throws(() => framed.push(Buffer.from('* LIST () "/" "bad\xff"\r\n', 'latin1'), (r) => broken.push(parseResponse(r, { utf8: true }))), /malformed UTF-8/);
+  });
+
   test('rejects malformed responses', () => {
     const bad = [
       ['* 3 FETCH (UID 4 FLAGS (\\Seen)\r\n', /expected \)/],

@@ -128,6 +128,16 @@ const isAstringChar = (c: number): boolean => isAtomChar(c) || c === 0x5d;
 const isTagChar = (c: number): boolean => isAstringChar(c) && c !== 0x2b;
 const isTextChar = (c: number): boolean => isChar(c) && c !== 0x0d && c !== 0x0a;
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+function isUtf8(bytes: Buffer): boolean {
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const STATUS_WORDS = new Set(['OK', 'NO', 'BAD', 'BYE', 'PREAUTH']);
 
 /** Cursor over one response's text, literals taken from `literals` in order. */
@@ -137,6 +147,8 @@ class Cursor {
   constructor(
     readonly s: string,
     private readonly literals: Buffer[],
+    /** The session enabled UTF8=ACCEPT: quoted strings may carry UTF-8 (RFC 6855 §3). */
+    private readonly utf8 = false,
   ) {}
 
   fail(what: string): never {
@@ -212,12 +224,14 @@ class Cursor {
         this.pos += 2;
         continue;
       }
-      if (!isTextChar(c)) this.fail(`invalid byte 0x${c.toString(16)} in quoted string`);
+      if (!isTextChar(c) && !(this.utf8 && c >= 0x80 && c <= 0xff)) this.fail(`invalid byte 0x${c.toString(16)} in quoted string`);
       out += this.s[this.pos];
       this.pos++;
     }
     this.pos++;
-    return Buffer.from(out, 'latin1');
+    const bytes = Buffer.from(out, 'latin1');
+    if (this.utf8 && !isUtf8(bytes)) this.fail('malformed UTF-8 in quoted string');
+    return bytes;
   }
   literal(): Buffer {
     const m = /^\{(\d+)\}\r\n/.exec(this.s.slice(this.pos, this.pos + 16));
@@ -499,8 +513,8 @@ function parseFetch(c: Cursor): Map<string, Value> {
  * Parses and checks one response. `inLiteralFree` is false for continuation
  * requests whose text is base64 (any text is accepted there).
  */
-export function parseResponse(r: Response): ParsedResponse {
-  const c = new Cursor(r.text, r.literals);
+export function parseResponse(r: Response, options: { utf8?: boolean } = {}): ParsedResponse {
+  const c = new Cursor(r.text, r.literals, options.utf8 ?? false);
   const first = c.peek();
   if (first === 0x2b) {
     // continue-req = "+" SP (resp-text / base64). Rookery also sends "+ " (empty base64).
