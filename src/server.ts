@@ -86,6 +86,7 @@ export class Server extends EventEmitter<ServerEventMap> {
         for (const check of this.appendChecks) check(mailbox, size);
         imapProtocol(this).checkAppend({ mailbox, size, session: null });
       },
+      shownFields: () => imapProtocol(this).shownFields,
     });
     // Extensions' per-server state (`setup`) is made now, so their control APIs exist from the start.
     imapProtocol(this);

@@ -18,6 +18,7 @@ import {
   optionalInteger,
   optionalString,
 } from './check.js';
+import type { ShownFields } from '../imap/protocol.js';
 import { mailboxInfo, messageInfo, type MailboxInfo, type MessageInfo, type UserInfo } from './resources.js';
 
 /** A check run before a message is added with `checks: true` (QUOTA, APPENDLIMIT): throws to refuse. */
@@ -31,6 +32,8 @@ export interface ControlContext {
   shutdown(graceful: boolean): Promise<void>;
   /** The checks APPEND runs (extensions' and `server.appendChecks`); throws to refuse. */
   checkAppend(mailbox: Mailbox, size: number): void;
+  /** Store fields the loaded extensions show in MailboxInfo/MessageInfo (default none). */
+  shownFields?(): ShownFields;
 }
 
 export interface XOAuth2Input {
@@ -102,8 +105,14 @@ export function decodeSource(raw: unknown, encoding: unknown, name = 'raw'): Buf
  * calls exactly these. Changes go through the store, so connected IMAP
  * sessions see them exactly as they see another session's changes.
  */
+const NO_FIELDS: ShownFields = { mailbox: [], message: [] };
+
 export class ControlApi {
   constructor(private readonly ctx: ControlContext) {}
+
+  private shown(): ShownFields {
+    return this.ctx.shownFields?.() ?? NO_FIELDS;
+  }
 
   private get store(): Store {
     return this.ctx.store;
@@ -201,7 +210,7 @@ export class ControlApi {
 
   /** Every mailbox, ordered by name. */
   listMailboxes(): MailboxInfo[] {
-    return this.store.list().map((m) => mailboxInfo(this.store, m));
+    return this.store.list().map((m) => mailboxInfo(this.store, m, this.shown().mailbox));
   }
 
   /**
@@ -225,11 +234,11 @@ export class ControlApi {
     // otherwise. Only a client's own IMAP CREATE leaves the subscription to the client.
     const subscribed = optionalBoolean(o.subscribed, 'subscribed') ?? true;
     const mailbox = this.store.createMailbox(path, null, { subscribed });
-    return mailboxInfo(this.store, mailbox);
+    return mailboxInfo(this.store, mailbox, this.shown().mailbox);
   }
 
   getMailbox(path: string): MailboxInfo {
-    return mailboxInfo(this.store, this.mailbox(path));
+    return mailboxInfo(this.store, this.mailbox(path), this.shown().mailbox);
   }
 
   /** Deletes a mailbox; sessions that have it selected get BYE. INBOX: CANNOT. */
@@ -243,7 +252,7 @@ export class ControlApi {
     checkString(path, 'path');
     const o = checkObject(input, 'rename', ['newPath']);
     const newPath = checkString(o.newPath, 'newPath', { nonEmpty: true });
-    return mailboxInfo(this.store, this.store.renameMailbox(path, newPath, null));
+    return mailboxInfo(this.store, this.store.renameMailbox(path, newPath, null), this.shown().mailbox);
   }
 
   /** Subscribes an existing mailbox. */
@@ -285,12 +294,13 @@ export class ControlApi {
     const mailbox = this.mailbox(path);
     const o = checkObject(options, 'options', ['uids', 'raw']);
     const raw = optionalBoolean(o.raw, 'raw') ?? false;
-    if (o.uids === undefined) return mailbox.messages.map((m) => messageInfo(m, raw));
+    const shown = this.shown().message;
+    if (o.uids === undefined) return mailbox.messages.map((m) => messageInfo(m, raw, shown));
     const wanted = [...new Set(checkUids(o.uids))].sort((a, b) => a - b);
     const out: MessageInfo[] = [];
     for (const uid of wanted) {
       const m = mailbox.byUid(uid);
-      if (m) out.push(messageInfo(m, raw));
+      if (m) out.push(messageInfo(m, raw, shown));
     }
     return out;
   }
@@ -299,7 +309,7 @@ export class ControlApi {
   getMessage(path: string, uid: number): MessageInfo {
     const mailbox = this.mailbox(path);
     const [m] = this.store.requireMessages(mailbox, [checkInteger(uid, 'uid', 1)]);
-    return messageInfo(m!, true);
+    return messageInfo(m!, true, this.shown().message);
   }
 
   /** Adds a message like a delivery. With `checks: true` it is refused as APPEND would refuse it. */

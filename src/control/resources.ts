@@ -2,6 +2,8 @@
  * The resource shapes of the spec (MailboxInfo, MessageInfo, User), built
  * from store objects. REST returns these as they are.
  */
+import { setOwn } from '../options/problems.js';
+import { getField, type FieldHolder } from '../store/fields.js';
 import { DEFAULT_PERMANENT_FLAGS } from '../store/flags.js';
 import { formatInternalDate } from '../store/internal-date.js';
 import type { Mailbox } from '../store/mailbox.js';
@@ -20,6 +22,8 @@ export interface MailboxInfo {
   uidvalidity: number;
   permanentFlags: string[];
   specialUse: string[];
+  /** Extension fields shown for mailboxes (`mailboxId` of OBJECTID), when the mailbox has any. */
+  fields?: Record<string, unknown>;
 }
 
 export interface MessageInfo {
@@ -31,6 +35,20 @@ export interface MessageInfo {
   /** Source in base64, when asked for. */
   raw?: string;
   encoding?: 'base64';
+  /** Extension fields shown for messages (`emailId` of OBJECTID, `saveDate` of SAVEDATE), when the message has any. */
+  fields?: Record<string, unknown>;
+}
+
+/** The values of `keys` the holder has, deep-copied; undefined when it has none. */
+function shownFields(holder: FieldHolder, keys: readonly string[]): Record<string, unknown> | undefined {
+  let out: Record<string, unknown> | undefined;
+  for (const key of keys) {
+    const value = getField(holder, key);
+    if (value === undefined) continue;
+    out ??= {};
+    setOwn(out, key, structuredClone(value));
+  }
+  return out;
 }
 
 export interface UserInfo {
@@ -38,8 +56,8 @@ export interface UserInfo {
   xoauth2: boolean;
 }
 
-export function mailboxInfo(store: Store, m: Mailbox): MailboxInfo {
-  return {
+export function mailboxInfo(store: Store, m: Mailbox, shown: readonly string[] = []): MailboxInfo {
+  const info: MailboxInfo = {
     path: m.path,
     delimiter: m.delimiter,
     flags: [...m.attributes, store.hasChildren(m) ? '\\HasChildren' : '\\HasNoChildren'],
@@ -52,9 +70,12 @@ export function mailboxInfo(store: Store, m: Mailbox): MailboxInfo {
     permanentFlags: m.permanentFlags ? [...m.permanentFlags] : [...DEFAULT_PERMANENT_FLAGS],
     specialUse: [...m.specialUse],
   };
+  const fields = shownFields(m, shown);
+  if (fields) info.fields = fields;
+  return info;
 }
 
-export function messageInfo(m: Message, withRaw: boolean): MessageInfo {
+export function messageInfo(m: Message, withRaw: boolean, shown: readonly string[] = []): MessageInfo {
   const info: MessageInfo = {
     uid: m.uid,
     flags: [...m.flags],
@@ -66,5 +87,7 @@ export function messageInfo(m: Message, withRaw: boolean): MessageInfo {
     info.raw = m.raw.toString('base64');
     info.encoding = 'base64';
   }
+  const fields = shownFields(m, shown);
+  if (fields) info.fields = fields;
   return info;
 }

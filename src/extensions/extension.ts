@@ -542,6 +542,12 @@ export interface StoreField {
    * Returns the value to keep (default: the value as given).
    */
   validate?(value: unknown, report: (message: string) => void): unknown;
+  /**
+   * Shown by the control API and REST in MailboxInfo/MessageInfo `fields`
+   * (mailbox and message fields only), while the plugin is loaded: small
+   * values a test wants to read back (OBJECTID's IDs, SAVEDATE's date).
+   */
+  shown?: boolean;
 }
 
 export interface StoreFields {

@@ -149,7 +149,15 @@ export interface ImapProtocol {
   readonly sasl: ReadonlyMap<string, SaslMechanism>;
   readonly saslInitialResponse: boolean;
   readonly eventTypes: readonly string[];
+  /** Storage keys of mailbox and message fields the control API and REST show (`StoreField.shown`). */
+  readonly shownFields: ShownFields;
   onChange(change: StoreChange): void;
+}
+
+/** Keys of the store fields shown in MailboxInfo/MessageInfo `fields`. */
+export interface ShownFields {
+  readonly mailbox: readonly string[];
+  readonly message: readonly string[];
 }
 
 /** The wording of one session's untagged updates (see `UpdatePoint`). */
@@ -599,6 +607,10 @@ function buildProtocol(server: Server): ImapProtocol {
     sasl,
     saslInitialResponse,
     eventTypes,
+    shownFields: {
+      mailbox: extensions.flatMap((e) => (e.storage?.mailbox ?? []).filter((f) => f.shown).map((f) => f.key)),
+      message: extensions.flatMap((e) => (e.storage?.message ?? []).filter((f) => f.shown).map((f) => f.key)),
+    },
     onChange(change) {
       for (const e of watchers) e.onChange!(change, state(e));
     },

@@ -525,14 +525,17 @@ export const SCRIPT_RULE: Schema = obj(
   ['on'],
 );
 
+/** Extension store fields a loaded plugin shows (`mailboxId`, `emailId`, `saveDate`, ...), by storage key. */
+const SHOWN_FIELDS: Schema = { type: 'object', additionalProperties: true, description: 'Store fields of loaded extensions, by storage key (e.g. OBJECTID mailboxId/emailId, SAVEDATE saveDate)' };
+
 /** Shared response schemas (OpenAPI components). */
 export const COMPONENTS: Record<string, Schema> = {
   Error: obj({ error: obj({ code: str(), message: str() }, ['code', 'message']) }, ['error']),
   MailboxInfo: obj({
     path: str(), delimiter: str(), flags: strArray, selectable: bool, subscribed: bool, messages: int(), unseen: int(),
-    uidnext: int(), uidvalidity: int(), permanentFlags: strArray, specialUse: strArray,
+    uidnext: int(), uidvalidity: int(), permanentFlags: strArray, specialUse: strArray, fields: SHOWN_FIELDS,
   }),
-  MessageInfo: obj({ uid: int(), flags: strArray, internaldate: str(), size: int(), modseq: int(), raw: str('base64'), encoding: str() }),
+  MessageInfo: obj({ uid: int(), flags: strArray, internaldate: str(), size: int(), modseq: int(), raw: str('base64'), encoding: str(), fields: SHOWN_FIELDS }),
   User: obj({ name: str(), xoauth2: bool }),
   Session: obj({
     session: int(), user: nullable(str()), state: { type: 'string', enum: ['Not Authenticated', 'Authenticated', 'Selected', 'Logout'] },

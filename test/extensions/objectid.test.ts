@@ -250,3 +250,30 @@ test('imapflow reads MAILBOXID on SELECT and CREATE, and fetches EMAILID/THREADI
     await server.stop();
   }
 });
+
+test('the control API and REST show MAILBOXID and EMAILID (and SAVEDATE the save date) in MailboxInfo/MessageInfo fields', async () => {
+  const { startRest, request } = await import('../rest/helpers.js');
+  const rest = await startRest({ plugins: ['OBJECTID', 'SAVEDATE'], now: Date.UTC(2026, 10, 2, 10, 0, 0) });
+  try {
+    const { server } = rest;
+    const api = server.extension('OBJECTID')!;
+    const created = server.control.createMailbox('Work');
+    assert.deepEqual(created.fields, { mailboxId: api.mailboxId(server.store.get('Work')!) });
+    server.control.addMessage('Work', { raw: mail('x') });
+    const [info] = server.control.listMessages('Work');
+    assert.deepEqual(info!.fields, { emailId: api.emailId(server.store.get('Work')!.messages[0]!), saveDate: '02-Nov-2026 10:00:00 +0000' });
+    const mailboxes = await request(rest.restPort, 'GET', '/v1/mailboxes');
+    assert.equal(mailboxes.status, 200);
+    assert.deepEqual(
+      (mailboxes.json as { path: string; fields?: { mailboxId: string } }[]).map((m) => [m.path, m.fields?.mailboxId]),
+      [['INBOX', api.mailboxId(server.store.get('INBOX')!)], ['Work', created.fields!.mailboxId]],
+    );
+    const messages = await request(rest.restPort, 'GET', '/v1/mailboxes/Work/messages');
+    assert.deepEqual((messages.json as { fields: unknown }[])[0]!.fields, info!.fields);
+  } finally {
+    await rest.server.stop();
+  }
+  // Without the plugin there are no fields.
+  const plain = createServer({ storage: { INBOX: { mailboxId: 'Fgiven' } } });
+  assert.equal(plain.control.getMailbox('INBOX').fields, undefined);
+});

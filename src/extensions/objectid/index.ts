@@ -96,10 +96,10 @@ export const extension = defineExtension<ObjectIds>({
     }
   },
   storage: {
-    mailbox: [{ key: MAILBOX_ID_KEY, schema: idSchema('MAILBOXID (RFC 8474); given by the server when absent'), validate: validateObjectId }],
+    mailbox: [{ key: MAILBOX_ID_KEY, schema: idSchema('MAILBOXID (RFC 8474); given by the server when absent'), validate: validateObjectId, shown: true }],
     message: [
-      { key: EMAIL_ID_KEY, schema: idSchema('EMAILID (RFC 8474); given by the server when absent'), validate: validateObjectId },
-      { key: THREAD_ID_KEY, schema: idSchema('THREADID (RFC 8474); computed from References/In-Reply-To/Message-ID when absent'), validate: validateObjectId },
+      { key: EMAIL_ID_KEY, schema: idSchema('EMAILID (RFC 8474); given by the server when absent'), validate: validateObjectId, shown: true },
+      { key: THREAD_ID_KEY, schema: idSchema('THREADID (RFC 8474); computed from References/In-Reply-To/Message-ID when absent'), validate: validateObjectId, shown: true },
     ],
     server: [{ key: COUNTER_KEY, schema: { type: 'integer', minimum: 1, description: 'The next number OBJECTID gives out (F<n>, M<n>)' }, validate: validateCounter }],
   },

@@ -91,6 +91,6 @@ export const extension = defineExtension<SaveDates>({
     if (change.kind === 'append') state.saved(change.messages);
   },
   storage: {
-    message: [{ key: SAVE_DATE_KEY, schema: { type: 'string', description: 'Save date (RFC 8514), "dd-Mon-yyyy hh:mm:ss +zzzz"; INTERNALDATE when absent' }, validate: validateSaveDate }],
+    message: [{ key: SAVE_DATE_KEY, schema: { type: 'string', description: 'Save date (RFC 8514), "dd-Mon-yyyy hh:mm:ss +zzzz"; INTERNALDATE when absent' }, validate: validateSaveDate, shown: true }],
   },
 });
