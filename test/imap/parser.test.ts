@@ -240,7 +240,14 @@ describe('ArgParser mailboxes and flags', () => {
     bad(() => parse(buf('{4}\r\ncaf\xe9')).mailbox(), 'Invalid mailbox name');
     assert.equal(parse('"A & B"').mailbox({ validate: false }), 'A & B');
     assert.equal(parse('"A & B"').mailbox({ pattern: true }), 'A & B');
-    assert.equal(parse(Buffer.from('"café"'), { utf8: true }).mailbox(), 'café');
+    // UTF-8 mode (RFC 6855): a UTF-8 name comes back in the stored form, modified UTF-7; a pattern stays UTF-8.
+    assert.equal(parse(Buffer.from('"café"'), { utf8: true }).mailbox(), 'caf&AOk-');
+    assert.equal(parse(Buffer.from('"A & B"'), { utf8: true }).mailbox(), 'A &- B');
+    assert.equal(parse(Buffer.from('"caf*"'), { utf8: true }).mailbox({ pattern: true }), 'caf*');
+    assert.equal(parse(Buffer.from('"café*"'), { utf8: true }).mailbox({ pattern: true }), 'café*');
+    bad(() => parse(buf('"caf\xe9"'), { utf8: true }).mailbox(), 'Invalid UTF-8 in quoted string');
+    bad(() => parse(buf('{4}\r\ncaf\xe9'), { utf8: true }).mailbox(), 'Invalid UTF-8 in mailbox name');
+    bad(() => parse(Buffer.from('"a\u2028b"'), { utf8: true }).mailbox(), 'Mailbox name contains a control character');
   });
 
   it('reads list patterns', () => {

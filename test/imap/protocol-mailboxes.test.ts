@@ -50,6 +50,8 @@ describe('SELECT and EXAMINE', () => {
       '* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Draft \\Deleted \\Seen $Work \\*)] Flags permitted.',
       '* OK [UIDVALIDITY 1000] UIDs valid',
       '* OK [UIDNEXT 4] Predicted next UID',
+      // OBJECTID (in "all"): mailboxes are numbered by name at start, Archive F1, INBOX F2, ...
+      '* OK [MAILBOXID (F2)] Ok',
       'T2 OK [READ-WRITE] Select completed',
     ]);
     c.close();
@@ -64,6 +66,7 @@ describe('SELECT and EXAMINE', () => {
       '* OK [PERMANENTFLAGS ()] Read-only mailbox.',
       '* OK [UIDVALIDITY 2000] UIDs valid',
       '* OK [UIDNEXT 1] Predicted next UID',
+      '* OK [MAILBOXID (F1)] Ok',
       'T2 OK [READ-ONLY] Examine completed',
     ]);
     assert.deepEqual(await c.command('STORE 1:* +FLAGS (\\Seen)'), ['T3 NO [READ-ONLY] Mailbox is read-only']);
@@ -137,9 +140,10 @@ describe('LIST, LSUB and STATUS', () => {
 describe('CREATE, RENAME, DELETE', () => {
   test('responses and codes', async () => {
     const c = await rawSession(port);
-    assert.deepEqual(await c.command('CREATE New'), ['T2 OK Create completed']);
+    // OBJECTID (in "all"): 5 mailboxes and 3 messages were numbered at start; CREATE answers the new MAILBOXID.
+    assert.deepEqual(await c.command('CREATE New'), ['T2 OK [MAILBOXID (F9)] Create completed']);
     assert.deepEqual(await c.command('CREATE New'), ['T3 NO [ALREADYEXISTS] Mailbox already exists']);
-    assert.deepEqual(await c.command('CREATE Deep/Down/'), ['T4 OK Create completed']);
+    assert.deepEqual(await c.command('CREATE Deep/Down/'), ['T4 OK [MAILBOXID (F11)] Create completed'], 'Deep got F10');
     assert.deepEqual(await c.command('LIST "" Deep*'), [
       '* LIST (\\HasChildren) "/" "Deep"',
       '* LIST (\\HasNoChildren) "/" "Deep/Down"',
@@ -181,6 +185,7 @@ describe('APPEND, COPY, MOVE, UID EXPUNGE', () => {
       '* OK [PERMANENTFLAGS ()] Read-only mailbox.',
       '* OK [UIDVALIDITY 2000] UIDs valid',
       '* OK [UIDNEXT 2] Predicted next UID',
+      '* OK [MAILBOXID (F1)] Ok',
       'T5 OK [READ-ONLY] Examine completed',
     ]);
     assert.deepEqual(await c.command('FETCH 1 (FLAGS INTERNALDATE)'), [
