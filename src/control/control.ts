@@ -100,13 +100,13 @@ export function decodeSource(raw: unknown, encoding: unknown, name = 'raw'): Buf
   return Buffer.from(text, 'utf8');
 }
 
+const NO_FIELDS: ShownFields = { mailbox: [], message: [] };
+
 /**
  * The control API: every operation of the spec, for in-process tests. REST
  * calls exactly these. Changes go through the store, so connected IMAP
  * sessions see them exactly as they see another session's changes.
  */
-const NO_FIELDS: ShownFields = { mailbox: [], message: [] };
-
 export class ControlApi {
   constructor(private readonly ctx: ControlContext) {}
 
