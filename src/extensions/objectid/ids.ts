@@ -122,9 +122,12 @@ export class ObjectIds {
         if (isObjectId(id)) bump(id);
       }
     }
+    // One counter for the pass, written back once (a reset renumbers every seeded object).
+    for (const mailbox of mailboxes) if (!isObjectId(getField(mailbox, MAILBOX_ID_KEY))) setField(mailbox, MAILBOX_ID_KEY, `F${next++}`);
+    for (const mailbox of mailboxes) {
+      for (const message of mailbox.messages) if (!isObjectId(getField(message, EMAIL_ID_KEY))) setField(message, EMAIL_ID_KEY, `M${next++}`);
+    }
     this.setCounter(next);
-    for (const mailbox of mailboxes) if (!isObjectId(getField(mailbox, MAILBOX_ID_KEY))) this.giveMailboxId(mailbox);
-    for (const mailbox of mailboxes) for (const message of mailbox.messages) this.emailId(message);
   }
 
   private counter(): number {
