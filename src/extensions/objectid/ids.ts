@@ -13,7 +13,7 @@
  * THREADID is computed, not stored: messages with the same thread root
  * (the first Message-ID of References, else of In-Reply-To, else the
  * message's own Message-ID) share `T` + a digest of that root; a message
- * with none of these is a thread of its own (`T` + its EMAILID). A storage
+ * with none of these is a thread of its own (`T` + a digest of its EMAILID). A storage
  * `threadId` wins. Being a function of the content, it never changes and
  * is the same for every message with one EMAILID (§5.2).
  */
@@ -79,8 +79,10 @@ export class ObjectIds {
     if (isObjectId(given)) return given;
     let id = this.threadIds.get(message);
     if (id === undefined) {
-      const root = threadRoot(message);
-      id = root === null ? `T${this.emailId(message)}` : `T${createHash('sha256').update(root).digest('base64url').slice(0, 20)}`;
+      // A message without any Message-ID is a thread of its own: keyed by its EMAILID (NUL keeps
+      // that key apart from every Message-ID). The digest keeps the ID short whatever the key.
+      const key = threadRoot(message) ?? `\0${this.emailId(message)}`;
+      id = `T${createHash('sha256').update(key).digest('base64url').slice(0, 20)}`;
       this.threadIds.set(message, id);
     }
     return id;
