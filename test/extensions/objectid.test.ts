@@ -277,3 +277,23 @@ test('the control API and REST show MAILBOXID and EMAILID (and SAVEDATE the save
   const plain = createServer({ storage: { INBOX: { mailboxId: 'Fgiven' } } });
   assert.equal(plain.control.getMailbox('INBOX').fields, undefined);
 });
+
+test('RFC 8474 §5.2, §7: a message without Message-IDs is a thread of its own; every THREADID is a valid object ID, also for a 255-character EMAILID', async () => {
+  const long = `M${'x'.repeat(254)}`;
+  const storage = { INBOX: { messages: [{ raw: 'Subject: lone\r\n\r\na\r\n', emailId: long }, 'Subject: lone\r\n\r\na\r\n', 'Subject: other\r\n\r\nb\r\n'] } };
+  const { server, port } = await startServer({ plugins: PLUGINS, storage });
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    const all = await ids(c);
+    assert.equal(all[0]!.email, long);
+    for (const x of all) assert.match(x.thread, OBJECT_ID);
+    assert.equal(new Set(all.map((x) => x.thread)).size, 3, 'same bytes, different EMAILIDs: different threads');
+    // A COPY keeps EMAILID and so THREADID.
+    await c.command('COPY 1 INBOX');
+    assert.deepEqual((await ids(c))[3], all[0]);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
