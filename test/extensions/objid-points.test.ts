@@ -17,7 +17,7 @@ test('a plugin adds a CREATE code, a list-valued STATUS item, an APPEND data for
     codes: { create: (mailbox) => `XMADE ${mailbox.path.length}` },
     statusItems: [{ name: 'XTAGS', value: () => [atom('a'), 'b c', null] }],
     // `X-REVERSED literal`: the message bytes come reversed.
-    appendData: [{ name: 'X-REVERSED', parse: (args) => { args.sp(); return Buffer.from(args.literal()).reverse(); } }],
+    appendForms: [{ name: 'X-REVERSED', parse: (args) => { args.sp(); return Buffer.from(args.literal()).reverse(); } }],
     checks: {
       append: ({ raw }) => {
         if (raw) seen.push(raw.length);
@@ -40,7 +40,7 @@ test('a plugin adds a CREATE code, a list-valued STATUS item, an APPEND data for
   } finally {
     await server.stop();
   }
-  const twin = (name: string): Plugin => ({ name, appendData: [{ name: 'X-FORM', parse: (args) => args.literal() }] });
+  const twin = (name: string): Plugin => ({ name, appendForms: [{ name: 'X-FORM', parse: (args) => args.literal() }] });
   assert.throws(() => createServer({ plugins: [twin('XA'), twin('XB')] }), /XA and XB both add the APPEND data form X-FORM/);
 });
 

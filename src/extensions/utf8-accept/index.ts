@@ -27,8 +27,7 @@ export const UTF8_ACCEPT = 'UTF8=ACCEPT';
 function utf8Literal(args: ArgParser): Buffer {
   args.sp();
   args.char('(');
-  // literal8 (`~{n}`) or, leniently, a literal. The reader frames `~{n}` whatever is loaded.
-  // TODO(BINARY merge): if literal8 framing becomes BINARY's alone, UTF8=ACCEPT must turn it on too.
+  // The grammar always allows literal8 here (with BINARY loaded or not); a plain literal is taken too.
   const data = args.anyLiteral().data;
   args.char(')');
   return data;
