@@ -455,7 +455,7 @@ export class ArgParser {
     return this.takeLiteral(this.literal8).data;
   }
 
-  /** A literal or a literal8 (`binary`), where a grammar always allows literal8 (METADATA values, RFC 5464). */
+  /** A literal or a literal8 (`binary`), where a grammar always allows literal8 (METADATA values, RFC 5464; APPEND's `UTF8 (...)`, RFC 6855). */
   anyLiteral(): LiteralSegment {
     if (!this.isAtLiteral()) this.fail('Expected literal');
     return this.takeLiteral(true);
