@@ -9,7 +9,8 @@ export function gmail(): PresetOptions {
     // [G1] post-login CAPABILITY in imapsync issue #338: IMAP4rev1 UNSELECT IDLE NAMESPACE QUOTA ID XLIST
     // CHILDREN X-GM-EXT-1 UIDPLUS COMPRESS=DEFLATE ENABLE MOVE CONDSTORE ESEARCH UTF8=ACCEPT LIST-EXTENDED
     // LIST-STATUS LITERAL- SPECIAL-USE APPENDLIMIT=35651584. [G2] before login (MailKit issue #1276):
-    // SASL-IR AUTH=XOAUTH2 AUTH=PLAIN AUTH=OAUTHBEARER among others. XLIST and UTF8=ACCEPT are not built in.
+    // SASL-IR AUTH=XOAUTH2 AUTH=PLAIN AUTH=OAUTHBEARER among others. XLIST is not built in; UTF8=ACCEPT is, but
+    // X-GM-LABELS names labels in modified UTF-7 only, so a UTF-8 session would see two spellings of one label.
     plugins: [
       'UNSELECT', 'IDLE', 'NAMESPACE', 'QUOTA', 'ID', 'CHILDREN', 'X-GM-EXT-1', 'UIDPLUS', 'COMPRESS', 'ENABLE', 'MOVE',
       'CONDSTORE', 'ESEARCH', 'LIST-STATUS', 'LITERAL-', 'SPECIAL-USE', 'APPENDLIMIT',
