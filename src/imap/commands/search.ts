@@ -31,7 +31,10 @@ function run(ctx: CommandContext): CommandResult {
   };
   // RFC 6855 §3: after ENABLE UTF8=ACCEPT a charset label conflicts with the session's UTF-8
   // (SEARCH only: SORT and THREAD always name a charset, RFC 5256).
-  if (program.charset !== null && protocol.utf8(session)) return failed(bad('SEARCH CHARSET is not allowed after ENABLE UTF8=ACCEPT'));
+  if (program.charset !== null && protocol.utf8(session)) {
+    answer(null);
+    return bad('SEARCH CHARSET is not allowed after ENABLE UTF8=ACCEPT');
+  }
   const found = findMatches(ctx, program);
   if (!Array.isArray(found)) {
     answer(null);
