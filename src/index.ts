@@ -91,6 +91,8 @@ export type {
   CreatePoint,
   Actor,
   AppendCheckInput,
+  AppendDataForm,
+  AppendSource,
   TransferCheckInput,
   CreateCheckInput,
   MutationChecks,

@@ -84,7 +84,7 @@ export class Server extends EventEmitter<ServerEventMap> {
       shutdown: (graceful) => this.shutdown(graceful),
       checkAppend: (mailbox, size) => {
         for (const check of this.appendChecks) check(mailbox, size);
-        imapProtocol(this).checkAppend({ mailbox, size, session: null });
+        imapProtocol(this).checkAppend({ mailbox, size, session: null, before: { messages: 0, size: 0 } });
       },
       shownFields: () => imapProtocol(this).shownFields,
     });

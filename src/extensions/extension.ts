@@ -13,8 +13,8 @@
  *   order-free (access: any deny wins; checks: every check runs, the first
  *   failure in canonical order is reported; attributes and capabilities are
  *   merged without duplicates). Two extensions adding the same command,
- *   FETCH item, SEARCH key, STATUS item, LIST option or REST route is a
- *   construction error.
+ *   FETCH item, SEARCH key, STATUS item, LIST option, APPEND data form or
+ *   REST route is a construction error.
  * - Per-server state lives in what `setup` returns, never in module
  *   globals: two servers in one process never share it.
  * - `state` is the value `setup` returned for this server (undefined without
@@ -426,6 +426,13 @@ export interface AppendCheckInput {
   session: Actor;
   /** The message bytes, when the caller has them (IMAP APPEND); undefined for the control API. */
   raw?: Buffer;
+  /**
+   * The messages of the same APPEND checked before this one (RFC 3502
+   * MULTIAPPEND): not stored yet, and stored together with this one or not
+   * at all. A quota-like check counts them with this one; `{ messages: 0,
+   * size: 0 }` for a single message.
+   */
+  before: { messages: number; size: number };
 }
 
 /** Messages about to be copied or moved. */
@@ -563,6 +570,17 @@ export interface SaslMechanism {
   check(session: ImapSession, response: Buffer): CommandResult | Promise<CommandResult>;
 }
 
+/**
+ * The bytes of one APPEND message given in another form than a literal,
+ * made when the APPEND runs: after the whole command was read and the target
+ * mailbox checked, before the checks. `build` may refuse: a ServiceError
+ * answers `NO [code]`, a `CommandFailure` (src/imap/command.ts) its own
+ * result (CATENATE's `NO [BADURL url]`); nothing of the APPEND is stored then.
+ */
+export interface AppendSource {
+  build(target: Mailbox): Buffer;
+}
+
 /** Response codes the core adds to results when an extension asks (UIDPLUS). */
 export interface ResultCodes<S = unknown> {
   /** `APPENDUID`-style code for an APPEND, or undefined. */
@@ -575,13 +593,18 @@ export interface ResultCodes<S = unknown> {
 
 /**
  * A form of APPEND message data other than a plain literal (RFC 4466
- * `append-data`), introduced by an atom: RFC 6855's `UTF8 (literal8)`.
+ * `append-data`), introduced by an atom: RFC 6855's `UTF8 (literal8)`,
+ * RFC 4469's `CATENATE (...)`.
  */
-export interface AppendDataForm {
+export interface AppendDataForm<S = unknown> {
   /** Upper-case atom that starts the form (`UTF8`). */
   name: string;
-  /** Reads the form; the cursor is right after `name`. Returns the message bytes. */
-  parse(args: ArgParser): Buffer;
+  /**
+   * Reads the form; the cursor is right after `name`; syntax errors throw
+   * (BAD). Returns the message bytes, or an `AppendSource` when they depend
+   * on the store (CATENATE's URLs): it is built when the APPEND runs.
+   */
+  parse(args: ArgParser, session: ImapSession, state: S): Buffer | AppendSource;
 }
 
 /**
@@ -633,8 +656,15 @@ export interface Extension<S = unknown> {
    * so turns it on.
    */
   utf8?(session: ImapSession, state: S): boolean;
-  /** Forms of APPEND message data besides a literal (`UTF8 (literal8)`). */
-  appendForms?: readonly AppendDataForm[];
+  /** Forms of APPEND message data besides a literal (`UTF8 (literal8)`, `CATENATE (...)`). */
+  appendForms?: readonly AppendDataForm<S>[];
+  /**
+   * APPEND takes several messages, each with its own flags and date (RFC
+   * 3502 MULTIAPPEND): they are all stored in one change (one EXISTS) or
+   * none is, and a zero-length message literal is a NO (how a client
+   * cancels). Without it a second message is BAD.
+   */
+  appendMultiple?: boolean;
   /** IMAP commands; one with the name of a core command replaces it. */
   commands?: readonly CommandSpec[];
   /** Wrappers around existing commands. */

@@ -22,6 +22,9 @@ import * as children from './children/index.js';
 import * as specialUse from './special-use/index.js';
 import * as createSpecialUse from './create-special-use/index.js';
 import * as appendlimit from './appendlimit/index.js';
+import * as multiappend from './multiappend/index.js';
+import * as catenate from './catenate/index.js';
+import * as urlPartial from './url-partial/index.js';
 import * as metadataServer from './metadata-server/index.js';
 import * as metadata from './metadata/index.js';
 import * as acl from './acl/index.js';
@@ -65,6 +68,9 @@ const FOLDERS: readonly { extension: Extension }[] = [
   specialUse,
   createSpecialUse,
   appendlimit,
+  multiappend,
+  catenate,
+  urlPartial,
   metadataServer,
   metadata,
   acl,

@@ -11,6 +11,7 @@ import type {
   AppendDataForm,
   Actor,
   AppendCheckInput,
+  AppendSource,
   CreateCheckInput,
   Extension,
   FetchItem,
@@ -74,8 +75,11 @@ export interface ImapProtocol {
   mayEnable(session: ImapSession, capability: string): boolean;
   /** True when the session speaks UTF-8 (RFC 6855): some extension's `utf8` point says so. */
   utf8(session: ImapSession): boolean;
-  /** Reads APPEND message data: an extension's form (`UTF8 (...)`) when its atom is next, else a literal. */
-  readAppendData(args: ArgParser): Buffer;
+  /**
+   * Reads APPEND message data: an extension's form (`UTF8 (...)`, `CATENATE (...)`) when its atom is
+   * next, else a literal. A form whose bytes depend on the store gives a source built when the APPEND runs.
+   */
+  readAppendData(args: ArgParser, session: ImapSession): Buffer | AppendSource;
   readonly parserOptions: ArgParserOptions;
   readonly fetchItems: ReadonlyMap<string, FetchItem>;
   /** The extension FETCH items with their argument parsers, for `ArgParser.fetchAttributes`. */
@@ -132,6 +136,8 @@ export interface ImapProtocol {
   updatesAfter(session: ImapSession, settled: boolean): (readonly ImapValue[])[];
   /** The `updates.beforeExpunges` lines of every extension (see `UpdatePoint.beforeExpunges`). */
   updatesBeforeExpunges(session: ImapSession, uids: ReadonlySet<number>): (readonly ImapValue[])[];
+  /** True when APPEND takes several messages (an `appendMultiple` extension is loaded). */
+  readonly appendMultiple: boolean;
   /** Runs the checks (throws the first ServiceError in canonical order). */
   checkAppend(input: AppendCheckInput): void;
   checkCopy(input: TransferCheckInput): void;
@@ -221,6 +227,7 @@ function buildProtocol(server: Server): ImapProtocol {
   let expungeWorder: Extension | null = null;
   const createParameters = new Map<string, CommandParameter>();
   const createOwners = new Map<string, Extension>();
+  let appendMultiple = false;
   const routes = new Map<string, Route>();
   const routeOwners = new Map<string, Extension>();
   const sasl = new Map<string, SaslMechanism>();
@@ -268,6 +275,7 @@ function buildProtocol(server: Server): ImapProtocol {
       expungeWorder = e;
     }
     for (const p of e.create?.parameters ?? []) unique('CREATE parameter', createParameters, p.name, p, owner, createOwners);
+    if (e.appendMultiple) appendMultiple = true;
     // The router takes the first match, so two plugins serving one route would make order matter.
     for (const r of e.routes ?? []) unique('REST route', routes, `${r.method} ${r.path.replace(/\{\w+\}/g, '{}')}`, r, owner, routeOwners);
     for (const m of e.sasl ?? []) unique('SASL mechanism', sasl, m.name, m, owner, saslOwners);
@@ -363,13 +371,13 @@ function buildProtocol(server: Server): ImapProtocol {
       for (const e of utf8Deciders) if (e.utf8!(session, state(e))) return true;
       return false;
     },
-    readAppendData(args) {
+    readAppendData(args, session) {
       if (appendForms.size > 0) {
         const next = args.peekAtom();
         const form = next === null ? undefined : appendForms.get(next);
         if (form) {
           args.keyword(form.name);
-          return form.parse(args);
+          return form.parse(args, session, state(appendFormOwners.get(form.name.toUpperCase())!));
         }
       }
       return args.literal();
@@ -553,6 +561,7 @@ function buildProtocol(server: Server): ImapProtocol {
     created(mailbox, params, session) {
       for (const e of creators) e.create!.created?.(mailbox, params, session, state(e));
     },
+    appendMultiple,
     checkAppend: (input) => runChecks((e) => e.checks?.append, input),
     checkCopy: (input) => runChecks((e) => e.checks?.copy, input),
     checkMove: (input) => runChecks((e) => e.checks?.move, input),

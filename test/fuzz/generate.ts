@@ -252,6 +252,31 @@ export class Generator {
     if (r.chance(0.2)) return r.pick(GM_LABELS);
     return `(${Array.from({ length: r.int(0, 3) }, () => r.pick(GM_LABELS)).join(' ')})`;
   }
+  /** An IMAP URL (RFC 5092) for CATENATE: valid ones of the fuzz mailboxes, broken ones, others' and relative ones. */
+  imapUrl(): string {
+    const r = this.r;
+    const uid = r.pick(['1', '2', '3', '0', '4294967296', '99', '*']);
+    const mailbox = r.pick(['INBOX', 'inbox', 'Archive', 'Fuzz/Deep/er', 'Nope', '%C3%A9', 'caf%C3%A9', '%FF', '%', 'a%20b']);
+    const tail = r.pick(['', '/;SECTION=1', '/;SECTION=HEADER', '/;SECTION=1.MIME', '/;section=2.1', '/;SECTION=HEADER.FIELDS%20(Subject)', '/;SECTION=TEXT/;PARTIAL=2.5', '/;PARTIAL=0', '/;PARTIAL=1.0', ';URLAUTH=anonymous:internal:00', '/;SECTION=']);
+    const validity = r.chance(0.3) ? `;UIDVALIDITY=${r.pick(['1', '0', '385759045'])}` : '';
+    const head = r.pick(['/', '/', 'imap://testuser@localhost/', 'imap://other@h/', '//localhost/', '', 'imap:///', 'http://x/']);
+    return `${head}${mailbox}${validity}${r.pick(['/;UID=', ';UID=', '/;uid='])}${uid}${tail}`;
+  }
+  /** RFC 4469 `CATENATE (cat-part *(SP cat-part))`, sometimes malformed. */
+  catenate(): Part[] {
+    const r = this.r;
+    const out: Part[] = ['CATENATE ('];
+    const n = r.chance(0.05) ? 0 : r.int(1, 4);
+    for (let i = 0; i < n; i++) {
+      if (i > 0) out.push(' ');
+      const k = r.int(0, 9);
+      if (k < 4) out.push('TEXT ', this.literalOf(r.pick(['Subject: cat\r\n\r\n', '\r\n--b\r\n', 'x', ''])));
+      else if (k < 8) out.push('URL ', r.chance(0.7) ? JSON.stringify(this.imapUrl()) : this.literalOf(this.imapUrl()));
+      else out.push(r.pick(['TEXT "x"', 'URL', 'FOO 1', 'URL ("/INBOX/;UID=1")', '()']));
+    }
+    if (r.chance(0.95)) out.push(')');
+    return out;
+  }
   message(): Buffer {
     const r = this.r;
     const n = r.int(0, 4);
@@ -299,15 +324,19 @@ export class Generator {
       name: 'APPEND',
       states: AUTH,
       args: (g) => {
-        const out: Part[] = [g.mailbox(), ' '];
-        if (g.r.chance(0.5)) out.push(g.flagList(), ' ');
-        if (g.r.chance(0.3)) out.push(g.r.pick(['"17-Jul-1996 02:44:25 -0700"', '" 1-Jan-2000 00:00:00 +0000"', '"31-Feb-2020 25:00:00 +9999"']), ' ');
-        // RFC 6855 §4: `UTF8 (literal8)`, sometimes malformed (no parentheses, a plain literal).
-        if (g.r.chance(0.1)) {
-          out.push(g.r.pick(['UTF8 (', 'utf8 (', 'UTF8 ']), { lit: g.message(), sync: g.r.chance(0.3), binary: g.r.chance(0.8) }, g.r.pick([')', ')', '']));
-          return out;
+        const out: Part[] = [g.mailbox()];
+        // MULTIAPPEND (RFC 3502): more messages, each with its own flags and date; sometimes an empty one (the cancel).
+        const count = g.r.chance(0.8) ? 1 : g.r.int(2, 4);
+        for (let i = 0; i < count; i++) {
+          out.push(' ');
+          if (g.r.chance(0.5)) out.push(g.flagList(), ' ');
+          if (g.r.chance(0.3)) out.push(g.r.pick(['"17-Jul-1996 02:44:25 -0700"', '" 1-Jan-2000 00:00:00 +0000"', '"31-Feb-2020 25:00:00 +9999"']), ' ');
+          const k = g.r.int(0, 9);
+          // RFC 6855 §4: `UTF8 (literal8)`, sometimes malformed (no parentheses, a plain literal).
+          if (k === 0) out.push(g.r.pick(['UTF8 (', 'utf8 (', 'UTF8 ']), { lit: g.message(), sync: g.r.chance(0.3), binary: g.r.chance(0.8) }, g.r.pick([')', ')', '']));
+          else if (k <= 2) out.push(...g.catenate());
+          else out.push({ lit: g.r.chance(0.05) ? Buffer.alloc(0) : g.message(), sync: g.r.chance(0.3), binary: g.r.chance(0.15) });
         }
-        out.push({ lit: g.message(), sync: g.r.chance(0.3), binary: g.r.chance(0.15) });
         return out;
       },
     },

@@ -47,15 +47,15 @@ const EXPECTED: Record<PresetName, { before: string[]; after: string[]; absent: 
   // nextcloud/mail #3401, QuickMail #149.
   icloud: {
     before: ['IMAP4rev1', 'SASL-IR', 'AUTH=PLAIN'],
-    after: ['CONDSTORE', 'ENABLE', 'QRESYNC', 'QUOTA', 'NAMESPACE', 'UIDPLUS', 'CHILDREN', 'BINARY', 'UNSELECT', 'SORT', 'ESEARCH', 'ESORT', 'THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES', 'CONTEXT=SEARCH', 'CONTEXT=SORT', 'WITHIN', 'SEARCHRES', 'METADATA', 'ID', 'IDLE', 'LIST-STATUS'],
-    absent: ['SPECIAL-USE', 'MOVE', 'LITERAL+'],
+    after: ['CONDSTORE', 'ENABLE', 'QRESYNC', 'QUOTA', 'NAMESPACE', 'UIDPLUS', 'CHILDREN', 'BINARY', 'UNSELECT', 'SORT', 'ESEARCH', 'ESORT', 'THREAD=ORDEREDSUBJECT', 'THREAD=REFERENCES', 'CONTEXT=SEARCH', 'CONTEXT=SORT', 'WITHIN', 'SEARCHRES', 'METADATA', 'ID', 'IDLE', 'LIST-STATUS', 'CATENATE'],
+    absent: ['SPECIAL-USE', 'MOVE', 'LITERAL+', 'MULTIAPPEND', 'URL-PARTIAL'],
     delimiter: '/',
     mailboxes: ['INBOX', 'Archive', 'Deleted Messages', 'Sent Messages'],
   },
   // node-imap #354, nextcloud/mail #372, dovecot-xaps-plugin #12; Dovecot's docs for names and separator.
   dovecot: {
     before: ['IMAP4rev1', 'LITERAL+', 'SASL-IR', 'ID', 'ENABLE', 'IDLE', 'AUTH=PLAIN'],
-    after: ['SORT', 'SORT=DISPLAY', 'THREAD=REFERENCES', 'THREAD=ORDEREDSUBJECT', 'UNSELECT', 'CHILDREN', 'NAMESPACE', 'UIDPLUS', 'CONDSTORE', 'QRESYNC', 'ESEARCH', 'ESORT', 'SEARCHRES', 'WITHIN', 'CONTEXT=SEARCH', 'LIST-STATUS', 'BINARY', 'MOVE', 'QUOTA', 'SPECIAL-USE'],
+    after: ['SORT', 'SORT=DISPLAY', 'THREAD=REFERENCES', 'THREAD=ORDEREDSUBJECT', 'UNSELECT', 'CHILDREN', 'NAMESPACE', 'UIDPLUS', 'CONDSTORE', 'QRESYNC', 'ESEARCH', 'ESORT', 'SEARCHRES', 'WITHIN', 'CONTEXT=SEARCH', 'LIST-STATUS', 'BINARY', 'MOVE', 'QUOTA', 'SPECIAL-USE', 'MULTIAPPEND', 'URL-PARTIAL', 'CATENATE'],
     absent: ['X-GM-EXT-1', 'LITERAL-', 'CONTEXT=SORT'],
     delimiter: '.',
     mailboxes: ['INBOX', 'Drafts', 'Junk', 'Sent', 'Trash'],

@@ -103,7 +103,8 @@ export const extension: Extension<QuotaState> = {
   },
   checks: {
     // `size` is the literal's length; a message with bare LFs is served (and counted) a little larger.
-    append: ({ size }, state) => state.check({ octets: size, messages: 1 }),
+    // The earlier messages of a MULTIAPPEND are stored with this one or not at all: they count too.
+    append: ({ size, before }, state) => state.check({ octets: before.size + size, messages: before.messages + 1 }),
     copy: ({ messages }, state) => {
       let octets = 0;
       for (const m of messages) octets += octetsOf(m);

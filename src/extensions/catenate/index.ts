@@ -1,0 +1,140 @@
+/**
+ * CATENATE (RFC 4469): an APPEND message made of TEXT literals and IMAP
+ * URLs of messages or parts on this server,
+ * `APPEND box [flags] [date] CATENATE (TEXT {n} URL "/INBOX;UIDVALIDITY=7/;UID=3/;SECTION=1")`;
+ * with MULTIAPPEND, several such messages in one APPEND. A relative URL is
+ * resolved against `imap://user@server/` (RFC 4469 §3). A URL is read as
+ * `BODY.PEEK[section]<partial>` of the message (no `\Seen` is set), with
+ * the rights FETCH needs (`r`); `;PARTIAL=` is honoured (RFC 5550; the
+ * URL-PARTIAL plugin advertises it). A URL that is not one (see imap-url.ts), names no message, another
+ * user, a mailbox the user may not read, another UIDVALIDITY, a message or
+ * a part that does not exist: `NO [BADURL url]`, nothing appended. A result
+ * larger than `maxLiteral`: `NO [TOOBIG]`. The host of an absolute URL is
+ * not compared (a server does not know every name it is reached by), and one
+ * without a user is the session's; URLAUTH is accepted and not verified.
+ */
+import { CommandFailure, no } from '../../imap/command.js';
+import { ArgParser, ParseError } from '../../imap/parser.js';
+import { accessRefusal } from '../../imap/protocol.js';
+import type { ImapSession } from '../../imap/session.js';
+import { findPart, getMime, section as sectionOf, servedSource, type SectionSpec } from '../../mime/index.js';
+import type { Mailbox } from '../../store/mailbox.js';
+import { encodeMutf7, isValidMutf7 } from '../../store/mutf7.js';
+import type { Extension } from '../extension.js';
+import { always } from '../shared.js';
+import { ImapUrlError, parseImapUrl } from './imap-url.js';
+
+type CatPart = { text: Buffer } | { url: string };
+
+/**
+ * RFC 4469 §5 `url-resp-text` (errata 2002, 4046): the URL as given, bare;
+ * a character it may not hold (CTL, `]`, 8-bit) is percent-encoded so the
+ * code stays one token the client can read.
+ */
+function urlRespText(url: string): string {
+  return url.replace(/[\x00-\x20\x5d\x7f-\uffff]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+}
+
+function badUrl(url: string, reason: string): never {
+  if (url.length === 0) throw new CommandFailure(no(`Empty URL: ${reason}`));
+  throw new CommandFailure(no(`${reason}; CATENATE append has failed`, `BADURL ${urlRespText(url)}`));
+}
+
+/** A URL's mailbox name (UTF-8, RFC 5092 §3.2) as a store path; a modified UTF-7 spelling is taken as well. */
+function findMailbox(session: ImapSession, name: string): Mailbox | undefined {
+  const store = session.server.store;
+  return store.get(encodeMutf7(name)) ?? (isValidMutf7(name) ? store.get(name) : undefined);
+}
+
+/** The URL's section, in the FETCH grammar (`1.2`, `HEADER.FIELDS (To)`, `1.MIME`). */
+function sectionSpec(url: string, text: string): SectionSpec {
+  try {
+    const args = ArgParser.from(`[${text}]`);
+    const spec = args.section();
+    args.end();
+    return spec;
+  } catch (err) {
+    if (err instanceof ParseError) badUrl(url, `Invalid section ${JSON.stringify(text.slice(0, 40))}`);
+    throw err;
+  }
+}
+
+/** The bytes a URL part stands for. */
+function resolve(session: ImapSession, text: string): Buffer {
+  let url;
+  try {
+    url = parseImapUrl(text);
+  } catch (err) {
+    if (err instanceof ImapUrlError) badUrl(text, err.message);
+    throw err;
+  }
+  if (url.uid === null) badUrl(text, 'The URL names no message');
+  if (url.server?.user != null && url.server.user !== session.user) badUrl(text, 'The URL is for another user');
+  const mailbox = findMailbox(session, url.mailbox);
+  if (!mailbox || !mailbox.selectable) badUrl(text, 'No such mailbox');
+  // As FETCH asks; a hidden mailbox reads as a missing one.
+  const refused = accessRefusal(session, 'r', mailbox, mailbox.path, 'APPEND');
+  if (refused) badUrl(text, refused.code === 'NONEXISTENT' ? 'No such mailbox' : 'No read access to the mailbox');
+  if (url.uidvalidity !== null && url.uidvalidity !== mailbox.uidvalidity) badUrl(text, 'UIDVALIDITY has changed');
+  const message = mailbox.byUid(url.uid);
+  if (!message) badUrl(text, 'No such message');
+  let data = servedSource(message.raw);
+  if (url.section !== null) {
+    const spec = sectionSpec(text, url.section);
+    const root = getMime(data);
+    if (spec.part.length > 0 && findPart(root, spec.part) === null) badUrl(text, 'No such part');
+    const got = sectionOf(data, root, spec);
+    if (got === null) badUrl(text, 'Invalid section');
+    data = got;
+  }
+  if (url.partial) {
+    const { offset, length } = url.partial;
+    data = offset >= data.length ? Buffer.alloc(0) : data.subarray(offset, length === null ? data.length : Math.min(data.length, offset + length));
+  }
+  return data;
+}
+
+/** A TEXT part's data; literal8 (with BINARY) would plug in here. */
+const textLiteral = (args: ArgParser): Buffer => args.literal();
+
+export const extension: Extension = {
+  name: 'CATENATE',
+  capabilities: always('CATENATE'),
+  appendForms: [
+    {
+      name: 'CATENATE',
+      parse(args, session) {
+        // RFC 4469 §5: "CATENATE" SP "(" cat-part *(SP cat-part) ")"
+        args.sp();
+        const parts = args.list<CatPart>(
+          (a) => {
+            if (a.tryKeyword('TEXT')) {
+              a.sp();
+              return { text: textLiteral(a) };
+            }
+            if (a.tryKeyword('URL')) {
+              a.sp();
+              return { url: a.astring().toString('latin1') };
+            }
+            throw new ParseError('Expected TEXT or URL in CATENATE');
+          },
+          { allowEmpty: false },
+        );
+        return {
+          build() {
+            const limit = session.server.options.maxLiteral;
+            const chunks: Buffer[] = [];
+            let total = 0;
+            for (const part of parts) {
+              const data = 'text' in part ? part.text : resolve(session, part.url);
+              total += data.length;
+              if (total > limit) throw new CommandFailure(no(`The catenated message is larger than ${limit} octets`, 'TOOBIG'));
+              chunks.push(data);
+            }
+            return Buffer.concat(chunks, total);
+          },
+        };
+      },
+    },
+  ],
+};
