@@ -152,6 +152,8 @@ export interface ImapProtocol {
   /** Storage keys of mailbox and message fields the control API and REST show (`StoreField.shown`). */
   readonly shownFields: ShownFields;
   onChange(change: StoreChange): void;
+  /** What the `unsolicited` points owe the session now, in canonical order. */
+  unsolicited(session: ImapSession): (readonly ImapValue[])[];
 }
 
 /** Keys of the store fields shown in MailboxInfo/MessageInfo `fields`. */
@@ -164,6 +166,8 @@ export interface ShownFields {
 export interface UpdateShape {
   flagFetch(message: Message): { uid: boolean; items: ImapValue[] };
   expunges(uids: readonly number[]): string | undefined;
+  /** Responses after the EXISTS that announced `added` (empty when no extension adds any). */
+  newMessages(added: readonly Numbered[]): (readonly ImapValue[])[];
 }
 
 const protocols = new WeakMap<Server, ImapProtocol>();
@@ -326,6 +330,7 @@ function buildProtocol(server: Server): ImapProtocol {
   const updaters = withPoint('updates');
   const afterUpdaters = updaters.filter((e) => e.updates!.after !== undefined);
   const utf8Deciders = withPoint('utf8');
+  const notifiers = withPoint('unsolicited');
 
   const runChecks = (pick: (e: Extension) => ((input: never, state: unknown) => void) | undefined, input: unknown): void => {
     for (const e of checkers) {
@@ -523,6 +528,7 @@ function buildProtocol(server: Server): ImapProtocol {
     },
     updateShape(session) {
       const flagWorders = updaters.filter((e) => e.updates!.flagFetch);
+      const newWorders = updaters.filter((e) => e.updates!.newMessages);
       const worder = expungeWorder;
       return {
         flagFetch(message) {
@@ -537,6 +543,11 @@ function buildProtocol(server: Server): ImapProtocol {
           return { uid, items };
         },
         expunges: (uids) => (worder ? worder.updates!.expunges!(session, uids, state(worder)) : undefined),
+        newMessages(added) {
+          const out: (readonly ImapValue[])[] = [];
+          for (const e of newWorders) out.push(...e.updates!.newMessages!(session, added, state(e)));
+          return out;
+        },
       };
     },
     updatesBeforeExpunges(session, uids) {
@@ -613,6 +624,11 @@ function buildProtocol(server: Server): ImapProtocol {
     },
     onChange(change) {
       for (const e of watchers) e.onChange!(change, state(e));
+    },
+    unsolicited(session) {
+      const out: (readonly ImapValue[])[] = [];
+      for (const e of notifiers) out.push(...e.unsolicited!(session, state(e)));
+      return out;
     },
   };
   protocols.set(server, protocol);

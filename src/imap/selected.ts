@@ -143,6 +143,7 @@ export class SelectedMailbox {
       this.pendingExpunge.clear();
     }
     if (this.pendingNew.length) {
+      const first = this.view.length + 1;
       for (const m of this.pendingNew) {
         this.view.push(m);
         // The first session to hear of a new message sees it as \Recent.
@@ -151,9 +152,15 @@ export class SelectedMailbox {
           if (!this.readOnly) this.mailbox.recentFloor = m.uid + 1;
         }
       }
+      const added = this.pendingNew;
       this.pendingNew = [];
       out.push([this.view.length, atom('EXISTS')]);
       out.push([this.recent.size, atom('RECENT')]);
+      // What an extension sends about each new message (NOTIFY's MessageNew fetch attributes).
+      if (this.shape) {
+        const numbered = added.map((message, i) => ({ seq: first + i, message }));
+        for (const response of this.shape.newMessages(numbered)) out.push([...response]);
+      }
     }
     if (this.pendingFlags.size) {
       const seqs: [number, Message][] = [];
