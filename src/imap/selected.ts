@@ -23,6 +23,12 @@ export class SelectedMailbox {
   readonly recent = new Set<number>();
   private pendingNew: Message[] = [];
   private readonly pendingExpunge = new Set<number>();
+  /**
+   * Expunged elsewhere while the session holds others' updates back (NOTIFY
+   * without a selected filter): gone like `pendingExpunge`, but not drained
+   * until `releaseHeld`.
+   */
+  private readonly heldExpunge = new Set<number>();
   private readonly pendingFlags = new Map<number, Message>();
   /**
    * Keywords this session has been told of in FLAGS, in the order it heard
@@ -75,7 +81,7 @@ export class SelectedMailbox {
 
   /** True when the message was expunged elsewhere and the session has not been told yet. */
   isExpungedPending(uid: number): boolean {
-    return this.pendingExpunge.has(uid);
+    return this.pendingExpunge.has(uid) || this.heldExpunge.has(uid);
   }
 
   /** UIDs expunged elsewhere that the session has not been told of yet. */
@@ -91,15 +97,21 @@ export class SelectedMailbox {
     for (const m of messages) this.pendingNew.push(m);
   }
 
-  noteExpunge(uids: number[]): void {
+  noteExpunge(uids: number[], held = false): void {
     for (const uid of uids) {
-      this.pendingExpunge.add(uid);
+      (held ? this.heldExpunge : this.pendingExpunge).add(uid);
       this.pendingFlags.delete(uid);
     }
   }
 
+  /** Held expunges become pending: the next drain that may send EXPUNGE reports them. */
+  releaseHeld(): void {
+    for (const uid of this.heldExpunge) this.pendingExpunge.add(uid);
+    this.heldExpunge.clear();
+  }
+
   noteFlags(messages: Message[]): void {
-    for (const m of messages) if (!this.pendingExpunge.has(m.uid)) this.pendingFlags.set(m.uid, m);
+    for (const m of messages) if (!this.isExpungedPending(m.uid)) this.pendingFlags.set(m.uid, m);
   }
 
   /** Forgets a pending flag notice (the session's own STORE answered it already). */

@@ -168,7 +168,7 @@ export class ImapSession implements SessionHandle {
   /** Waiters for the client to read its output down to the low-water mark. */
   private drainWaiters: (() => void)[] = [];
   private updatePolicy: SelectedUpdatePolicy = DEFAULT_UPDATES;
-  /** Changes to the selected mailbox by others, held under the `held` policy, in order. */
+  /** New messages and flag changes by others in the selected mailbox, held under the `held` policy, in order. */
   private held: StoreChange[] = [];
   /** True from reading a command until the session reads the next one: no unsolicited output then. */
   private busy = false;
@@ -1002,6 +1002,7 @@ export class ImapSession implements SessionHandle {
   }
 
   private releaseHeld(): void {
+    this.selected?.releaseHeld();
     if (this.held.length === 0) return;
     const held = this.held;
     this.held = [];
@@ -1043,13 +1044,18 @@ export class ImapSession implements SessionHandle {
         const policy = this.updatePolicy;
         if (change.origin !== this.id) {
           if (policy.timing === 'held') {
+            // The view learns at once that the messages are gone (a STORE or FETCH must not touch them), the client later.
+            if (change.kind === 'expunge') {
+              selected.noteExpunge(change.uids, true);
+              return;
+            }
             this.held.push(change);
             if (this.held.length > HELD_LIMIT) this.releaseHeld();
             return;
           }
           if (change.kind === 'flags' && !policy.flags) return;
-        } else {
-          // The session's own change is reported after what it held, so the view stays in UID order.
+        } else if (change.kind === 'append') {
+          // The session's own new messages come after those it held, so the view stays in UID order.
           this.releaseHeld();
         }
         this.noteSelected(change);

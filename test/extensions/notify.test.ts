@@ -291,6 +291,23 @@ describe('NOTIFY delivery', () => {
     c.close();
   });
 
+  test('held back: a message expunged elsewhere stays in the view, but STORE and FETCH leave it alone; EXPUNGE comes once asked for', async () => {
+    const c = await rawSession(port);
+    server.control.createMailbox('Held', { subscribed: false });
+    const { uid } = server.control.addMessage('Held', { raw: mail('doomed') });
+    await c.command('SELECT Held');
+    await c.command('NOTIFY NONE');
+    server.control.expungeMessages('Held', { uids: [uid] });
+    assert.equal(await quiet(c), '');
+    // As for any expunge the client has not been told of (RFC 2180 §4.1): the STORE changes nothing in the store.
+    const stored = await c.command('STORE 1 +FLAGS (\\Seen)');
+    assert.equal(stored.at(-1), 'T4 OK Store completed');
+    assert.equal(server.store.get('Held')!.unseen, 0);
+    assert.deepEqual(await c.command('NOTIFY SET (selected (MessageNew MessageExpunge))'), ['* 1 EXPUNGE', 'T5 OK NOTIFY completed']);
+    c.close();
+    server.control.deleteMailbox('Held');
+  });
+
   test('a mailbox the user may not see (ACL) sends nothing; one it may list but not read gets LIST (\\NoAccess)', async () => {
     const c = await rawSession(port);
     const lines = await c.command('NOTIFY SET STATUS (mailboxes (Secret Peek Other) (MessageNew MessageExpunge MailboxName))');
