@@ -123,12 +123,22 @@ describe('NOTIFY command: grammar and rules', () => {
     c.close();
   });
 
-  test('the metadata events are supported while METADATA / METADATA-SERVER are loaded', async () => {
+  test('the metadata events are supported while METADATA / METADATA-SERVER are loaded, and arrive as METADATA responses', async () => {
     const started = await startServer({ plugins: ['NOTIFY', 'METADATA'] });
     try {
       const c = await rawSession(started.port);
       const lines = await c.command('NOTIFY SET (personal (MailboxMetadataChange ServerMetadataChange))');
       assert.match(lines.at(-1)!, /OK NOTIFY completed/);
+      // §5.6, §5.7: the names of changed entries, without values (RFC 5464 §4.4.2).
+      const other = await rawSession(started.port);
+      assert.match((await other.command('SETMETADATA INBOX (/private/comment "x" /shared/comment "y")')).at(-1)!, /OK/);
+      assert.equal(await c.line(), '* METADATA "INBOX" /private/comment /shared/comment');
+      started.server.extension('METADATA')!.setMetadata('', { '/shared/admin': 'mailto:a@example.com' });
+      assert.equal(await c.line(), '* METADATA "" /shared/admin');
+      // The session's own change is not echoed.
+      await c.command('SETMETADATA INBOX (/private/comment NIL)');
+      assert.equal(await quiet(c), '');
+      other.close();
       const bad = await c.command('NOTIFY SET (personal (QuotaChange))');
       assert.match(bad.at(-1)!, /NO \[BADEVENT \(MessageNew MessageExpunge FlagChange MailboxName SubscriptionChange MailboxMetadataChange ServerMetadataChange\)\]/);
       c.close();

@@ -25,8 +25,9 @@
  *   session may have waiting (while a command runs, or while the client
  *   does not read) before the server gives up on it with
  *   `* OK [NOTIFICATIONOVERFLOW]` and behaves as after NOTIFY NONE (§5.8).
- * - MailboxMetadataChange / ServerMetadataChange are accepted only while
- *   METADATA / METADATA-SERVER are loaded; AnnotationChange (no ANNOTATE
+ * - MailboxMetadataChange / ServerMetadataChange (`* METADATA mailbox
+ *   entry ...`, names only, §5.6-5.7) are accepted only while METADATA /
+ *   METADATA-SERVER are loaded; AnnotationChange (no ANNOTATE
  *   here) and the quota events never: `NO [BADEVENT (...)]` lists those
  *   this server supports (§3.1).
  */
@@ -44,6 +45,8 @@ import type { Server } from '../../server.js';
 import type { StoreChange } from '../../store/changes.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import type { Extension } from '../extension.js';
+import { entryValue } from '../metadata-server/commands.js';
+import type { MetadataApi, MetadataChange } from '../metadata-server/state.js';
 import { always } from '../shared.js';
 import { MESSAGE_EVENTS, parseNotify, type EventGroup, type EventName, type NotifyRequest } from './grammar.js';
 
@@ -88,6 +91,8 @@ interface State extends NotifyApi {
   server: Server;
   limit: number;
   watches: Map<number, Watch>;
+  /** True once NOTIFY follows METADATA-SERVER's changes (at the first NOTIFY SET: setup order is not relied on). */
+  metadataFollowed: boolean;
 }
 
 /** Held: what NOTIFY NONE, `selected NONE` or no selected filter mean for the selected mailbox. */
@@ -236,6 +241,22 @@ function onStoreChange(change: StoreChange, state: State): void {
   }
 }
 
+/** §5.6, §5.7: `* METADATA mailbox entry ...` (RFC 5464 §4.4.2, names without values) for changed entries. */
+function onMetadataChange(change: MetadataChange, state: State): void {
+  for (const watch of state.watches.values()) {
+    const session = watch.session;
+    if (change.origin === session.id || session.user === null || watch.overflowed) continue;
+    if (change.path === '') {
+      if (!watch.groups.some((g) => g.events.has('ServerMetadataChange'))) continue;
+    } else {
+      const mailbox = session.server.store.get(change.path);
+      if (!mailbox || !eventsFor(watch, mailbox.path)?.has('MailboxMetadataChange')) continue;
+      if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) continue;
+    }
+    queueLine(state, watch, [atom('METADATA'), change.path, ...change.entries.map(entryValue)]);
+  }
+}
+
 /** The responses owed to a session now; the queue empties. */
 function deliver(session: ImapSession, state: State): (readonly ImapValue[])[] {
   const watch = state.watches.get(session.id);
@@ -303,6 +324,11 @@ const notifyCommand: CommandSpec = {
       }
     }
     state.watches.set(session.id, watch);
+    if (!state.metadataFollowed) {
+      state.metadataFollowed = true;
+      const metadata = imapProtocol(server).api('METADATA-SERVER') as MetadataApi | undefined;
+      metadata?.onMetadataChange((change) => onMetadataChange(change, state));
+    }
     // The accumulated changes of the selected mailbox go out with this command's answer (§3.1: an implicit NOOP).
     session.setSelectedUpdates(policyOf(request));
     if (request.status) {
@@ -337,6 +363,7 @@ export const extension: Extension<State> = {
       server,
       limit: (options.queueLimit as number | undefined) ?? DEFAULT_QUEUE_LIMIT,
       watches: new Map(),
+      metadataFollowed: false,
       get queueLimit() {
         return state.limit;
       },
