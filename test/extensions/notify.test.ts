@@ -219,6 +219,11 @@ describe('NOTIFY delivery', () => {
     await c.command('NOTIFY SET (personal (MailboxName))');
     server.control.createMailbox('Fresh', { subscribed: false });
     assert.equal(await c.line(), '* LIST (\\HasNoChildren) "/" "Fresh"');
+    // §5.4: a mailbox subscribed as it is created shows \Subscribed.
+    server.control.createMailbox('Auto');
+    assert.equal(await c.line(), '* LIST (\\HasNoChildren \\Subscribed) "/" "Auto"');
+    server.control.deleteMailbox('Auto');
+    assert.equal(await c.line(), '* LIST (\\NonExistent \\Subscribed) "/" "Auto"');
     server.control.renameMailbox('Fresh', { newPath: 'Renamed' });
     assert.equal(await c.line(), '* LIST (\\HasNoChildren) "/" "Renamed" ("OLDNAME" ("Fresh"))');
     server.control.deleteMailbox('Renamed');
@@ -257,7 +262,8 @@ describe('NOTIFY delivery', () => {
     const { uid } = server.control.addMessage('Lists/IETF', { raw: mail('one') });
     assert.deepEqual(await linesUntil(c, /RECENT/), ['* 1 EXISTS', '* 1 RECENT']);
     server.control.setFlags('Lists/IETF', { uids: [uid], flags: ['\\Flagged'], mode: 'add' });
-    assert.equal(await c.line(), '* 1 FETCH (FLAGS (\\Flagged \\Recent))');
+    // §5.1: with UID.
+    assert.equal(await c.line(), `* 1 FETCH (UID ${uid} FLAGS (\\Flagged \\Recent))`);
     server.control.expungeMessages('Lists/IETF', { uids: [uid] });
     assert.equal(await c.line(), '* 1 EXPUNGE');
     c.close();
@@ -359,6 +365,19 @@ describe('NOTIFY delivery', () => {
       await started.server.stop();
     }
   });
+});
+
+test('a script rule can answer NOTIFY by its command name (a client test of a server that refuses it)', async () => {
+  const { server, port } = await startServer({ plugins: ['NOTIFY'] });
+  try {
+    server.script.add({ on: 'command', command: 'NOTIFY', times: 1, send: '$TAG NO [NOTIFICATIONOVERFLOW] Too expensive\r\n' });
+    const c = await rawSession(port);
+    assert.deepEqual(await c.command('NOTIFY SET (personal (MailboxName))'), ['T2 NO [NOTIFICATIONOVERFLOW] Too expensive']);
+    assert.deepEqual(await c.command('NOTIFY SET (personal (MailboxName))'), ['T3 OK NOTIFY completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
 });
 
 describe('NOTIFICATIONOVERFLOW and a client that does not read', () => {

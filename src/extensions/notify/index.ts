@@ -68,8 +68,12 @@ declare module '../extension.js' {
 
 const DEFAULT_QUEUE_LIMIT = 1000;
 
-/** One waiting notification: a STATUS computed when it leaves, or a ready response. */
-type Pending = { kind: 'status'; mailbox: Mailbox } | { kind: 'line'; values: ImapValue[] };
+/**
+ * One waiting notification: a STATUS or a LIST worked out when it leaves
+ * (a created mailbox shows the `\Subscribed` its creation gave it), or a
+ * ready response (a rename's or a delete's LIST, METADATA).
+ */
+type Pending = { kind: 'status'; mailbox: Mailbox } | { kind: 'list'; path: string } | { kind: 'line'; values: ImapValue[] };
 
 /** What one session asked for with NOTIFY SET, and what it is owed. */
 interface Watch {
@@ -78,6 +82,8 @@ interface Watch {
   groups: EventGroup[];
   /** MessageNew's FETCH attributes for the selected mailbox, or null. */
   fetch: FetchAttribute[] | null;
+  /** FlagChange is on for the selected mailbox: its flag FETCHes carry UID (§5.1). */
+  selectedFlags: boolean;
   /** Keyed `S<path>` for a STATUS (one per mailbox), `L<n>` for a LIST. */
   pending: Map<string, Pending>;
   serial: number;
@@ -170,6 +176,7 @@ function enqueue(state: State, watch: Watch, key: string, item: Pending): void {
     watch.overflowed = true;
     watch.groups = [];
     watch.fetch = null;
+    watch.selectedFlags = false;
     watch.session.setSelectedUpdates(HELD);
   }
   watch.session.wakeUnsolicited();
@@ -232,7 +239,7 @@ function onStoreChange(change: StoreChange, state: State): void {
         if (change.mailbox && !allowed(session, 'l', change.mailbox, change.path)) break;
         if (change.type === 'delete') queueLine(state, watch, listLine(session, change.path, null, null));
         else if (change.type === 'rename') queueLine(state, watch, listLine(session, change.path, change.mailbox, change.oldPath));
-        else queueLine(state, watch, listLine(session, change.path, session.server.store.get(change.path) ?? null, null));
+        else enqueue(state, watch, `L${watch.serial++}`, { kind: 'list', path: change.path });
         break;
       }
       default:
@@ -270,6 +277,7 @@ function deliver(session: ImapSession, state: State): (readonly ImapValue[])[] {
   const store = session.server.store;
   for (const item of watch.pending.values()) {
     if (item.kind === 'line') out.push(item.values);
+    else if (item.kind === 'list') out.push(listLine(session, item.path, store.get(item.path) ?? null, null));
     // A mailbox deleted since (its LIST said so) has no status.
     else if (store.get(item.mailbox.path) === item.mailbox) out.push(statusLine(session, item.mailbox));
   }
@@ -307,6 +315,7 @@ const notifyCommand: CommandSpec = {
       session,
       groups: request.groups.filter((g) => g !== selectedGroup),
       fetch: selectedGroup?.events.has('MessageNew') ? selectedGroup.fetch : null,
+      selectedFlags: selectedGroup?.events.has('FlagChange') ?? false,
       pending: new Map(),
       serial: 0,
       own: new Set(),
@@ -386,6 +395,10 @@ export const extension: Extension<State> = {
   onChange: onStoreChange,
   unsolicited: deliver,
   updates: {
+    flagFetch(session, _message, state) {
+      const watch = state.watches.get(session.id);
+      return watch?.selectedFlags && watch.session === session ? { uid: true, items: [] } : undefined;
+    },
     newMessages(session, added: readonly Numbered[], state) {
       const watch = state.watches.get(session.id);
       const selected = session.selected;
