@@ -8,7 +8,10 @@
  * NOTIFICATIONOVERFLOW (§5.8), and a client that does not read.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { Plugin, Server } from '../../src/index.js';
 import type { RawClient } from '../helpers/raw-client.js';
 import { mail, rawSession, startServer } from '../helpers/server.js';
@@ -442,6 +445,56 @@ describe('NOTIFICATIONOVERFLOW and a client that does not read', () => {
       c.close();
     } finally {
       await server.stop();
+    }
+  });
+
+  test('a session that never reads while 200,000 mailboxes come and go: the server RSS grows by under 64 MB (abuse pattern of test/hardening)', async () => {
+    const script = fileURLToPath(new URL('../hardening/rss-server.js', import.meta.url));
+    const child = spawn(process.execPath, [script, JSON.stringify({ options: { plugins: ['NOTIFY'] }, messages: 0, size: 0 })], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let buffered = '';
+    const waiters: ((line: string) => void)[] = [];
+    child.stdout!.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
+        const line = buffered.slice(0, at);
+        buffered = buffered.slice(at + 1);
+        waiters.shift()?.(line);
+      }
+    });
+    const nextLine = (): Promise<string> => new Promise((r) => waiters.push(r));
+    const ask = async (line: string): Promise<number> => {
+      child.stdin!.write(`${line}\n`);
+      return Number(await nextLine());
+    };
+    try {
+      const port = Number(await nextLine());
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise<void>((r) => socket.once('connect', () => r()));
+      socket.pause(); // never read
+      socket.write('a LOGIN testuser testpass\r\nb NOTIFY SET (personal (MailboxName))\r\n');
+      await new Promise((r) => setTimeout(r, 300));
+      const before = await ask('rss');
+      const after = await ask('churn 200000');
+      const grown = (after - before) / 1024 / 1024;
+      assert.ok(grown < 64, `RSS grew by ${grown.toFixed(1)} MB`);
+      // Reading again: what fitted in the socket buffers (the kernel's too: some MB) went out, not all 400,000,
+      // then the overflow notice; the session goes on.
+      let text = '';
+      const done = new Promise<void>((resolve) => {
+        socket.on('data', (d: Buffer) => {
+          text += d.toString('latin1');
+          if (text.includes('c OK NOOP completed')) resolve();
+        });
+      });
+      socket.resume();
+      socket.write('c NOOP\r\n');
+      await done;
+      socket.destroy();
+      assert.match(text, /\* OK \[NOTIFICATIONOVERFLOW\] /);
+      const lists = text.split('\r\n').filter((l) => l.startsWith('* LIST')).length;
+      assert.ok(lists < 400_000, `${lists} LIST lines`);
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 });
