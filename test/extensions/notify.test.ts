@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 import type { Plugin, Server } from '../../src/index.js';
 import type { RawClient } from '../helpers/raw-client.js';
 import { mail, rawSession, startServer } from '../helpers/server.js';
@@ -378,6 +379,52 @@ test('a script rule can answer NOTIFY by its command name (a client test of a se
     assert.deepEqual(await c.command('NOTIFY SET (personal (MailboxName))'), ['T2 NO [NOTIFICATIONOVERFLOW] Too expensive']);
     assert.deepEqual(await c.command('NOTIFY SET (personal (MailboxName))'), ['T3 OK NOTIFY completed']);
     c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('COMPRESS: a notification that comes during COMPRESS goes after its OK, compressed, as do later ones', async () => {
+  // The change happens while COMPRESS runs, before its tagged OK is written.
+  const during: Plugin = {
+    name: 'XDURING',
+    wrap: [{ command: 'COMPRESS', run: (ctx, next) => (ctx.session.server.control.createMailbox('During', { subscribed: false }), next()) }],
+  };
+  const { server, port } = await startServer({ plugins: ['NOTIFY', 'COMPRESS', during] });
+  try {
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    let plain = '';
+    let inflated = '';
+    let inflater: zlib.InflateRaw | null = null;
+    const wait = async (done: () => boolean): Promise<void> => {
+      for (let i = 0; i < 200 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+      assert.ok(done(), `plain ${JSON.stringify(plain)}, inflated ${JSON.stringify(inflated)}`);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      if (inflater) return void inflater.write(chunk);
+      plain += chunk.toString('latin1');
+      const at = plain.indexOf('c OK');
+      if (at >= 0 && plain.indexOf('\r\n', at) >= 0) {
+        // Everything after the OK's line is DEFLATE data.
+        const end = plain.indexOf('\r\n', at) + 2;
+        const rest = Buffer.from(plain.slice(end), 'latin1');
+        plain = plain.slice(0, end);
+        inflater = zlib.createInflateRaw();
+        inflater.on('data', (d: Buffer) => (inflated += d.toString('latin1')));
+        if (rest.length) inflater.write(rest);
+      }
+    });
+    socket.write('a LOGIN testuser testpass\r\nb NOTIFY SET (personal (MailboxName))\r\n');
+    await wait(() => plain.includes('b OK'));
+    socket.write('c COMPRESS DEFLATE\r\n');
+    await wait(() => inflated.includes('During'));
+    assert.equal(inflated, '* LIST (\\HasNoChildren) "/" "During"\r\n');
+    assert.ok(!plain.includes('* LIST'), plain);
+    server.control.deleteMailbox('During');
+    await wait(() => inflated.includes('NonExistent'));
+    assert.ok(inflated.endsWith('* LIST (\\NonExistent) "/" "During"\r\n'), inflated);
+    socket.destroy();
   } finally {
     await server.stop();
   }
