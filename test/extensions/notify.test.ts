@@ -164,7 +164,7 @@ describe('NOTIFY delivery', () => {
   });
   after(() => server.stop());
 
-  test("RFC 5465 §3.1 example: SET STATUS sends STATUS of the watched mailboxes; MessageNew's FETCH follows EXISTS", async () => {
+  test("after RFC 5465 §3.1's example: SET STATUS sends STATUS of the watched mailboxes; MessageNew's FETCH follows EXISTS", async () => {
     server.control.addMessage('Lists/Lemonade', { raw: mail('old') });
     const c = await rawSession(port);
     await c.command('SELECT INBOX');
