@@ -13,6 +13,7 @@ import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+import { ImapFlow } from 'imapflow';
 import type { Plugin, Server } from '../../src/index.js';
 import type { RawClient } from '../helpers/raw-client.js';
 import { mail, rawSession, startServer } from '../helpers/server.js';
@@ -426,6 +427,39 @@ test('COMPRESS: a notification that comes during COMPRESS goes after its OK, com
     assert.ok(inflated.endsWith('* LIST (\\NonExistent) "/" "During"\r\n'), inflated);
     socket.destroy();
   } finally {
+    await server.stop();
+  }
+});
+
+test('imapflow (no IDLE) gets exists and expunge events pushed between its commands once NOTIFY SET (selected ...) is on', { timeout: 20000 }, async () => {
+  const { server, port } = await startServer({ plugins: ['NOTIFY', 'UIDPLUS'] });
+  const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false, disableAutoIdle: true });
+  client.on('error', () => undefined);
+  try {
+    server.control.addMessage('INBOX', { raw: mail('first') });
+    await client.connect();
+    const lock = await client.getMailboxLock('INBOX');
+    try {
+      // imapflow has no NOTIFY method: its generic command path sends it (and waits for next() before reading on).
+      const exec = (client as unknown as { exec(command: string, attributes: unknown[]): Promise<{ next(): void }> }).exec.bind(client);
+      const atom = (value: string): { type: 'ATOM'; value: string } => ({ type: 'ATOM', value });
+      (await exec('NOTIFY', [atom('SET'), [atom('selected'), [atom('MessageNew'), atom('MessageExpunge')]]])).next();
+      const exists = new Promise<number>((resolve) => client.on('exists', (d: { count: number }) => resolve(d.count)));
+      server.control.addMessage('INBOX', { raw: mail('second') });
+      assert.equal(await exists, 2);
+      const expunged = new Promise<number>((resolve) => client.on('expunge', (d: { seq: number }) => resolve(d.seq)));
+      const uid = server.control.listMessages('INBOX')[0]!.uid;
+      server.control.expungeMessages('INBOX', { uids: [uid] });
+      assert.equal(await expunged, 1);
+      // imapflow's view matches the server's after the pushes.
+      const list = await client.fetchAll('1:*', { uid: true, envelope: true });
+      assert.deepEqual(list.map((m) => m.envelope!.subject), ['second']);
+    } finally {
+      lock.release();
+    }
+    await client.logout();
+  } finally {
+    client.close();
     await server.stop();
   }
 });
