@@ -104,6 +104,11 @@ export class SelectedMailbox {
     }
   }
 
+  /** Expunges held back (not yet pending). */
+  get heldExpunges(): number {
+    return this.heldExpunge.size;
+  }
+
   /** Held expunges become pending: the next drain that may send EXPUNGE reports them. */
   releaseHeld(): void {
     for (const uid of this.heldExpunge) this.pendingExpunge.add(uid);

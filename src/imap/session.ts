@@ -1006,7 +1006,8 @@ export class ImapSession implements SessionHandle {
     if (this.held.length === 0) return;
     const held = this.held;
     this.held = [];
-    for (const change of held) this.noteSelected(change);
+    // Flag changes the policy does not report are dropped: FETCH shows the flags as they are.
+    for (const change of held) if (change.kind !== 'flags' || this.updatePolicy.flags) this.noteSelected(change);
   }
 
   /** Puts a change of the selected mailbox into its pending updates. */
@@ -1047,6 +1048,7 @@ export class ImapSession implements SessionHandle {
             // The view learns at once that the messages are gone (a STORE or FETCH must not touch them), the client later.
             if (change.kind === 'expunge') {
               selected.noteExpunge(change.uids, true);
+              if (selected.heldExpunges > HELD_LIMIT) this.releaseHeld();
               return;
             }
             this.held.push(change);
