@@ -274,6 +274,38 @@ describe('NOTIFY delivery', () => {
     c.close();
   });
 
+  test('NOTIFY SET before SELECT holds for the mailbox selected later; the session\'s own APPEND gets no MessageNew FETCH (§5.2)', async () => {
+    const c = await rawSession(port);
+    server.control.createMailbox('Later', { subscribed: false });
+    await c.command('NOTIFY SET (selected (MessageNew (UID) MessageExpunge))');
+    await c.command('SELECT Later');
+    const { uid } = server.control.addMessage('Later', { raw: mail('pushed') });
+    assert.deepEqual(await linesUntil(c, /FETCH/), ['* 1 EXISTS', '* 1 RECENT', `* 1 FETCH (UID ${uid})`]);
+    const raw = mail('mine');
+    c.write(`A APPEND Later {${Buffer.byteLength(raw)}+}\r\n${raw}\r\n`);
+    const lines = await linesUntil(c, /^A /);
+    assert.deepEqual(lines.slice(0, 2), ['* 2 EXISTS', '* 2 RECENT']);
+    assert.match(lines[2]!, /^A OK /);
+    c.close();
+    server.control.deleteMailbox('Later');
+  });
+
+  test('QRESYNC: expunges pushed between commands are VANISHED', async () => {
+    const started = await startServer({ plugins: ['NOTIFY', 'QRESYNC', 'ENABLE'] });
+    try {
+      const { uid } = started.server.control.addMessage('INBOX', { raw: mail('one') });
+      const c = await rawSession(started.port);
+      await c.command('ENABLE QRESYNC');
+      await c.command('SELECT INBOX');
+      await c.command('NOTIFY SET (selected (MessageNew MessageExpunge))');
+      started.server.control.expungeMessages('INBOX', { uids: [uid] });
+      assert.equal(await c.line(), `* VANISHED ${uid}`);
+      c.close();
+    } finally {
+      await started.server.stop();
+    }
+  });
+
   test('selected-delayed: EXISTS at once, EXPUNGE only with a command that may carry it', async () => {
     const c = await rawSession(port);
     server.control.addMessage('Lists/IETF', { raw: mail('keep') });
