@@ -207,6 +207,18 @@ describe('NOTIFY delivery', () => {
     c.close();
   });
 
+  test('several groups match a mailbox: looked at in order until one has the event or NONE', async () => {
+    const c = await rawSession(port);
+    // Lists: its own group has NONE, so nothing, although `personal` would want it.
+    // Lists/Lemonade: its own group lacks MessageNew, so `personal` (next) decides: yes.
+    await c.command('NOTIFY SET (mailboxes Lists NONE) (subtree Lists/Lemonade (MailboxName)) (personal (MessageNew MessageExpunge))');
+    server.control.addMessage('Lists', { raw: mail('quiet') });
+    server.control.addMessage('Lists/Lemonade', { raw: mail('loud') });
+    assert.equal(await c.line(), statusOf(server, 'Lists/Lemonade'));
+    assert.equal(await quiet(c), '');
+    c.close();
+  });
+
   test('FlagChange in another mailbox: STATUS; with CONDSTORE enabled it carries HIGHESTMODSEQ', async () => {
     const c = await rawSession(port);
     await c.command('ENABLE CONDSTORE');

@@ -20,7 +20,8 @@
  *   (`r`) (§5, §3.1). A changed ACL counts from the next event (§5.9).
  * - `inboxes` is `personal`: any mailbox may receive mail here (the
  *   control API delivers anywhere), and §6.3 says so then. Where several
- *   event groups match a mailbox, the first one given counts.
+ *   event groups match a mailbox, they are looked at in the order given
+ *   until one has the event (yes) or NONE (no).
  * - `pluginOptions.NOTIFY.queueLimit` (default 1000): notifications a
  *   session may have waiting (while a command runs, or while the client
  *   does not read) before the server gives up on it with
@@ -117,8 +118,13 @@ function allowed(session: ImapSession, right: 'l' | 'r', mailbox: Mailbox | null
   return imapProtocol(session.server).access(session, right, mailbox, path, 'NOTIFY').allow;
 }
 
-/** The events of the first non-selected group that matches `path`, or null. */
-function eventsFor(watch: Watch, path: string): ReadonlySet<EventName> | null {
+/**
+ * Whether the session wants `event` for the mailbox at `path`: the groups
+ * (other than the selected one) are looked at in the order given; a
+ * matching group with the event says yes, a matching group with NONE says
+ * no, a matching group without the event leaves it to the next ones.
+ */
+function wants(watch: Watch, path: string, event: EventName): boolean {
   const store = watch.session.server.store;
   for (const group of watch.groups) {
     const f = group.filter;
@@ -140,9 +146,11 @@ function eventsFor(watch: Watch, path: string): ReadonlySet<EventName> | null {
       default:
         break;
     }
-    if (match) return group.events;
+    if (!match) continue;
+    if (group.events.size === 0) return false;
+    if (group.events.has(event)) return true;
   }
-  return null;
+  return false;
 }
 
 /** The STATUS items of a notification (§3.1, §5.1-5.3). */
@@ -216,8 +224,7 @@ function onStoreChange(change: StoreChange, state: State): void {
         const mailbox = change.mailbox;
         // The selected mailbox's updates are the session's own (its update policy).
         if (session.selected?.mailbox === mailbox) break;
-        const events = eventsFor(watch, mailbox.path);
-        if (!events?.has(EVENT_OF[change.kind]!)) break;
+        if (!wants(watch, mailbox.path, EVENT_OF[change.kind]!)) break;
         if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) break;
         queueStatus(state, watch, mailbox);
         break;
@@ -225,8 +232,7 @@ function onStoreChange(change: StoreChange, state: State): void {
       case 'uidvalidity': {
         const mailbox = change.mailbox;
         if (session.selected?.mailbox === mailbox) break;
-        const events = eventsFor(watch, mailbox.path);
-        if (!events?.has('MessageNew')) break;
+        if (!wants(watch, mailbox.path, 'MessageNew')) break;
         if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) break;
         queueStatus(state, watch, mailbox);
         break;
@@ -234,7 +240,7 @@ function onStoreChange(change: StoreChange, state: State): void {
       case 'mailbox': {
         const subscription = change.type === 'subscribe' || change.type === 'unsubscribe';
         const wanted: EventName = subscription ? 'SubscriptionChange' : 'MailboxName';
-        const matches = eventsFor(watch, change.path)?.has(wanted) || (change.oldPath !== null && eventsFor(watch, change.oldPath)?.has(wanted));
+        const matches = wants(watch, change.path, wanted) || (change.oldPath !== null && wants(watch, change.oldPath, wanted));
         if (!matches) break;
         if (change.mailbox && !allowed(session, 'l', change.mailbox, change.path)) break;
         if (change.type === 'delete') queueLine(state, watch, listLine(session, change.path, null, null));
@@ -257,7 +263,7 @@ function onMetadataChange(change: MetadataChange, state: State): void {
       if (!watch.groups.some((g) => g.events.has('ServerMetadataChange'))) continue;
     } else {
       const mailbox = session.server.store.get(change.path);
-      if (!mailbox || !eventsFor(watch, mailbox.path)?.has('MailboxMetadataChange')) continue;
+      if (!mailbox || !wants(watch, mailbox.path, 'MailboxMetadataChange')) continue;
       if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) continue;
     }
     queueLine(state, watch, [atom('METADATA'), change.path, ...change.entries.map(entryValue)]);
@@ -344,8 +350,8 @@ const notifyCommand: CommandSpec = {
       // §3.1: a STATUS for each mailbox (other than the selected one) whose message events are now on.
       for (const mailbox of store.list()) {
         if (session.selected?.mailbox === mailbox || !mailbox.selectable) continue;
-        const events = eventsFor(watch, mailbox.path);
-        if (!events || ![...events].some((e) => MESSAGE_EVENTS.has(e))) continue;
+        // MessageNew goes with MessageExpunge, and FlagChange needs both (§5): one stands for all.
+        if (!wants(watch, mailbox.path, 'MessageNew')) continue;
         if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) continue;
         session.untaggedList(statusLine(session, mailbox));
       }
