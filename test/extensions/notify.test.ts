@@ -416,6 +416,23 @@ describe('NOTIFY delivery', () => {
   });
 });
 
+test('UNAUTHENTICATE ends what NOTIFY asked for; a new login starts without it', async () => {
+  const { server, port } = await startServer({ plugins: ['NOTIFY', 'UNAUTHENTICATE'] });
+  try {
+    const c = await rawSession(port);
+    await c.command('NOTIFY SET (personal (MailboxName))');
+    assert.deepEqual(server.extension('NOTIFY')!.sessions().length, 1);
+    assert.match((await c.command('UNAUTHENTICATE')).at(-1)!, /OK/);
+    assert.match((await c.command('LOGIN testuser testpass')).at(-1)!, /OK/);
+    assert.deepEqual(server.extension('NOTIFY')!.sessions(), []);
+    server.control.createMailbox('Unwatched', { subscribed: false });
+    assert.equal(await quiet(c), '');
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 test('a script rule can answer NOTIFY by its command name (a client test of a server that refuses it)', async () => {
   const { server, port } = await startServer({ plugins: ['NOTIFY'] });
   try {
