@@ -34,22 +34,18 @@
  */
 import { ServiceError } from '../../errors.js';
 import { AUTHENTICATED, no, ok, type CommandSpec } from '../../imap/command.js';
-import { childAttributes } from '../../imap/commands/list.js';
 import { itemValue } from '../../imap/commands/fetch.js';
-import { statusValues } from '../../imap/commands/status.js';
 import { imapProtocol } from '../../imap/protocol.js';
 import type { Numbered } from '../../imap/sequence.js';
 import type { ImapSession, SelectedUpdatePolicy } from '../../imap/session.js';
-import type { FetchAttribute } from '../../imap/syntax.js';
 import { atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Server } from '../../server.js';
-import type { StoreChange } from '../../store/changes.js';
-import type { Mailbox } from '../../store/mailbox.js';
 import type { Extension } from '../extension.js';
-import { entryValue } from '../metadata-server/commands.js';
-import type { MetadataApi, MetadataChange } from '../metadata-server/state.js';
+import type { MetadataApi } from '../metadata-server/state.js';
 import { always } from '../shared.js';
-import { MESSAGE_EVENTS, parseNotify, type EventGroup, type EventName, type NotifyRequest } from './grammar.js';
+import { MESSAGE_EVENTS, parseNotify, type EventName, type NotifyRequest } from './grammar.js';
+import { allowed, statusLine } from './responses.js';
+import { deliver, HELD, onMetadataChange, onStoreChange, wants, type Watch, type Watches } from './watches.js';
 
 /** The control API of NOTIFY: `server.extension('NOTIFY')`. */
 export interface NotifyApi {
@@ -69,41 +65,11 @@ declare module '../extension.js' {
 
 const DEFAULT_QUEUE_LIMIT = 1000;
 
-/**
- * One waiting notification: a STATUS or a LIST worked out when it leaves
- * (a created mailbox shows the `\Subscribed` its creation gave it), or a
- * ready response (a rename's or a delete's LIST, METADATA).
- */
-type Pending = { kind: 'status'; mailbox: Mailbox } | { kind: 'list'; path: string } | { kind: 'line'; values: ImapValue[] };
-
-/** What one session asked for with NOTIFY SET, and what it is owed. */
-interface Watch {
-  session: ImapSession;
-  /** The groups for mailboxes other than the selected one, in the order given. */
-  groups: EventGroup[];
-  /** MessageNew's FETCH attributes for the selected mailbox, or null. */
-  fetch: FetchAttribute[] | null;
-  /** FlagChange is on for the selected mailbox: its flag FETCHes carry UID (§5.1). */
-  selectedFlags: boolean;
-  /** Keyed `S<path>` for a STATUS (one per mailbox), `L<n>` for a LIST. */
-  pending: Map<string, Pending>;
-  serial: number;
-  /** UIDs the session added to its selected mailbox itself: no MessageNew FETCH for them (§5.2). */
-  own: Set<number>;
-  /** Set when the queue overflowed: the next delivery is `OK [NOTIFICATIONOVERFLOW]`, then nothing. */
-  overflowed: boolean;
-}
-
-interface State extends NotifyApi {
+interface State extends NotifyApi, Watches {
   server: Server;
-  limit: number;
-  watches: Map<number, Watch>;
   /** True once NOTIFY follows METADATA-SERVER's changes (at the first NOTIFY SET: setup order is not relied on). */
   metadataFollowed: boolean;
 }
-
-/** Held: what NOTIFY NONE, `selected NONE` or no selected filter mean for the selected mailbox. */
-const HELD: SelectedUpdatePolicy = { timing: 'held', flags: false };
 
 /** The events this server can deliver: the metadata ones only while their plugins are loaded. */
 function supportedEvents(server: Server): Set<EventName> {
@@ -111,183 +77,6 @@ function supportedEvents(server: Server): Set<EventName> {
   const protocol = imapProtocol(server);
   if (protocol.has('METADATA')) out.add('MailboxMetadataChange');
   if (protocol.has('METADATA-SERVER')) out.add('ServerMetadataChange');
-  return out;
-}
-
-function allowed(session: ImapSession, right: 'l' | 'r', mailbox: Mailbox | null, path: string): boolean {
-  return imapProtocol(session.server).access(session, right, mailbox, path, 'NOTIFY').allow;
-}
-
-/**
- * Whether the session wants `event` for the mailbox at `path`: the groups
- * (other than the selected one) are looked at in the order given; a
- * matching group with the event says yes, a matching group with NONE says
- * no, a matching group without the event leaves it to the next ones.
- */
-function wants(watch: Watch, path: string, event: EventName): boolean {
-  const store = watch.session.server.store;
-  for (const group of watch.groups) {
-    const f = group.filter;
-    let match = false;
-    switch (f.kind) {
-      case 'inboxes':
-      case 'personal':
-        match = store.namespaceOf(path).type === 'personal';
-        break;
-      case 'subscribed':
-        match = store.isSubscribed(path);
-        break;
-      case 'mailboxes':
-        match = f.names.includes(path);
-        break;
-      case 'subtree':
-        match = f.names.some((name) => path === name || path.startsWith(name + store.delimiterFor(name)));
-        break;
-      default:
-        break;
-    }
-    if (!match) continue;
-    if (group.events.size === 0) return false;
-    if (group.events.has(event)) return true;
-  }
-  return false;
-}
-
-/** The STATUS items of a notification (§3.1, §5.1-5.3). */
-function statusItems(session: ImapSession): string[] {
-  const items = ['MESSAGES', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN'];
-  const protocol = imapProtocol(session.server);
-  if (protocol.has('CONDSTORE') && (session.enabled.has('CONDSTORE') || session.enabled.has('QRESYNC'))) items.push('HIGHESTMODSEQ');
-  return items;
-}
-
-function statusLine(session: ImapSession, mailbox: Mailbox): ImapValue[] {
-  return [atom('STATUS'), mailbox.path, statusValues(session, mailbox, statusItems(session))];
-}
-
-/** `LIST (attributes) delimiter name` as a notification sees the mailbox now. */
-function listLine(session: ImapSession, path: string, mailbox: Mailbox | null, oldName: string | null): ImapValue[] {
-  const store = session.server.store;
-  const attrs = mailbox ? [...mailbox.attributes, ...childAttributes(store, { path, mailbox })] : ['\\NonExistent'];
-  if (store.isSubscribed(path)) attrs.push('\\Subscribed');
-  const line: ImapValue[] = [atom('LIST'), attrs.map(atom), store.delimiterFor(path), path];
-  if (oldName !== null) line.push(['OLDNAME', [oldName]]);
-  return line;
-}
-
-function enqueue(state: State, watch: Watch, key: string, item: Pending): void {
-  if (watch.overflowed) return;
-  watch.pending.set(key, item);
-  if (watch.pending.size > state.limit) {
-    // §5.8: too much to deliver; say so once and behave as after NOTIFY NONE.
-    watch.pending.clear();
-    watch.overflowed = true;
-    watch.groups = [];
-    watch.fetch = null;
-    watch.selectedFlags = false;
-    watch.session.setSelectedUpdates(HELD);
-  }
-  watch.session.wakeUnsolicited();
-}
-
-function queueStatus(state: State, watch: Watch, mailbox: Mailbox): void {
-  enqueue(state, watch, `S${mailbox.path}`, { kind: 'status', mailbox });
-}
-
-function queueLine(state: State, watch: Watch, values: ImapValue[]): void {
-  enqueue(state, watch, `L${watch.serial++}`, { kind: 'line', values });
-}
-
-const EVENT_OF: Partial<Record<StoreChange['kind'], EventName>> = {
-  append: 'MessageNew',
-  expunge: 'MessageExpunge',
-  flags: 'FlagChange',
-};
-
-function onStoreChange(change: StoreChange, state: State): void {
-  if (change.kind === 'reset') {
-    state.watches.clear();
-    return;
-  }
-  if (state.watches.size === 0) return;
-  for (const watch of state.watches.values()) {
-    const session = watch.session;
-    if (change.kind === 'append' && change.origin === session.id && watch.fetch && session.selected?.mailbox === change.mailbox) {
-      for (const m of change.messages) watch.own.add(m.uid);
-    }
-    // §5: what the session did itself it already knows.
-    if (change.origin === session.id || session.user === null || watch.overflowed) continue;
-    switch (change.kind) {
-      case 'append':
-      case 'expunge':
-      case 'flags': {
-        const mailbox = change.mailbox;
-        // The selected mailbox's updates are the session's own (its update policy).
-        if (session.selected?.mailbox === mailbox) break;
-        if (!wants(watch, mailbox.path, EVENT_OF[change.kind]!)) break;
-        if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) break;
-        queueStatus(state, watch, mailbox);
-        break;
-      }
-      case 'uidvalidity': {
-        const mailbox = change.mailbox;
-        if (session.selected?.mailbox === mailbox) break;
-        if (!wants(watch, mailbox.path, 'MessageNew')) break;
-        if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) break;
-        queueStatus(state, watch, mailbox);
-        break;
-      }
-      case 'mailbox': {
-        const subscription = change.type === 'subscribe' || change.type === 'unsubscribe';
-        const wanted: EventName = subscription ? 'SubscriptionChange' : 'MailboxName';
-        const matches = wants(watch, change.path, wanted) || (change.oldPath !== null && wants(watch, change.oldPath, wanted));
-        if (!matches) break;
-        if (change.mailbox && !allowed(session, 'l', change.mailbox, change.path)) break;
-        if (change.type === 'delete') queueLine(state, watch, listLine(session, change.path, null, null));
-        else if (change.type === 'rename') queueLine(state, watch, listLine(session, change.path, change.mailbox, change.oldPath));
-        else enqueue(state, watch, `L${watch.serial++}`, { kind: 'list', path: change.path });
-        break;
-      }
-      default:
-        break;
-    }
-  }
-}
-
-/** §5.6, §5.7: `* METADATA mailbox entry ...` (RFC 5464 §4.4.2, names without values) for changed entries. */
-function onMetadataChange(change: MetadataChange, state: State): void {
-  for (const watch of state.watches.values()) {
-    const session = watch.session;
-    if (change.origin === session.id || session.user === null || watch.overflowed) continue;
-    if (change.path === '') {
-      if (!watch.groups.some((g) => g.events.has('ServerMetadataChange'))) continue;
-    } else {
-      const mailbox = session.server.store.get(change.path);
-      if (!mailbox || !wants(watch, mailbox.path, 'MailboxMetadataChange')) continue;
-      if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) continue;
-    }
-    queueLine(state, watch, [atom('METADATA'), change.path, ...change.entries.map(entryValue)]);
-  }
-}
-
-/** The responses owed to a session now; the queue empties. */
-function deliver(session: ImapSession, state: State): (readonly ImapValue[])[] {
-  const watch = state.watches.get(session.id);
-  if (!watch || watch.session !== session) return [];
-  if (watch.overflowed) {
-    state.watches.delete(session.id);
-    return [[atom('OK'), atom('[NOTIFICATIONOVERFLOW]'), atom('Too many notifications waiting; NOTIFY is off')]];
-  }
-  if (watch.pending.size === 0) return [];
-  const out: ImapValue[][] = [];
-  const store = session.server.store;
-  for (const item of watch.pending.values()) {
-    if (item.kind === 'line') out.push(item.values);
-    else if (item.kind === 'list') out.push(listLine(session, item.path, store.get(item.path) ?? null, null));
-    // A mailbox deleted since (its LIST said so) has no status.
-    else if (store.get(item.mailbox.path) === item.mailbox) out.push(statusLine(session, item.mailbox));
-  }
-  watch.pending.clear();
   return out;
 }
 
