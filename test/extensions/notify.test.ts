@@ -416,6 +416,22 @@ describe('NOTIFY delivery', () => {
   });
 });
 
+test("MessageNew's FETCH attributes may be extension items with arguments (PREVIEW, BINARY.PEEK[1])", async () => {
+  const { server, port } = await startServer({ plugins: ['NOTIFY', 'PREVIEW', 'BINARY'] });
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    assert.deepEqual(await c.command('NOTIFY SET (selected (MessageNew (UID PREVIEW BINARY.PEEK[1]) MessageExpunge))'), ['T3 OK NOTIFY completed']);
+    const { uid } = server.control.addMessage('INBOX', { raw: mail('peek', 'Hello there') });
+    const lines = await linesUntil(c, /FETCH/);
+    assert.deepEqual(lines.slice(0, 2), ['* 1 EXISTS', '* 1 RECENT']);
+    assert.equal(lines[2], `* 1 FETCH (UID ${uid} PREVIEW "Hello there" BINARY[1] {13}\r\nHello there\r\n)`);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 test('UNAUTHENTICATE ends what NOTIFY asked for; a new login starts without it', async () => {
   const { server, port } = await startServer({ plugins: ['NOTIFY', 'UNAUTHENTICATE'] });
   try {

@@ -4,7 +4,7 @@
  * together (§5, §6.1). Syntax errors and broken rules are BAD (ParseError);
  * events the server does not support are collected for `NO [BADEVENT]`.
  */
-import type { ArgParser } from '../../imap/parser.js';
+import type { ArgParser, FetchOptions } from '../../imap/parser.js';
 import { ParseError } from '../../imap/parser.js';
 import type { FetchAttribute } from '../../imap/syntax.js';
 
@@ -61,9 +61,9 @@ export type NotifyRequest =
 
 /**
  * Reads the arguments after `NOTIFY SP`. `supported` is the set of events
- * this server delivers; `fetchExtensions` the FETCH items extensions add.
+ * this server delivers; `fetchOptions` are FETCH's (the items extensions add).
  */
-export function parseNotify(args: ArgParser, supported: ReadonlySet<EventName>, fetchExtensions: readonly string[]): NotifyRequest {
+export function parseNotify(args: ArgParser, supported: ReadonlySet<EventName>, fetchOptions: FetchOptions): NotifyRequest {
   if (args.tryKeyword('NONE')) {
     args.end();
     return { kind: 'none' };
@@ -75,7 +75,7 @@ export function parseNotify(args: ArgParser, supported: ReadonlySet<EventName>, 
   const groups: EventGroup[] = [];
   const unsupported: string[] = [];
   for (;;) {
-    groups.push(eventGroup(args, supported, unsupported, fetchExtensions));
+    groups.push(eventGroup(args, supported, unsupported, fetchOptions));
     if (args.atEnd()) break;
     args.sp();
   }
@@ -84,7 +84,7 @@ export function parseNotify(args: ArgParser, supported: ReadonlySet<EventName>, 
   return { kind: 'set', status, groups, unsupported };
 }
 
-function eventGroup(args: ArgParser, supported: ReadonlySet<EventName>, unsupported: string[], fetchExtensions: readonly string[]): EventGroup {
+function eventGroup(args: ArgParser, supported: ReadonlySet<EventName>, unsupported: string[], fetchOptions: FetchOptions): EventGroup {
   args.char('(');
   const filter = filterMailboxes(args);
   args.sp();
@@ -99,7 +99,7 @@ function eventGroup(args: ArgParser, supported: ReadonlySet<EventName>, unsuppor
       if (known === 'MessageNew' && args.trySp()) {
         // `MessageNew (fetch-att ...)`: a list right after it is its FETCH attributes.
         if (args.peekChar() === '(') {
-          fetch = args.list(() => args.fetchAttribute(fetchExtensions.length ? { extensions: fetchExtensions } : {}), { allowEmpty: false });
+          fetch = args.list(() => args.fetchAttribute(fetchOptions), { allowEmpty: false });
         } else spaced = true;
       }
       if (known) {

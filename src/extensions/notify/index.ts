@@ -94,7 +94,8 @@ const notifyCommand: CommandSpec = {
     const server = session.server;
     const state = imapProtocol(server).api('NOTIFY') as State;
     const supported = supportedEvents(server);
-    const request = parseNotify(args, supported, [...imapProtocol(server).fetchItems.keys()]);
+    const protocol = imapProtocol(server);
+    const request = parseNotify(args, supported, protocol.fetchItems.size > 0 ? { items: protocol.fetchItemParsers } : {});
     if (request.kind === 'none') {
       state.watches.delete(session.id);
       session.setSelectedUpdates(HELD);
