@@ -432,6 +432,19 @@ test("MessageNew's FETCH attributes may be extension items with arguments (PREVI
   }
 });
 
+test('§5.5: LIST notifications carry the attributes a LIST shows (special-use, children), once each', async () => {
+  const { server, port } = await startServer({ plugins: ['NOTIFY', 'SPECIAL-USE', 'CHILDREN'], storage: { INBOX: {}, '': { folders: { Trash: { 'special-use': '\\Trash' } } } } });
+  try {
+    const c = await rawSession(port);
+    await c.command('NOTIFY SET (personal (MailboxName))');
+    server.control.renameMailbox('Trash', { newPath: 'Bin' });
+    assert.equal(await c.line(), '* LIST (\\HasNoChildren \\Trash) "/" "Bin" ("OLDNAME" ("Trash"))');
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 test('UNAUTHENTICATE ends what NOTIFY asked for; a new login starts without it', async () => {
   const { server, port } = await startServer({ plugins: ['NOTIFY', 'UNAUTHENTICATE'] });
   try {

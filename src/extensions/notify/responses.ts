@@ -9,6 +9,9 @@ import { imapProtocol } from '../../imap/protocol.js';
 import type { ImapSession } from '../../imap/session.js';
 import { atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Mailbox } from '../../store/mailbox.js';
+import type { ListContext } from '../extension.js';
+
+const NO_OPTIONS: ReadonlySet<string> = new Set();
 
 /** True when the session's user has the right on the mailbox (the core's access point). */
 export function allowed(session: ImapSession, right: 'l' | 'r', mailbox: Mailbox | null, path: string): boolean {
@@ -28,12 +31,22 @@ export function statusLine(session: ImapSession, mailbox: Mailbox): ImapValue[] 
   return [atom('STATUS'), mailbox.path, statusValues(session, mailbox, statusItems(session))];
 }
 
-/** `LIST (attributes) delimiter name` as a notification sees the mailbox now. */
+/**
+ * `LIST (attributes) delimiter name` as a notification sees the mailbox
+ * now: its attributes as a plain LIST shows them (extensions' too, e.g.
+ * special-use), children (§5.4 SHOULD) and `\\Subscribed` (§5.5).
+ */
 export function listLine(session: ImapSession, path: string, mailbox: Mailbox | null, oldName: string | null): ImapValue[] {
   const store = session.server.store;
   const attrs = mailbox ? [...mailbox.attributes, ...childAttributes(store, { path, mailbox })] : ['\\NonExistent'];
+  if (mailbox) {
+    const ctx: ListContext = { session, lsub: false, selection: NO_OPTIONS, returns: NO_OPTIONS };
+    attrs.push(...imapProtocol(session.server).listAttributes({ path, mailbox }, ctx));
+  }
   if (store.isSubscribed(path)) attrs.push('\\Subscribed');
-  const line: ImapValue[] = [atom('LIST'), attrs.map(atom), store.delimiterFor(path), path];
+  const seen = new Set<string>();
+  const unique = attrs.filter((a) => !seen.has(a.toLowerCase()) && seen.add(a.toLowerCase()));
+  const line: ImapValue[] = [atom('LIST'), unique.map(atom), store.delimiterFor(path), path];
   if (oldName !== null) line.push(['OLDNAME', [oldName]]);
   return line;
 }
