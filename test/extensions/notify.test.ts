@@ -445,6 +445,25 @@ test('§5.5: LIST notifications carry the attributes a LIST shows (special-use, 
   }
 });
 
+test('held back, but bounded: past 10,000 held changes they go out at the next command, as without NOTIFY', async () => {
+  const { server, port } = await startServer({ plugins: ['NOTIFY'] });
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    await c.command('NOTIFY NONE');
+    const raw = mail('many');
+    for (let i = 0; i < 10_000; i++) server.control.addMessage('INBOX', { raw });
+    assert.deepEqual(await c.command('NOOP'), ['T4 OK NOOP completed']);
+    server.control.addMessage('INBOX', { raw });
+    const lines = await c.command('NOOP');
+    assert.equal(lines[0], '* 10001 EXISTS');
+    assert.equal(lines.at(-1), 'T5 OK NOOP completed');
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 test('UNAUTHENTICATE ends what NOTIFY asked for; a new login starts without it', async () => {
   const { server, port } = await startServer({ plugins: ['NOTIFY', 'UNAUTHENTICATE'] });
   try {
