@@ -939,8 +939,9 @@ export class ImapSession implements SessionHandle {
           else this.untaggedList(item);
         }
       }
-      // What extensions derive from the now current view (CONTEXT's ADDTO/REMOVEFROM); held expunges leave it unsettled.
-      for (const line of protocol.updatesAfter(this, !selected.hasPending)) this.untaggedList(line);
+      // What extensions derive from the now current view (CONTEXT's ADDTO/REMOVEFROM); held expunges leave it
+      // unsettled, those NOTIFY holds back too.
+      for (const line of protocol.updatesAfter(this, !selected.hasPending && selected.heldExpunges === 0)) this.untaggedList(line);
     });
   }
 
