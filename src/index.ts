@@ -107,6 +107,7 @@ export type {
 } from './extensions/extension.js';
 export type { SpecialUseApi } from './extensions/special-use/index.js';
 export type { AppendLimitApi } from './extensions/appendlimit/index.js';
+export type { NotifyApi } from './extensions/notify/index.js';
 export { getField, setField, serverFields } from './store/fields.js';
 export { atom, literal } from './imap/wire/values.js';
 export type { ImapValue } from './imap/wire/values.js';
@@ -115,7 +116,7 @@ export type { Mailbox } from './store/mailbox.js';
 export type { Message } from './store/message.js';
 export type { CommandSpec, CommandContext, CommandResult, ImapState } from './imap/command.js';
 export { CommandFailure } from './imap/command.js';
-export type { ImapSession } from './imap/session.js';
+export type { ImapSession, SelectedUpdatePolicy } from './imap/session.js';
 export { ScriptEngine } from './script/engine.js';
 export type { ScriptAction, ScriptFiring } from './script/engine.js';
 export type { ScriptRule, ScriptRuleJson, ScriptRuleInfo, ScriptRuleHandle, ScriptContext, ScriptOn } from './script/rule.js';

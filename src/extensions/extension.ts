@@ -414,6 +414,13 @@ export interface UpdatePoint<S = unknown> {
    * Dovecot sends it before the EXPUNGE).
    */
   beforeExpunges?(session: ImapSession, uids: ReadonlySet<number>, state: S): readonly (readonly ImapValue[])[];
+  /**
+   * Untagged responses right after the `EXISTS` that announces messages new
+   * to the session's view (NOTIFY's MessageNew fetch attributes: `* 7 FETCH
+   * (UID 42 ...)`), as value lists without `*`. `added` holds the new
+   * messages with their sequence numbers, ascending.
+   */
+  newMessages?(session: ImapSession, added: readonly Numbered[], state: S): readonly (readonly ImapValue[])[];
 }
 
 /** Who asks: a session (IMAP) or null (control API and REST). */
@@ -687,8 +694,19 @@ export interface Extension<S = unknown> {
   fetch?: FetchPoint<S>;
   /** STORE modifiers and a filter (UNCHANGEDSINCE). */
   store?: StorePoint<S>;
-  /** The wording of a session's untagged updates (MODSEQ in flag FETCHes, VANISHED). */
+  /** The wording of a session's untagged updates (MODSEQ in flag FETCHes, VANISHED, FETCH after EXISTS). */
   updates?: UpdatePoint<S>;
+  /**
+   * Untagged responses this extension owes a session outside any command
+   * (NOTIFY's STATUS and LIST notifications), as value lists without `*`.
+   * The core asks whenever it may send unsolicited responses: right after
+   * each tagged answer, inside IDLE, and between commands once the
+   * extension called `session.wakeUnsolicited()` (a microtask later, so
+   * every listener of a store change has run). It does not ask while the
+   * client has not read its earlier output (backpressure): keep what is
+   * owed bounded until then. Return [] when nothing is owed.
+   */
+  unsolicited?(session: ImapSession, state: S): readonly (readonly ImapValue[])[];
   create?: CreatePoint<S>;
   /** Checks before APPEND/COPY/MOVE/CREATE/RENAME (and addMessage with `checks: true`). */
   checks?: MutationChecks<S>;

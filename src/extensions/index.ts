@@ -49,6 +49,7 @@ import * as preview from './preview/index.js';
 import * as objectid from './objectid/index.js';
 import * as savedate from './savedate/index.js';
 import * as utf8Accept from './utf8-accept/index.js';
+import * as notify from './notify/index.js';
 import * as xGmExt1 from './x-gm-ext-1/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
@@ -95,6 +96,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   objectid,
   savedate,
   utf8Accept,
+  notify,
   xGmExt1,
 ];
 

@@ -158,6 +158,8 @@ export interface ImapProtocol {
   /** Storage keys of mailbox and message fields the control API and REST show (`StoreField.shown`). */
   readonly shownFields: ShownFields;
   onChange(change: StoreChange): void;
+  /** What the `unsolicited` points owe the session now, in canonical order. */
+  unsolicited(session: ImapSession): (readonly ImapValue[])[];
 }
 
 /** Keys of the store fields shown in MailboxInfo/MessageInfo `fields`. */
@@ -170,6 +172,8 @@ export interface ShownFields {
 export interface UpdateShape {
   flagFetch(message: Message): { uid: boolean; items: ImapValue[] };
   expunges(uids: readonly number[]): string | undefined;
+  /** Responses after the EXISTS that announced `added` (empty when no extension adds any). */
+  newMessages(added: readonly Numbered[]): (readonly ImapValue[])[];
 }
 
 const protocols = new WeakMap<Server, ImapProtocol>();
@@ -334,6 +338,7 @@ function buildProtocol(server: Server): ImapProtocol {
   const updaters = withPoint('updates');
   const afterUpdaters = updaters.filter((e) => e.updates!.after !== undefined);
   const utf8Deciders = withPoint('utf8');
+  const notifiers = withPoint('unsolicited');
 
   const runChecks = (pick: (e: Extension) => ((input: never, state: unknown) => void) | undefined, input: unknown): void => {
     for (const e of checkers) {
@@ -531,6 +536,7 @@ function buildProtocol(server: Server): ImapProtocol {
     },
     updateShape(session) {
       const flagWorders = updaters.filter((e) => e.updates!.flagFetch);
+      const newWorders = updaters.filter((e) => e.updates!.newMessages);
       const worder = expungeWorder;
       return {
         flagFetch(message) {
@@ -545,6 +551,11 @@ function buildProtocol(server: Server): ImapProtocol {
           return { uid, items };
         },
         expunges: (uids) => (worder ? worder.updates!.expunges!(session, uids, state(worder)) : undefined),
+        newMessages(added) {
+          const out: (readonly ImapValue[])[] = [];
+          for (const e of newWorders) out.push(...e.updates!.newMessages!(session, added, state(e)));
+          return out;
+        },
       };
     },
     updatesBeforeExpunges(session, uids) {
@@ -622,6 +633,11 @@ function buildProtocol(server: Server): ImapProtocol {
     },
     onChange(change) {
       for (const e of watchers) e.onChange!(change, state(e));
+    },
+    unsolicited(session) {
+      const out: (readonly ImapValue[])[] = [];
+      for (const e of notifiers) out.push(...e.unsolicited!(session, state(e)));
+      return out;
     },
   };
   protocols.set(server, protocol);

@@ -23,6 +23,12 @@ export class SelectedMailbox {
   readonly recent = new Set<number>();
   private pendingNew: Message[] = [];
   private readonly pendingExpunge = new Set<number>();
+  /**
+   * Expunged elsewhere while the session holds others' updates back (NOTIFY
+   * without a selected filter): gone like `pendingExpunge`, but not drained
+   * until `releaseHeld`.
+   */
+  private readonly heldExpunge = new Set<number>();
   private readonly pendingFlags = new Map<number, Message>();
   /**
    * Keywords this session has been told of in FLAGS, in the order it heard
@@ -75,7 +81,7 @@ export class SelectedMailbox {
 
   /** True when the message was expunged elsewhere and the session has not been told yet. */
   isExpungedPending(uid: number): boolean {
-    return this.pendingExpunge.has(uid);
+    return this.pendingExpunge.has(uid) || this.heldExpunge.has(uid);
   }
 
   /** UIDs expunged elsewhere that the session has not been told of yet. */
@@ -91,15 +97,26 @@ export class SelectedMailbox {
     for (const m of messages) this.pendingNew.push(m);
   }
 
-  noteExpunge(uids: number[]): void {
+  noteExpunge(uids: number[], held = false): void {
     for (const uid of uids) {
-      this.pendingExpunge.add(uid);
+      (held ? this.heldExpunge : this.pendingExpunge).add(uid);
       this.pendingFlags.delete(uid);
     }
   }
 
+  /** Expunges held back (not yet pending). */
+  get heldExpunges(): number {
+    return this.heldExpunge.size;
+  }
+
+  /** Held expunges become pending: the next drain that may send EXPUNGE reports them. */
+  releaseHeld(): void {
+    for (const uid of this.heldExpunge) this.pendingExpunge.add(uid);
+    this.heldExpunge.clear();
+  }
+
   noteFlags(messages: Message[]): void {
-    for (const m of messages) if (!this.pendingExpunge.has(m.uid)) this.pendingFlags.set(m.uid, m);
+    for (const m of messages) if (!this.isExpungedPending(m.uid)) this.pendingFlags.set(m.uid, m);
   }
 
   /** Forgets a pending flag notice (the session's own STORE answered it already). */
@@ -143,6 +160,7 @@ export class SelectedMailbox {
       this.pendingExpunge.clear();
     }
     if (this.pendingNew.length) {
+      const first = this.view.length + 1;
       for (const m of this.pendingNew) {
         this.view.push(m);
         // The first session to hear of a new message sees it as \Recent.
@@ -151,9 +169,15 @@ export class SelectedMailbox {
           if (!this.readOnly) this.mailbox.recentFloor = m.uid + 1;
         }
       }
+      const added = this.pendingNew;
       this.pendingNew = [];
       out.push([this.view.length, atom('EXISTS')]);
       out.push([this.recent.size, atom('RECENT')]);
+      // What an extension sends about each new message (NOTIFY's MessageNew fetch attributes).
+      if (this.shape) {
+        const numbered = added.map((message, i) => ({ seq: first + i, message }));
+        for (const response of this.shape.newMessages(numbered)) out.push([...response]);
+      }
     }
     if (this.pendingFlags.size) {
       const seqs: [number, Message][] = [];

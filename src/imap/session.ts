@@ -50,6 +50,33 @@ export interface TransportLayer {
   readonly compresses: boolean;
 }
 
+/**
+ * When the changes others make to the selected mailbox reach the client
+ * (RFC 5465 NOTIFY sets it with `session.setSelectedUpdates`).
+ */
+export interface SelectedUpdatePolicy {
+  /**
+   * `command`: at the end of commands and inside IDLE (RFC 3501, the
+   * default); `immediate`: also between commands, EXPUNGE at any time
+   * (NOTIFY `selected`); `delayed`: also between commands, EXPUNGE only
+   * where RFC 3501 §7.4.1 allows it (`selected-delayed`); `held`: not sent;
+   * they wait until the policy changes, or until the session's own change
+   * in the mailbox has to be reported (its view must stay in UID order).
+   */
+  readonly timing: 'command' | 'immediate' | 'delayed' | 'held';
+  /** False: flag changes made by others are not reported (NOTIFY without FlagChange). */
+  readonly flags: boolean;
+}
+
+const DEFAULT_UPDATES: SelectedUpdatePolicy = { timing: 'command', flags: true };
+
+/**
+ * Changes held back under the `held` policy above which they are let
+ * through as in RFC 3501 (at the next command's end): what a session that
+ * asked for no updates costs stays bounded.
+ */
+const HELD_LIMIT = 10_000;
+
 /** How long the server waits for the client's FIN after its own before it closes for good. */
 const CLOSE_GRACE_MS = 2000;
 
@@ -140,6 +167,13 @@ export class ImapSession implements SessionHandle {
   private byeAfterCommand: string | null = null;
   /** Waiters for the client to read its output down to the low-water mark. */
   private drainWaiters: (() => void)[] = [];
+  private updatePolicy: SelectedUpdatePolicy = DEFAULT_UPDATES;
+  /** New messages and flag changes by others in the selected mailbox, held under the `held` policy, in order. */
+  private held: StoreChange[] = [];
+  /** True from reading a command until the session reads the next one: no unsolicited output then. */
+  private busy = false;
+  private unsolicitedScheduled = false;
+  private unsolicitedWaiting = false;
 
   constructor(
     readonly server: Server,
@@ -687,6 +721,7 @@ export class ImapSession implements SessionHandle {
 
   /** Selects a mailbox (SELECT / EXAMINE); any previous selection ends without EXPUNGEs (RFC 3501 §6.3.1). */
   select(mailbox: Mailbox, readOnly: boolean): SelectedMailbox {
+    this.held = [];
     this.selected = new SelectedMailbox(mailbox, readOnly);
     this.selected.shape = imapProtocol(this.server).updateShape(this);
     this.lastMailbox = mailbox.path;
@@ -704,6 +739,7 @@ export class ImapSession implements SessionHandle {
   /** Leaves the selected state (CLOSE, UNSELECT, a failed SELECT). */
   unselect(): void {
     if (!this.selected) return;
+    this.held = [];
     this.selected = null;
     // The logout and close events that follow name no mailbox: none is selected any more.
     this.lastMailbox = null;
@@ -722,6 +758,7 @@ export class ImapSession implements SessionHandle {
     this.unselect();
     this.user = null;
     this.state = 'notAuthenticated';
+    this.updatePolicy = DEFAULT_UPDATES;
     this.enabled.clear();
     if (this.tokenTimer) clearTimeout(this.tokenTimer);
     this.tokenTimer = null;
@@ -800,6 +837,7 @@ export class ImapSession implements SessionHandle {
         return;
       }
       if (this.endIfTokenExpired()) return;
+      this.busy = true;
       spec = imapProtocol(this.server).commands.get(name);
       this.current = { name, tag };
       if (!spec) result = { status: 'BAD', text: `Unknown command ${name}` };
@@ -818,7 +856,7 @@ export class ImapSession implements SessionHandle {
       return;
     }
     // After `* BYE` only the tagged OK may follow (RFC 3501 §6.1.3, §7.1.5).
-    if (this.state !== 'logout') this.flushUpdates(!spec?.holdsExpunges);
+    if (this.state !== 'logout') this.flushUpdates(this.updatePolicy.timing === 'immediate' || !spec?.holdsExpunges);
     this.finish(tag, name, result);
     this.endCapture();
     if (this.layerUpgrade) {
@@ -844,6 +882,9 @@ export class ImapSession implements SessionHandle {
       await this.upgrade(context);
       if (this.closed) return;
     }
+    this.busy = false;
+    // What extensions owe the client (NOTIFY) goes after the answer, in the layer the answer asked for.
+    this.deliverUnsolicited();
     this.resumeInput();
     this.reader.next('command');
   }
@@ -898,9 +939,85 @@ export class ImapSession implements SessionHandle {
           else this.untaggedList(item);
         }
       }
-      // What extensions derive from the now current view (CONTEXT's ADDTO/REMOVEFROM); held expunges leave it unsettled.
-      for (const line of protocol.updatesAfter(this, !selected.hasPending)) this.untaggedList(line);
+      // What extensions derive from the now current view (CONTEXT's ADDTO/REMOVEFROM); held expunges leave it
+      // unsettled, those NOTIFY holds back too.
+      for (const line of protocol.updatesAfter(this, !selected.hasPending && selected.heldExpunges === 0)) this.untaggedList(line);
     });
+  }
+
+  /** How the selected mailbox's updates made by others reach the client. */
+  get selectedUpdates(): SelectedUpdatePolicy {
+    return this.updatePolicy;
+  }
+
+  /**
+   * Sets when the selected mailbox's updates made by others reach the
+   * client (NOTIFY). Held changes are let through when the policy no longer
+   * holds them; they go out with the next flush.
+   */
+  setSelectedUpdates(policy: SelectedUpdatePolicy): void {
+    this.updatePolicy = policy;
+    if (policy.timing !== 'held') this.releaseHeld();
+    this.wakeUnsolicited();
+  }
+
+  /**
+   * Asks the session to send unsolicited responses (extensions' `unsolicited`
+   * points, and the selected mailbox's updates under an `immediate` or
+   * `delayed` policy) as soon as it may: at once between commands and inside
+   * IDLE, after the tagged answer while a command runs, and once the client
+   * has read its earlier output when it has not. Runs a microtask later, so
+   * every listener of the change that caused it has run first.
+   */
+  wakeUnsolicited(): void {
+    if (this.unsolicitedScheduled || this.closed) return;
+    this.unsolicitedScheduled = true;
+    queueMicrotask(() => {
+      this.unsolicitedScheduled = false;
+      this.deliverUnsolicited();
+    });
+  }
+
+  private deliverUnsolicited(): void {
+    if (this.closed || this.socket.destroyed || this.state === 'logout' || this.user === null) return;
+    if (this.busy && !this.idling) return;
+    // Nothing more for a client that has not read what it got: what is owed waits in the extensions, bounded.
+    const room = this.outputRoom();
+    if (room) {
+      if (!this.unsolicitedWaiting) {
+        this.unsolicitedWaiting = true;
+        void room.then(() => {
+          this.unsolicitedWaiting = false;
+          this.wakeUnsolicited();
+        });
+      }
+      return;
+    }
+    const timing = this.updatePolicy.timing;
+    const lines = imapProtocol(this.server).unsolicited(this);
+    this.batch(() => {
+      // Between commands EXPUNGE may go out only under `selected` (RFC 5465 §5.3; RFC 3501 §7.4.1).
+      if (timing === 'immediate' || timing === 'delayed') this.flushUpdates(timing === 'immediate' || this.idling);
+      for (const line of lines) this.untaggedList(line);
+    });
+  }
+
+  private releaseHeld(): void {
+    this.selected?.releaseHeld();
+    if (this.held.length === 0) return;
+    const held = this.held;
+    this.held = [];
+    // Flag changes the policy does not report are dropped: FETCH shows the flags as they are.
+    for (const change of held) if (change.kind !== 'flags' || this.updatePolicy.flags) this.noteSelected(change);
+  }
+
+  /** Puts a change of the selected mailbox into its pending updates. */
+  private noteSelected(change: StoreChange): void {
+    const selected = this.selected;
+    if (!selected) return;
+    if (change.kind === 'append' && change.mailbox === selected.mailbox) selected.noteAppend(change.messages);
+    else if (change.kind === 'expunge' && change.mailbox === selected.mailbox) selected.noteExpunge(change.uids);
+    else if (change.kind === 'flags' && change.mailbox === selected.mailbox) selected.noteFlags(change.messages);
   }
 
   private onStoreChange(change: StoreChange): void {
@@ -921,17 +1038,33 @@ export class ImapSession implements SessionHandle {
         if (selected && change.mailbox === selected.mailbox) this.bye('Mailbox UIDVALIDITY changed, have to disconnect');
         return;
       case 'append':
-        if (selected && change.mailbox === selected.mailbox) selected.noteAppend(change.messages);
-        break;
       case 'expunge':
-        if (selected && change.mailbox === selected.mailbox) selected.noteExpunge(change.uids);
-        break;
-      case 'flags':
-        if (selected && change.mailbox === selected.mailbox) {
-          // A session's own non-silent STORE answers with FETCH itself.
-          if (change.origin !== this.id) selected.noteFlags(change.messages);
+      case 'flags': {
+        if (!selected || change.mailbox !== selected.mailbox) return;
+        // A session's own non-silent STORE answers with FETCH itself.
+        if (change.kind === 'flags' && change.origin === this.id) return;
+        const policy = this.updatePolicy;
+        if (change.origin !== this.id) {
+          if (policy.timing === 'held') {
+            // The view learns at once that the messages are gone (a STORE or FETCH must not touch them), the client later.
+            if (change.kind === 'expunge') {
+              selected.noteExpunge(change.uids, true);
+              if (selected.heldExpunges > HELD_LIMIT) this.releaseHeld();
+              return;
+            }
+            this.held.push(change);
+            if (this.held.length > HELD_LIMIT) this.releaseHeld();
+            return;
+          }
+          if (change.kind === 'flags' && !policy.flags) return;
+        } else if (change.kind === 'append') {
+          // The session's own new messages come after those it held, so the view stays in UID order.
+          this.releaseHeld();
         }
+        this.noteSelected(change);
+        if (change.origin !== this.id && (policy.timing === 'immediate' || policy.timing === 'delayed')) this.wakeUnsolicited();
         break;
+      }
     }
     if (this.idling) this.flushUpdates(true);
   }

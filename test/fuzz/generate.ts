@@ -178,6 +178,31 @@ export class Generator {
     const status = r.chance(0.1) ? 'STATUS' : `STATUS (${items.join(' ')})`;
     return [` RETURN (${r.pick([status, `CHILDREN ${status}`, 'CHILDREN', `${status} SUBSCRIBED`])})`];
   }
+  /**
+   * NOTIFY arguments (RFC 5465 §8): NONE, or SET [STATUS] with event groups
+   * of every filter, event lists with MessageNew's FETCH attributes, NONE,
+   * unknown events, and the combinations the rules refuse (MessageNew
+   * alone, MailboxName with selected, selected twice).
+   */
+  notifyArgs(): string[] {
+    const r = this.r;
+    if (r.chance(0.15)) return [r.pick(['NONE', 'none', 'SET', 'SET STATUS', 'SET ()', 'NONE (selected (MessageNew))', 'BOGUS'])];
+    const filters = ['selected', 'selected-delayed', 'inboxes', 'personal', 'subscribed', 'SUBTREE INBOX', 'subtree (Fuzz "a b")', 'mailboxes Fuzz/Deep/er', 'mailboxes ("*" INBOX)', 'nosuch'];
+    const events = ['MessageNew', 'MessageExpunge', 'FlagChange', 'AnnotationChange', 'MailboxName', 'SubscriptionChange', 'MailboxMetadataChange', 'ServerMetadataChange', 'QuotaExceeded', 'XFoo'];
+    const groups = Array.from({ length: r.int(1, 3) }, () => {
+      const filter = r.pick(filters);
+      if (r.chance(0.15)) return `(${filter} NONE)`;
+      const chosen = events.filter(() => r.chance(0.3));
+      if (r.chance(0.6)) chosen.unshift('MessageNew', 'MessageExpunge');
+      const list = chosen.map((e) => {
+        if (e !== 'MessageNew' || !r.chance(0.3)) return e;
+        const atts = this.fetchAtts();
+        return `MessageNew ${atts.startsWith('(') ? atts : `(${atts})`}`;
+      });
+      return `(${filter} (${list.join(' ')}))`;
+    });
+    return [`SET${r.chance(0.3) ? ' STATUS' : ''} ${groups.join(' ')}`];
+  }
   flag(): string {
     return this.r.chance(0.2) ? `kw${this.r.int(0, 30)}` : this.r.pick(FLAGS);
   }
@@ -341,6 +366,7 @@ export class Generator {
       },
     },
     { name: 'IDLE', states: AUTH, args: () => [] },
+    { name: 'NOTIFY', states: AUTH, args: (g) => g.notifyArgs() },
     { name: 'NAMESPACE', states: AUTH, args: () => [] },
     { name: 'ENABLE', states: AUTH, args: (g) => [g.r.pick(['CONDSTORE', 'QRESYNC', 'UTF8=ACCEPT', 'X-FOO', 'CONDSTORE X'])] },
     { name: 'CHECK', states: SEL, args: () => [] },

@@ -3,7 +3,8 @@
  * costs the server in memory. argv[2]: JSON `{ options, messages, size }`.
  * Prints the IMAP port, then answers each `rss` line on stdin with the
  * process's resident set size in bytes (after a garbage collection when
- * node runs with --expose-gc).
+ * node runs with --expose-gc); a `churn n` line first creates and deletes
+ * a mailbox n times.
  */
 import { createInterface } from 'node:readline';
 import { createServer } from '../../src/index.js';
@@ -17,7 +18,19 @@ const server = createServer({ ...options, port: 0 });
 for (let i = 0; i < messages; i++) server.control.addMessage('INBOX', { raw });
 const { imap } = await server.start();
 process.stdout.write(`${imap.port}\n`);
-createInterface({ input: process.stdin }).on('line', () => {
-  (globalThis as { gc?: () => void }).gc?.();
-  process.stdout.write(`${process.memoryUsage.rss()}\n`);
+createInterface({ input: process.stdin }).on('line', (line) => {
+  void (async () => {
+    // `churn n`: n creations and deletions of one mailbox first (a stream of MailboxName events for NOTIFY
+    // sessions), in runs that let sessions try to send between them; the store ends as it began.
+    const churn = /^churn (\d+)$/.exec(line);
+    if (churn) {
+      for (let i = 0; i < Number(churn[1]); i++) {
+        server.control.createMailbox('Churn', { subscribed: false });
+        server.control.deleteMailbox('Churn');
+        if (i % 500 === 499) await new Promise((r) => setImmediate(r));
+      }
+    }
+    (globalThis as { gc?: () => void }).gc?.();
+    process.stdout.write(`${process.memoryUsage.rss()}\n`);
+  })();
 });

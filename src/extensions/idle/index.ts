@@ -12,6 +12,8 @@ export const idleCommand: CommandSpec = {
     session.idling = true;
     session.waiting('IDLE');
     session.flushUpdates(true);
+    // What extensions owe the client (NOTIFY) goes out while it idles (RFC 5465 §4).
+    session.wakeUnsolicited();
     let line: Buffer | null;
     try {
       line = await session.readLine();

@@ -24,7 +24,7 @@ function entryArg(args: ArgParser, root: boolean): string {
 const ASTRING_ATOM = /^[^\x00-\x20\x7f(){%*"\\]+$/;
 
 /** An entry name in a response: bare when it is an atom (as the RFC's examples), else quoted. */
-const entryValue = (name: string): ImapValue => (ASTRING_ATOM.test(name) ? atom(name) : Buffer.from(name, 'latin1'));
+export const entryValue = (name: string): ImapValue => (ASTRING_ATOM.test(name) ? atom(name) : Buffer.from(name, 'latin1'));
 
 /** A value in a response: quoted or a literal, literal8 when it holds NUL (RFC 5464 §5 `value = nstring / literal8`). */
 const valueValue = (value: Buffer): ImapValue => (value.includes(0) ? literal(value, true) : value);
@@ -148,6 +148,7 @@ export const metadataCommands: readonly CommandSpec[] = (() => {
         return no(`Too many entries: at most ${limits.maxEntries} per mailbox (and for the server)`, 'METADATA TOOMANY');
       }
       s.write(target.holder, entries);
+      s.changed({ path: target.path, entries: items.map((i) => i.entry), origin: session.id });
       return ok('SETMETADATA complete');
     },
   };

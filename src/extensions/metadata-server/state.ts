@@ -11,6 +11,7 @@
  */
 import { invalid } from '../../control/check.js';
 import type { Server } from '../../server.js';
+import type { Mailbox } from '../../store/mailbox.js';
 import { getField, serverFields, setField, type FieldHolder } from '../../store/fields.js';
 import { entryNameProblem, fold, readEntries, textEntries, writeEntries, type Entries, type StoredEntries } from './entries.js';
 
@@ -44,6 +45,21 @@ export interface MetadataApi {
   setLimits(limits: Partial<MetadataLimits>): Readonly<MetadataLimits>;
   /** True when mailbox entries are served (the METADATA plugin is loaded, not only METADATA-SERVER). */
   readonly mailboxEntries: boolean;
+  /**
+   * Calls `listener` after every change of entries, by IMAP SETMETADATA or
+   * `setMetadata` (NOTIFY's MailboxMetadataChange and ServerMetadataChange
+   * follow it). Returns the function that stops it.
+   */
+  onMetadataChange(listener: (change: MetadataChange) => void): () => void;
+}
+
+/** Entries that changed: of a mailbox, or of the server (`path` `""`). */
+export interface MetadataChange {
+  path: string;
+  /** The entry names as given (set or removed). */
+  entries: string[];
+  /** The session that made the change, or null for the control API and REST. */
+  origin: number | null;
 }
 
 declare module '../extension.js' {
@@ -60,6 +76,8 @@ export interface MetadataState extends MetadataApi {
   holder(path: string): FieldHolder;
   read(holder: FieldHolder): Entries;
   write(holder: FieldHolder, entries: Entries): void;
+  /** Tells the `onMetadataChange` listeners. */
+  changed(change: MetadataChange): void;
 }
 
 function checkLimits(input: unknown, base: MetadataLimits): MetadataLimits {
@@ -93,6 +111,7 @@ export function createState(server: Server, options: Record<string, unknown>): M
   // Parsed entry sets by the stored object they were read from: a snapshot, reset or
   // rename never confuses them (reset gives new objects, a rename keeps the Mailbox's).
   const cache = new WeakMap<object, Entries>();
+  const listeners = new Set<(change: MetadataChange) => void>();
 
   const state: MetadataState = {
     server,
@@ -128,6 +147,13 @@ export function createState(server: Server, options: Record<string, unknown>): M
       setField(holder, METADATA_KEY, stored);
       if (stored) cache.set(stored, new Map(entries));
     },
+    onMetadataChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    changed(change) {
+      for (const listener of [...listeners]) listener(change);
+    },
     getMetadata(path = '') {
       if (typeof path !== 'string') throw invalid('path: expected a string');
       return textEntries(state.read(state.holder(path)));
@@ -156,6 +182,7 @@ export function createState(server: Server, options: Record<string, unknown>): M
         else entries.set(key, { name, value });
       }
       state.write(holder, entries);
+      state.changed({ path: path === '' ? '' : (holder as Mailbox).path, entries: changes.map(([, name]) => name), origin: null });
       return textEntries(entries);
     },
   };

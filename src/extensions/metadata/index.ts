@@ -30,6 +30,7 @@ export const extension: Extension<MetadataApi> = {
       get mailboxEntries() {
         return owner().mailboxEntries;
       },
+      onMetadataChange: (listener) => owner().onMetadataChange(listener),
     };
   },
   capabilities: always('METADATA'),

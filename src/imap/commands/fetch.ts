@@ -28,7 +28,8 @@ function setsSeen(att: FetchAttribute): boolean {
   return (att.type === 'BODY[]' && !att.peek) || (att.type === 'OTHER' && att.seen === true) || att.type === 'RFC822' || att.type === 'RFC822.TEXT';
 }
 
-function itemValue(att: FetchAttribute, m: Message, selected: SelectedMailbox, session: ImapSession): ImapValue {
+/** The value of one FETCH item of a message as the session sees it (also NOTIFY's MessageNew items). */
+export function itemValue(att: FetchAttribute, m: Message, selected: SelectedMailbox, session: ImapSession): ImapValue {
   const raw = (): Buffer => servedSource(m.raw);
   switch (att.type) {
     case 'UID':
