@@ -413,6 +413,35 @@ export interface UpdatePoint<S = unknown> {
   beforeExpunges?(session: ImapSession, uids: ReadonlySet<number>, state: S): readonly (readonly ImapValue[])[];
 }
 
+/**
+ * Protocol rules of one session that differ from IMAP4rev1, switched on by
+ * an extension for the sessions that asked (IMAP4rev2 after `ENABLE
+ * IMAP4rev2`). Every rule left out keeps the IMAP4rev1 behaviour, so a
+ * session no extension answers for sees RFC 3501 exactly. The rules of
+ * several extensions are OR-ed (order-free).
+ */
+export interface SessionRules {
+  /**
+   * No `\Recent` (RFC 9051): FETCH FLAGS and SELECT/EXAMINE/unsolicited
+   * `* n RECENT` leave it out; STATUS RECENT and SEARCH RECENT/NEW/OLD are BAD.
+   */
+  noRecent?: boolean;
+  /** SELECT/EXAMINE send no `OK [UNSEEN n]` (RFC 9051 §6.3.2). */
+  noUnseenCode?: boolean;
+  /**
+   * A SEARCH without `RETURN` is answered as `RETURN ()` (one ESEARCH with
+   * ALL, no `* SEARCH`; RFC 9051 §6.4.4), while SEARCH result options exist.
+   */
+  searchReturnsByDefault?: boolean;
+  /**
+   * Mailbox names are UTF-8 on the wire, not modified UTF-7 (RFC 9051 §5.1,
+   * RFC 6855 UTF8=ACCEPT), and quoted strings may hold 8-bit UTF-8. The one
+   * switch for UTF-8 names: read it with `utf8Names(session)` of
+   * `src/imap/names.ts`.
+   */
+  utf8Names?: boolean;
+}
+
 /** Who asks: a session (IMAP) or null (control API and REST). */
 export type Actor = ImapSession | null;
 
@@ -595,6 +624,12 @@ export interface Extension<S = unknown> {
   capabilities?(session: ImapSession, state: S): readonly string[];
   /** Capabilities a client may turn on with ENABLE (RFC 5161). */
   enable?: readonly string[];
+  /**
+   * Rules of this session that differ from IMAP4rev1 (see SessionRules),
+   * usually from what the session enabled. Asked again whenever the
+   * session's ENABLEd set changed; undefined changes nothing.
+   */
+  rules?(session: ImapSession, state: S): SessionRules | undefined;
   /** IMAP commands; one with the name of a core command replaces it. */
   commands?: readonly CommandSpec[];
   /** Wrappers around existing commands. */

@@ -6,6 +6,7 @@
  * (`plugins: "all"`, capability order).
  */
 import type { Extension } from './extension.js';
+import * as imap4rev2 from './imap4rev2/index.js';
 import * as idle from './idle/index.js';
 import * as namespace from './namespace/index.js';
 import * as uidplus from './uidplus/index.js';
@@ -43,9 +44,11 @@ import * as context from './context/index.js';
 import * as unauthenticate from './unauthenticate/index.js';
 import * as binary from './binary/index.js';
 import * as preview from './preview/index.js';
+import * as listExtended from './list-extended/index.js';
 import * as xGmExt1 from './x-gm-ext-1/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
+  imap4rev2,
   idle,
   namespace,
   uidplus,
@@ -83,6 +86,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   unauthenticate,
   binary,
   preview,
+  listExtended,
   xGmExt1,
 ];
 

@@ -23,6 +23,7 @@ import type {
   SearchKeySpec,
   SearchResultContext,
   SearchResultItems,
+  SessionRules,
   CommandParameter,
   FetchContext,
   SearchAnswerContext,
@@ -46,7 +47,7 @@ import type { SearchKey } from './syntax.js';
 import type { Numbered } from './sequence.js';
 import type { SelectedMailbox } from './selected.js';
 import type { ImapSession } from './session.js';
-import type { ImapValue } from './wire/values.js';
+import { Atom, type ImapValue } from './wire/values.js';
 
 /** LIST-EXTENDED options the core itself serves (RFC 5258). */
 export const CORE_LIST_SELECTION = ['SUBSCRIBED', 'REMOTE', 'RECURSIVEMATCH'] as const;
@@ -69,6 +70,8 @@ export interface ImapProtocol {
   capabilities(session: ImapSession): string[];
   /** Capabilities a client may ENABLE. */
   readonly enableable: ReadonlySet<string>;
+  /** The session's rules that differ from IMAP4rev1, from the `rules` points (all false for a plain session). */
+  rules(session: ImapSession): Readonly<Required<SessionRules>>;
   readonly parserOptions: ArgParserOptions;
   readonly fetchItems: ReadonlyMap<string, FetchItem>;
   /** The extension FETCH items with their argument parsers, for `ArgParser.fetchAttributes`. */
@@ -146,11 +149,23 @@ export interface ImapProtocol {
 
 /** The wording of one session's untagged updates (see `UpdatePoint`). */
 export interface UpdateShape {
+  /** False when the session has no \\Recent (IMAP4rev2): no `\\Recent` in FLAGS, no `* n RECENT`. */
+  recent: boolean;
   flagFetch(message: Message): { uid: boolean; items: ImapValue[] };
   expunges(uids: readonly number[]): string | undefined;
 }
 
 const protocols = new WeakMap<Server, ImapProtocol>();
+
+const REV1_RULES: Readonly<Required<SessionRules>> = Object.freeze({
+  noRecent: false,
+  noUnseenCode: false,
+  searchReturnsByDefault: false,
+  utf8Names: false,
+});
+
+/** The last rules worked out per session, with the ENABLEd set they were worked out for. */
+const rulesCache = new WeakMap<ImapSession, { key: string; rules: Readonly<Required<SessionRules>> }>();
 
 /** Builds (once per server) the command table, capability list and every extension point. */
 export function imapProtocol(server: Server): ImapProtocol {
@@ -302,6 +317,7 @@ function buildProtocol(server: Server): ImapProtocol {
   const storers = withPoint('store');
   const updaters = withPoint('updates');
   const afterUpdaters = updaters.filter((e) => e.updates!.after !== undefined);
+  const rulers = withPoint('rules');
 
   const runChecks = (pick: (e: Extension) => ((input: never, state: unknown) => void) | undefined, input: unknown): void => {
     for (const e of checkers) {
@@ -331,6 +347,22 @@ function buildProtocol(server: Server): ImapProtocol {
       return caps;
     },
     enableable,
+    rules(session) {
+      if (rulers.length === 0) return REV1_RULES;
+      // Rules follow what the session enabled; worked out again only when that changed.
+      const key = session.enabled.size === 0 ? '' : [...session.enabled].join(' ');
+      const cached = rulesCache.get(session);
+      if (cached && cached.key === key) return cached.rules;
+      const merged = { ...REV1_RULES };
+      for (const e of rulers) {
+        const r = e.rules!(session, state(e));
+        if (!r) continue;
+        for (const k of Object.keys(merged) as (keyof SessionRules)[]) if (r[k] === true) merged[k] = true;
+      }
+      const rules = Object.freeze(merged);
+      rulesCache.set(session, { key, rules });
+      return rules;
+    },
     parserOptions,
     fetchItems,
     fetchItemParsers,
@@ -428,7 +460,16 @@ function buildProtocol(server: Server): ImapProtocol {
     },
     selectClosing(session) {
       const out: (readonly ImapValue[])[] = [];
-      for (const e of selectors) out.push(...(e.select!.closing?.(session, state(e)) ?? []));
+      // Two extensions may owe the same line (QRESYNC and IMAP4rev2 both send OK [CLOSED]): sent once.
+      const seen = new Set<string>();
+      for (const e of selectors) {
+        for (const line of e.select!.closing?.(session, state(e)) ?? []) {
+          const key = closingKey(line);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          out.push(line);
+        }
+      }
       return out;
     },
     selectRefusal(session, params) {
@@ -482,6 +523,7 @@ function buildProtocol(server: Server): ImapProtocol {
       const flagWorders = updaters.filter((e) => e.updates!.flagFetch);
       const worder = expungeWorder;
       return {
+        recent: !protocol.rules(session).noRecent,
         flagFetch(message) {
           let uid = false;
           const items: ImapValue[] = [];
@@ -571,6 +613,13 @@ function buildProtocol(server: Server): ImapProtocol {
     for (const alias of e.aliases ?? []) byName.set(alias, entry);
   }
   return protocol;
+}
+
+/** What identifies an untagged line of `closing`: its leading atoms (`OK [CLOSED]`), not its text. */
+function closingKey(line: readonly ImapValue[]): string {
+  const parts: string[] = [];
+  for (const v of line.slice(0, 2)) parts.push(v instanceof Atom ? v.value : JSON.stringify(v));
+  return parts.join(' ');
 }
 
 /**

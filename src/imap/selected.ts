@@ -153,7 +153,7 @@ export class SelectedMailbox {
       }
       this.pendingNew = [];
       out.push([this.view.length, atom('EXISTS')]);
-      out.push([this.recent.size, atom('RECENT')]);
+      if (this.shape?.recent !== false) out.push([this.recent.size, atom('RECENT')]);
     }
     if (this.pendingFlags.size) {
       const seqs: [number, Message][] = [];
@@ -210,7 +210,7 @@ export class SelectedMailbox {
 
   flagList(m: Message): ImapValue[] {
     const flags: ImapValue[] = [...m.flags].map((f) => atom(f));
-    if (this.recent.has(m.uid)) flags.push(atom('\\Recent'));
+    if (this.recent.has(m.uid) && this.shape?.recent !== false) flags.push(atom('\\Recent'));
     return flags;
   }
 }

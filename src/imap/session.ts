@@ -762,7 +762,13 @@ export class ImapSession implements SessionHandle {
 
   private async runCommand(segments: Segment[]): Promise<void> {
     if (this.server.options.debug) this.server.options.debug(`S${this.id} C: ${describeCommand(segments)}`);
-    const args = new ArgParser(segments, imapProtocol(this.server).parserOptions);
+    const protocol = imapProtocol(this.server);
+    const rules = protocol.rules(this);
+    // A session under other rules (IMAP4rev2) parses by its grammar: UTF-8 names, no \Recent.
+    const args = new ArgParser(
+      segments,
+      rules.utf8Names || rules.noRecent ? { ...protocol.parserOptions, utf8: rules.utf8Names, recent: !rules.noRecent } : protocol.parserOptions,
+    );
     let tag = '*';
     let name = '';
     let result: CommandResult;

@@ -8,6 +8,7 @@
  * server omits what it cannot give; LIST itself does not fail).
  */
 import { statusValues } from '../../imap/commands/status.js';
+import { wireName } from '../../imap/names.js';
 import { accessRefusal, imapProtocol } from '../../imap/protocol.js';
 import { atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Server } from '../../server.js';
@@ -23,7 +24,7 @@ function statusResponse(entry: ListEntry, ctx: ListContext): readonly (readonly 
   const mailbox = entry.mailbox;
   if (ctx.lsub || items === undefined || mailbox === null || !mailbox.selectable) return [];
   if (accessRefusal(ctx.session, 'r', mailbox, mailbox.path, 'LIST') !== null) return [];
-  return [[atom('STATUS'), mailbox.path, statusValues(ctx.session, mailbox, items)]];
+  return [[atom('STATUS'), wireName(ctx.session, mailbox.path), statusValues(ctx.session, mailbox, items)]];
 }
 
 export const extension = defineExtension<ListStatusState>({

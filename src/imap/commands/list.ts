@@ -8,7 +8,7 @@
  */
 import type { ListContext, ListEntry } from '../../extensions/extension.js';
 import type { Mailbox } from '../../store/mailbox.js';
-import { isValidMutf7 } from '../../store/mutf7.js';
+import { decodeMutf7, isValidMutf7 } from '../../store/mutf7.js';
 import type { Store } from '../../store/store.js';
 import { AUTHENTICATED, failBad, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import type { ArgParser } from '../parser.js';
@@ -135,7 +135,10 @@ function readList(ctx: CommandContext, lsub: boolean): ListRequest {
     extended = true;
   }
   args.end();
-  if (selection.has('RECURSIVEMATCH') && selection.size === 1) failBad('RECURSIVEMATCH needs another selection option');
+  // RFC 5258 §3.1: RECURSIVEMATCH modifies a base option (SUBSCRIBED, SPECIAL-USE); REMOTE is independent and is none.
+  if (selection.has('RECURSIVEMATCH') && ![...selection].some((o) => o !== 'RECURSIVEMATCH' && o !== 'REMOTE')) {
+    failBad('RECURSIVEMATCH needs a base selection option such as SUBSCRIBED');
+  }
   // RFC 5258 §3: the SUBSCRIBED selection option implies the SUBSCRIBED return option.
   if (selection.has('SUBSCRIBED')) returns.add('SUBSCRIBED');
   return { reference, patterns, selection, returns, returnArguments, extended };
@@ -170,15 +173,19 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
   }
   // Mailbox names are modified UTF-7, so a reference or pattern that is not
   // (wildcards aside) names nothing: no match, and no error (it is a
-  // well-formed list-mailbox).
-  const patterns = request.patterns.filter((p) => p !== '' && isValidMutf7(p));
-  if (!isValidMutf7(reference) || patterns.length === 0) return ok(`${name} completed`);
+  // well-formed list-mailbox). A UTF-8 session (IMAP4rev2) matches its
+  // patterns against the names as it sees them, in UTF-8.
+  const utf8 = ctx.args.utf8Names;
+  const shown = utf8 ? (path: string): string => decodeMutf7(path) ?? path : (path: string): string => path;
+  const patterns = request.patterns.filter((p) => p !== '' && (utf8 || isValidMutf7(p)));
+  if ((!utf8 && !isValidMutf7(reference)) || patterns.length === 0) return ok(`${name} completed`);
   // `%` stops at the delimiter of the namespace each name lives in.
   const matchers = new Map<string, ((name: string) => boolean)[]>();
   const matchesWith = (path: string, sep: string): boolean => {
     let m = matchers.get(sep);
     if (!m) matchers.set(sep, (m = patterns.map((p) => patternMatcher(joinReference(reference, p, store.delimiterFor(reference || p)), sep))));
-    return m.some((f) => f(path));
+    const seen = shown(path);
+    return m.some((f) => f(seen));
   };
   const matches = (path: string): boolean => matchesWith(path, store.delimiterFor(path));
   const bySubscription = lsub || selection.has('SUBSCRIBED');
@@ -225,16 +232,20 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
       }
     }
   }
-  // RECURSIVEMATCH with SUBSCRIBED: a listed parent of a subscribed child that itself is not
-  // subscribed carries CHILDINFO ("SUBSCRIBED") (RFC 5258 §3.5).
+  // RECURSIVEMATCH with SUBSCRIBED (RFC 5258 §3.5): a level matching the pattern that has a
+  // subscribed descendant not listed itself (it does not match) carries CHILDINFO
+  // ("SUBSCRIBED"), and is listed for it if it was not; a level whose subscribed
+  // descendants are all listed gets no redundant CHILDINFO (§3.5 SHOULD, Example 9).
   if (selection.has('RECURSIVEMATCH') && selection.has('SUBSCRIBED')) {
     for (const path of names) {
+      if (found.has(path)) continue;
+      if (!visible(store.get(path) ?? null, path)) continue;
       const sep = store.delimiterFor(path);
       for (const level of levelsAbove(path, sep)) {
         if (!matchesWith(level, sep)) continue;
         const existing = found.get(level);
         if (existing) {
-          if (!store.isSubscribed(level)) existing.childInfo = true;
+          existing.childInfo = true;
           continue;
         }
         const mailbox = store.get(level) ?? null;
@@ -249,13 +260,19 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
   for (const path of ordered) {
     const item = found.get(path)!;
     if (!protocol.listFilter(item.entry, listCtx)) continue;
-    const attrs = mergeAttributes(item.attrs, protocol.listAttributes(item.entry, listCtx));
-    const line: ImapValue[] = [atom(name), attrs.map(atom), item.delimiter, path];
+    const attrs = withoutRedundantChildFlag(mergeAttributes(item.attrs, protocol.listAttributes(item.entry, listCtx)));
+    const line: ImapValue[] = [atom(name), attrs.map(atom), item.delimiter, shown(path)];
     if (item.childInfo) line.push(['CHILDINFO', ['SUBSCRIBED']]);
     session.untaggedList(line);
     for (const response of protocol.listResponses(item.entry, listCtx)) session.untaggedList(response);
   }
   return ok(`${name} completed`);
+}
+
+/** `\Noinferiors` implies `\HasNoChildren`, which is then left out (RFC 5258 §4, Example 3). */
+function withoutRedundantChildFlag(attrs: string[]): string[] {
+  if (!attrs.some((a) => a.toLowerCase() === '\\noinferiors')) return attrs;
+  return attrs.filter((a) => a.toLowerCase() !== '\\hasnochildren');
 }
 
 /** Attributes without duplicates (case-insensitive), first spelling kept. */

@@ -6,6 +6,7 @@
  */
 import type { Mailbox } from '../../store/mailbox.js';
 import { isValidMutf7 } from '../../store/mutf7.js';
+import { storeNameFromUtf8 } from '../names.js';
 import type { Store } from '../../store/store.js';
 import { AUTHENTICATED, no, ok, readParameters, type CommandResult, type CommandSpec } from '../command.js';
 import type { ArgParser } from '../parser.js';
@@ -36,6 +37,8 @@ export class InvalidName {
  */
 export function mailboxArg(args: ArgParser): string | InvalidName {
   const name = args.mailbox({ validate: false });
+  // A UTF-8 session (IMAP4rev2) names mailboxes in UTF-8; the store keeps modified UTF-7.
+  if (args.utf8Names) return storeNameFromUtf8(name);
   return isValidMutf7(name) ? name : new InvalidName(name);
 }
 

@@ -17,7 +17,11 @@ import { atom, type ImapValue } from '../wire/values.js';
 function run(ctx: CommandContext): CommandResult {
   const { session, args } = ctx;
   const protocol = imapProtocol(session.server);
-  const returned = readReturnOptions(ctx);
+  let returned = readReturnOptions(ctx);
+  // IMAP4rev2 (RFC 9051 §6.4.4): no RETURN means RETURN (), answered by ESEARCH.
+  if (returned === null && protocol.searchReturn.size > 0 && protocol.rules(session).searchReturnsByDefault) {
+    returned = { options: new Set(), returnArguments: new Map() };
+  }
   const program = args.searchProgram();
   args.end();
   const selected = session.selected!;

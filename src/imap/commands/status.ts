@@ -5,6 +5,7 @@ import { atom, type ImapValue } from '../wire/values.js';
 import { InvalidName, mailboxArg } from './mailboxes.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import type { ImapSession } from '../session.js';
+import { wireName } from '../names.js';
 
 /**
  * The values of STATUS items for a mailbox, as `name value` pairs (items an
@@ -66,7 +67,7 @@ export const status: CommandSpec = {
     if (refused) return refused;
     if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
     const out = statusValues(session, mailbox, items);
-    session.untagged(atom('STATUS'), mailbox.path, out);
+    session.untagged(atom('STATUS'), wireName(session, mailbox.path), out);
     return ok('Status completed');
   },
 };
