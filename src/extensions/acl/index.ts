@@ -28,6 +28,8 @@ import { ServiceError } from '../../errors.js';
 import { AUTHENTICATED, bad, no, ok, type CommandContext, type CommandResult, type CommandSpec } from '../../imap/command.js';
 import { InvalidName, mailboxArg } from '../../imap/commands/mailboxes.js';
 import { accessRefusal } from '../../imap/protocol.js';
+import { wireName } from '../../imap/names.js';
+import type { ImapSession } from '../../imap/session.js';
 import { atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Route } from '../../rest/route.js';
 import { obj, str, type Schema } from '../../rest/schema.js';
@@ -276,7 +278,7 @@ const getacl: CommandSpec = {
     const path = mailboxArg(ctx.args);
     ctx.args.end();
     return administer(ctx, path, (mailbox, state) => {
-      const line: ImapValue[] = [atom('ACL'), mailbox.path];
+      const line: ImapValue[] = [atom('ACL'), wireName(ctx.session, mailbox.path)];
       for (const [identifier, rights] of state.aclOf(mailbox) ?? openAcl()) line.push(identifier, rightsValue(formatImapRights(rights)));
       ctx.session.untaggedList(line);
       return ok('Getacl completed');
@@ -299,7 +301,7 @@ const listrights: CommandSpec = {
       // No right is always granted and none are tied: each can be granted alone, the virtual
       // c and d by themselves too (RFC 4314 §2.1.1). The identifier comes back as given (§3.4).
       const optional = [...RIGHTS.slice(0, -1), 'c', 'd', 'a'].map(atom);
-      ctx.session.untaggedList([atom('LISTRIGHTS'), mailbox.path, identifier, '', ...optional]);
+      ctx.session.untaggedList([atom('LISTRIGHTS'), wireName(ctx.session, mailbox.path), identifier, '', ...optional]);
       return ok('Listrights completed');
     });
   },
@@ -318,7 +320,7 @@ const myrights: CommandSpec = {
     // Any of l r i k x a (RFC 4314 §4); without them the user has no `l` either, so the
     // mailbox does not exist for them.
     if (!MYRIGHTS_RIGHTS.some((r) => rights.has(r))) return no(`Mailbox doesn't exist: ${mailbox.path}`, 'NONEXISTENT');
-    ctx.session.untaggedList(myRightsResponse(mailbox, rights));
+    ctx.session.untaggedList(myRightsResponse(ctx.session, mailbox, rights));
     return ok('Myrights completed');
   },
 };
@@ -329,8 +331,8 @@ function rightsValue(rights: string): ImapValue {
 }
 
 /** `MYRIGHTS mailbox rights` (without `*`), for MYRIGHTS and LIST-MYRIGHTS. */
-export function myRightsResponse(mailbox: Mailbox, rights: ReadonlySet<string>): ImapValue[] {
-  return [atom('MYRIGHTS'), mailbox.path, rightsValue(formatImapRights(rights))];
+export function myRightsResponse(session: ImapSession, mailbox: Mailbox, rights: ReadonlySet<string>): ImapValue[] {
+  return [atom('MYRIGHTS'), wireName(session, mailbox.path), rightsValue(formatImapRights(rights))];
 }
 
 /** The rights the logged-in user of a session has on a mailbox (every right without ACL plugin state or user). */

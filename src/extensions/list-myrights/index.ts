@@ -17,7 +17,7 @@ export const extension: Extension = {
     returnOptions: ['MYRIGHTS'],
     responses: (entry, ctx) => {
       if (ctx.lsub || !ctx.returns.has('MYRIGHTS') || entry.mailbox === null) return [];
-      return [myRightsResponse(entry.mailbox, sessionRights(ctx.session.server, entry.mailbox, ctx.session.user))];
+      return [myRightsResponse(ctx.session, entry.mailbox, sessionRights(ctx.session.server, entry.mailbox, ctx.session.user))];
     },
   },
 };

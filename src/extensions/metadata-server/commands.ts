@@ -6,6 +6,7 @@ import { AUTHENTICATED, no, ok, type CommandSpec } from '../../imap/command.js';
 import { InvalidName, mailboxArg } from '../../imap/commands/mailboxes.js';
 import { ParseError, type ArgParser } from '../../imap/parser.js';
 import { accessRefusal } from '../../imap/protocol.js';
+import { wireName } from '../../imap/names.js';
 import type { ImapSession } from '../../imap/session.js';
 import { atom, literal, type ImapValue } from '../../imap/wire/values.js';
 import type { FieldHolder } from '../../store/fields.js';
@@ -105,7 +106,7 @@ export const metadataCommands: readonly CommandSpec[] = (() => {
           out.push(entryValue(entry.name), valueValue(entry.value));
         }
       }
-      if (out.length > 0) session.untagged(atom('METADATA'), target.path, out);
+      if (out.length > 0) session.untagged(atom('METADATA'), wireName(session, target.path), out);
       return longest > 0 ? ok('GETMETADATA complete', `METADATA LONGENTRIES ${longest}`) : ok('GETMETADATA complete');
     },
   };

@@ -8,6 +8,7 @@
 import { AUTHENTICATED, bad, no, ok, type CommandSpec } from '../../imap/command.js';
 import type { ImapSession } from '../../imap/session.js';
 import { accessRefusal } from '../../imap/protocol.js';
+import { wireName } from '../../imap/names.js';
 import { InvalidName, mailboxArg } from '../../imap/commands/mailboxes.js';
 import { atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Server } from '../../server.js';
@@ -58,7 +59,7 @@ export const getQuotaRoot: CommandSpec = {
     if (refused) return refused;
     const quota = state(session.server);
     const limited = quota.quotaList().length > 0;
-    session.untagged(atom('QUOTAROOT'), mailbox.path, ...(limited ? [ROOT] : []));
+    session.untagged(atom('QUOTAROOT'), wireName(session, mailbox.path), ...(limited ? [ROOT] : []));
     sendQuota(session, quota);
     return ok('Getquotaroot completed');
   },
