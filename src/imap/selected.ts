@@ -147,7 +147,8 @@ export class SelectedMailbox {
         this.view.push(m);
         // The first session to hear of a new message sees it as \Recent.
         if (m.uid >= this.mailbox.recentFloor) {
-          this.recent.add(m.uid);
+          // A session without \Recent (IMAP4rev2) still takes it from the others, as the first to hear.
+          if (this.shape?.recent !== false) this.recent.add(m.uid);
           if (!this.readOnly) this.mailbox.recentFloor = m.uid + 1;
         }
       }

@@ -678,6 +678,8 @@ export class ImapSession implements SessionHandle {
   select(mailbox: Mailbox, readOnly: boolean): SelectedMailbox {
     this.selected = new SelectedMailbox(mailbox, readOnly);
     this.selected.shape = imapProtocol(this.server).updateShape(this);
+    // No \Recent for this session (IMAP4rev2): SELECT has still taken it from later sessions.
+    if (!this.selected.shape.recent) this.selected.recent.clear();
     this.lastMailbox = mailbox.path;
     this.state = 'selected';
     this.emitSession('select');
