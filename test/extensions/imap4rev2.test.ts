@@ -211,3 +211,95 @@ test('mailbox names are UTF-8 in a rev2 session (RFC 9051 §5.1), NFC-normalized
     v2.close();
   });
 });
+
+test('imapflow 2.1.2 ENABLEs IMAP4rev2 when offered and then works in rev2: UTF-8 names, ESEARCH, no \\Recent, STATUS DELETED', { timeout: 15000 }, async () => {
+  await withServer({ plugins: 'all', storage: { INBOX: { messages: [{ raw: mail('one') }, { raw: mail('two'), flags: ['\\Deleted'] }] } } }, async (server, port) => {
+    const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false, disableAutoIdle: true });
+    const enables: string[] = [];
+    server.on('command', (e) => {
+      if (e.command === 'ENABLE') enables.push(e.status);
+    });
+    await client.connect();
+    try {
+      // Its autoEnable sends one `ENABLE CONDSTORE UTF8=ACCEPT IMAP4REV2` (UTF8=ACCEPT is not offered here, so left out).
+      assert.ok(client.enabled.has('IMAP4REV2'), [...client.enabled].join(' '));
+      assert.ok(client.enabled.has('CONDSTORE'));
+      assert.deepEqual(enables, ['OK']);
+      // It sends names as UTF-8 in a rev2 session; the store keeps modified UTF-7.
+      await client.mailboxCreate('Entwürfe');
+      assert.ok(server.control.listMailboxes().some((m) => m.path === 'Entw&APw-rfe'));
+      const listed = await client.list();
+      assert.ok(listed.some((m) => m.path === 'Entwürfe'), listed.map((m) => m.path).join(', '));
+      // STATUS: RECENT is never asked of a rev2 session (imapflow gives 0 itself); DELETED is.
+      const status = await client.status('INBOX', { messages: true, recent: true, deleted: true } as never);
+      assert.ok(status);
+      assert.equal(status.messages, 2);
+      assert.equal(status.recent, 0);
+      assert.equal((status as unknown as { deleted?: number }).deleted, 1);
+      const lock = await client.getMailboxLock('INBOX');
+      try {
+        // Plain SEARCH is answered by ESEARCH, which imapflow reads.
+        assert.deepEqual(await client.search({ deleted: false }, { uid: true }), [1]);
+        const message = await client.fetchOne('1', { flags: true, uid: true });
+        assert.ok(message);
+        assert.deepEqual([...(message.flags ?? [])], []);
+        await client.messageFlagsAdd('1', ['\\Flagged']);
+        const again = await client.fetchOne('1', { flags: true });
+        assert.ok(again);
+        assert.deepEqual([...(again.flags ?? [])], ['\\Flagged']);
+      } finally {
+        lock.release();
+      }
+    } finally {
+      await client.logout();
+    }
+  });
+});
+
+test('a rev1 session is byte-identical with and without the IMAP4rev2 plugin loaded (capability lists aside)', async () => {
+  const withoutRev2 = BUILTIN_PLUGINS.filter((p) => p !== 'IMAP4REV2');
+  const storage = () => ({
+    INBOX: { messages: [{ raw: mail('a'), flags: ['\\Seen'] }, { raw: mail('b') }, { raw: mail('c'), flags: ['\\Flagged'] }] },
+    '': { folders: { 'Entw&APw-rfe': {}, Foo: { subscribed: false, folders: { Bar: {} } } } },
+  });
+  const script = [
+    'CAPABILITY',
+    'ENABLE CONDSTORE',
+    'LIST "" "*"',
+    'LIST (SUBSCRIBED RECURSIVEMATCH) "" "%" RETURN (CHILDREN)',
+    'LSUB "" "*"',
+    'STATUS INBOX (MESSAGES RECENT UIDNEXT UNSEEN DELETED SIZE)',
+    'SELECT INBOX',
+    'FETCH 1:* (FLAGS UID)',
+    'SEARCH NEW',
+    'SEARCH UNSEEN',
+    'STORE 2 +FLAGS (\\Deleted)',
+    'CHECK',
+    'EXAMINE "Entw&APw-rfe"',
+    'SELECT INBOX',
+    'EXPUNGE',
+    'NOOP',
+    'LOGOUT',
+  ];
+  const transcript = async (plugins: string[]): Promise<string> => {
+    const { server, port } = await startServer({ plugins, storage: storage() });
+    try {
+      const c = await rawSession(port);
+      const out: string[] = [];
+      for (const command of script) out.push(...(await c.command(command)));
+      c.close();
+      return out.join('\r\n');
+    } finally {
+      await server.stop();
+    }
+  };
+  const plain = await transcript(withoutRev2);
+  const loaded = await transcript([...BUILTIN_PLUGINS]);
+  assert.ok(loaded.includes(' IMAP4rev2 '));
+  assert.equal(loaded.replace(/ IMAP4rev2(?= )/g, ''), plain);
+  // What the rev1 session got is rev1: RECENT, OK [UNSEEN], * SEARCH, no OK [CLOSED], CHECK answered.
+  assert.match(plain, /\* \d+ RECENT/);
+  assert.match(plain, /\[UNSEEN 2\]/);
+  assert.match(plain, /\r\n\* SEARCH 2 3\r\n/);
+  assert.doesNotMatch(plain, /CLOSED/);
+});
