@@ -50,6 +50,11 @@ export class Rand {
 const IMAPISH = '()[]{}<>"\\ *%+~-.:,$0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz\r\n';
 
 const MAILBOXES = ['INBOX', 'inbox', 'Archive', 'Archive/Sub', 'Trash', 'Fuzz', 'Fuzz/Deep/er', 'Nope', '"a b"', '"&AOk-t&AOk-"', '&', '"&Jjo"', '""', 'INBOX/child', '"*"', '%', '"x\\"y"'];
+const UTF8_MAILBOXES: Buffer[] = ['"Entwürfe"', '"Cafe\u0301"', '"Fuzz/日本"', 'Entwürfe'].map((s) => Buffer.from(s, 'utf8')).concat([Buffer.from([0x22, 0xc3, 0x28, 0x22])]);
+/** LIST-EXTENDED selection options (RFC 5258), valid and not. */
+const LIST_SELECTIONS = ['()', '(SUBSCRIBED)', '(SUBSCRIBED RECURSIVEMATCH)', '(RECURSIVEMATCH)', '(REMOTE)', '(REMOTE RECURSIVEMATCH)', '(REMOTE SUBSCRIBED)', '(SPECIAL-USE RECURSIVEMATCH)', '(subscribed', '(NOSUCH)'];
+/** LIST-EXTENDED pattern lists: `("INBOX" "Drafts" "Sent/%")`. */
+const LIST_PATTERN_LISTS = ['("INBOX" "Drafts")', '(INBOX % "Fuzz/*")', '()', '("*" "*")', '("Entw*")'];
 const LIST_PATTERNS = ['*', '%', '""', 'INBOX', 'Arch*', '%/%', '"*"', '"&AOk-*"', 'Fuzz/*'];
 const FLAGS = ['\\Seen', '\\Answered', '\\Flagged', '\\Deleted', '\\Draft', '\\seen', '$Forwarded', '$Junk', 'kw1', 'kw2', 'Fz'];
 const FETCH_ITEMS = [
@@ -70,7 +75,7 @@ const GM_RAW = [
   '"in:anywhere"', '"{a b} filename:x list:y"', '"{unbalanced"', '"(unbalanced"', '"x)"', '"OR"', '"before:soon"', '"-"', '""', '"((((((((x))))))))"',
 ];
 const FETCH_MACROS = ['ALL', 'FAST', 'FULL'];
-const STATUS_ITEMS = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ', 'SIZE'];
+const STATUS_ITEMS = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ', 'SIZE', 'DELETED'];
 const HUGE_NUMBERS = ['0', '4294967295', '4294967296', '99999999999999999999', '18446744073709551616', '9007199254740993', '-1', '00000000000000000000001', '1e9'];
 
 /** Commands by name with their argument generators; `states` is where they are valid. */
@@ -104,6 +109,8 @@ export class Generator {
   mailbox(): Part {
     const r = this.r;
     if (r.chance(0.1)) return this.literalOf(r.pick(['INBOX', 'Archive', 'Fuzz', 'caf\xe9', 'x\x00y']));
+    // UTF-8 names (IMAP4rev2 / UTF8=ACCEPT sessions), decomposed ones, and bytes that are not UTF-8.
+    if (r.chance(0.05)) return r.pick(UTF8_MAILBOXES);
     return r.pick(MAILBOXES);
   }
   astring(words: readonly string[]): Part {
@@ -172,7 +179,7 @@ export class Generator {
     if (!r.chance(0.25)) return [];
     const items = Array.from({ length: r.int(0, 3) }, () => r.pick(STATUS_ITEMS));
     const status = r.chance(0.1) ? 'STATUS' : `STATUS (${items.join(' ')})`;
-    return [` RETURN (${r.pick([status, `CHILDREN ${status}`, 'CHILDREN', `${status} SUBSCRIBED`])})`];
+    return [` RETURN (${r.pick([status, `CHILDREN ${status}`, 'CHILDREN', `${status} SUBSCRIBED`, 'SUBSCRIBED CHILDREN', ''])})`];
   }
   flag(): string {
     return this.r.chance(0.2) ? `kw${this.r.int(0, 30)}` : this.r.pick(FLAGS);
@@ -278,7 +285,17 @@ export class Generator {
     { name: 'RENAME', states: AUTH, args: (g) => [g.mailbox(), ' ', g.mailbox()] },
     { name: 'SUBSCRIBE', states: AUTH, args: (g) => [g.mailbox()] },
     { name: 'UNSUBSCRIBE', states: AUTH, args: (g) => [g.mailbox()] },
-    { name: 'LIST', states: AUTH, args: (g) => [g.r.pick(['""', 'INBOX', '"Fuzz/"']), ' ', g.r.pick(LIST_PATTERNS), ...g.listReturn()] },
+    {
+      name: 'LIST',
+      states: AUTH,
+      args: (g) => [
+        ...(g.r.chance(0.2) ? [g.r.pick(LIST_SELECTIONS), ' '] : []),
+        g.r.pick(['""', 'INBOX', '"Fuzz/"']),
+        ' ',
+        g.r.chance(0.15) ? g.r.pick(LIST_PATTERN_LISTS) : g.r.pick(LIST_PATTERNS),
+        ...g.listReturn(),
+      ],
+    },
     { name: 'LSUB', states: AUTH, args: (g) => [g.r.pick(['""', 'INBOX']), ' ', g.r.pick(LIST_PATTERNS)] },
     {
       name: 'STATUS',
@@ -298,7 +315,7 @@ export class Generator {
     },
     { name: 'IDLE', states: AUTH, args: () => [] },
     { name: 'NAMESPACE', states: AUTH, args: () => [] },
-    { name: 'ENABLE', states: AUTH, args: (g) => [g.r.pick(['CONDSTORE', 'QRESYNC', 'UTF8=ACCEPT', 'X-FOO', 'CONDSTORE X'])] },
+    { name: 'ENABLE', states: AUTH, args: (g) => [g.r.pick(['CONDSTORE', 'QRESYNC', 'UTF8=ACCEPT', 'X-FOO', 'CONDSTORE X', 'IMAP4rev2', 'imap4rev2 QRESYNC'])] },
     { name: 'CHECK', states: SEL, args: () => [] },
     { name: 'CLOSE', states: SEL, args: () => [] },
     { name: 'UNSELECT', states: SEL, args: () => [] },
