@@ -150,7 +150,7 @@ export interface ImapProtocol {
 /** The wording of one session's untagged updates (see `UpdatePoint`). */
 export interface UpdateShape {
   /** False when the session has no \\Recent (IMAP4rev2): no `\\Recent` in FLAGS, no `* n RECENT`. */
-  recent: boolean;
+  readonly recent: boolean;
   flagFetch(message: Message): { uid: boolean; items: ImapValue[] };
   expunges(uids: readonly number[]): string | undefined;
 }
@@ -165,7 +165,7 @@ const REV1_RULES: Readonly<Required<SessionRules>> = Object.freeze({
 });
 
 /** The last rules worked out per session, with the ENABLEd set they were worked out for. */
-const rulesCache = new WeakMap<ImapSession, { key: string; rules: Readonly<Required<SessionRules>> }>();
+const rulesCache = new WeakMap<ImapSession, { enabled: string[]; rules: Readonly<Required<SessionRules>> }>();
 
 /** Builds (once per server) the command table, capability list and every extension point. */
 export function imapProtocol(server: Server): ImapProtocol {
@@ -349,10 +349,11 @@ function buildProtocol(server: Server): ImapProtocol {
     enableable,
     rules(session) {
       if (rulers.length === 0) return REV1_RULES;
-      // Rules follow what the session enabled; worked out again only when that changed.
-      const key = session.enabled.size === 0 ? '' : [...session.enabled].join(' ');
+      // Rules follow what the session enabled; worked out again only when that changed
+      // (a check without allocation: the rules are asked for every message of a FETCH).
+      const enabled = session.enabled;
       const cached = rulesCache.get(session);
-      if (cached && cached.key === key) return cached.rules;
+      if (cached && cached.enabled.length === enabled.size && cached.enabled.every((c) => enabled.has(c))) return cached.rules;
       const merged = { ...REV1_RULES };
       for (const e of rulers) {
         const r = e.rules!(session, state(e));
@@ -360,7 +361,7 @@ function buildProtocol(server: Server): ImapProtocol {
         for (const k of Object.keys(merged) as (keyof SessionRules)[]) if (r[k] === true) merged[k] = true;
       }
       const rules = Object.freeze(merged);
-      rulesCache.set(session, { key, rules });
+      rulesCache.set(session, { enabled: [...enabled], rules });
       return rules;
     },
     parserOptions,
@@ -523,7 +524,10 @@ function buildProtocol(server: Server): ImapProtocol {
       const flagWorders = updaters.filter((e) => e.updates!.flagFetch);
       const worder = expungeWorder;
       return {
-        recent: !protocol.rules(session).noRecent,
+        // Asked each time: an ENABLE may come while the mailbox is selected.
+        get recent() {
+          return !protocol.rules(session).noRecent;
+        },
         flagFetch(message) {
           let uid = false;
           const items: ImapValue[] = [];

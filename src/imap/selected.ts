@@ -209,9 +209,14 @@ export class SelectedMailbox {
     return items;
   }
 
+  /** True when the message is \\Recent for this session and the session has \\Recent at all (not IMAP4rev2). */
+  isRecent(uid: number): boolean {
+    return this.recent.has(uid) && this.shape?.recent !== false;
+  }
+
   flagList(m: Message): ImapValue[] {
     const flags: ImapValue[] = [...m.flags].map((f) => atom(f));
-    if (this.recent.has(m.uid) && this.shape?.recent !== false) flags.push(atom('\\Recent'));
+    if (this.isRecent(m.uid)) flags.push(atom('\\Recent'));
     return flags;
   }
 }

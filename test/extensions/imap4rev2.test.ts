@@ -124,6 +124,19 @@ test('no \\Recent in rev2 (Appendix E): SEARCH RECENT/NEW/OLD and STATUS RECENT 
   });
 });
 
+test('ENABLE IMAP4rev2 while a mailbox is selected (RFC 5161 lets the server accept it) takes effect at once: no \\Recent, UID in flag FETCHes', async () => {
+  await withServer({ plugins: ['IMAP4rev2'], storage: { INBOX: {} } }, async (server, port) => {
+    server.control.addMessage('INBOX', { raw: mail('new') });
+    const c = await rawSession(port);
+    assert.ok((await c.command('SELECT INBOX')).includes('* 1 RECENT'));
+    assert.deepEqual((await c.command('FETCH 1 FLAGS')).slice(0, -1), ['* 1 FETCH (FLAGS (\\Recent))']);
+    await c.command('ENABLE IMAP4rev2');
+    assert.deepEqual((await c.command('FETCH 1 FLAGS')).slice(0, -1), ['* 1 FETCH (FLAGS ())']);
+    assert.deepEqual((await c.command('STORE 1 +FLAGS (\\Seen)')).slice(0, -1), ['* 1 FETCH (UID 1 FLAGS (\\Seen))']);
+    c.close();
+  });
+});
+
 test('STATUS: DELETED and SIZE (RFC 9051 §6.3.11), the RFC example answered for any mailbox name', async () => {
   const storage = {
     INBOX: {},
