@@ -204,7 +204,9 @@ test('mailbox names are UTF-8 in a rev2 session (RFC 9051 §5.1), NFC-normalized
     const status = await send(v2, 'u3', utf8('STATUS "Entwürfe" (MESSAGES)'));
     assert.equal(Buffer.from(status[0]!, 'latin1').toString('utf8'), '* STATUS {9}\r\nEntwürfe (MESSAGES 1)');
     // A decomposed name (e + U+0301) is stored composed: one mailbox whichever form a command uses.
-    assert.match(last(await send(v2, 'u4', utf8('CREATE "Cafe\u0301"'))), /^u4 OK /);
+    // RFC 9051 §6.3.4: the server says it normalized, with an OLDNAME LIST response.
+    const created = (await send(v2, 'u4', utf8('CREATE "Cafe\u0301"'))).map((l) => Buffer.from(l, 'latin1').toString('utf8'));
+    assert.deepEqual(created, ['* LIST () "/" {5}\r\nCaf\u00e9 ("OLDNAME" ({6}\r\nCafe\u0301))', 'u4 OK Create completed']);
     assert.ok(server.control.listMailboxes().some((m) => m.path === 'Caf&AOk-'));
     assert.match(last(await send(v2, 'u5', utf8('SELECT "Caf\u00e9"'))), /^u5 OK /);
     // Other answers that name a mailbox: MYRIGHTS, QUOTAROOT.
@@ -217,6 +219,12 @@ test('mailbox names are UTF-8 in a rev2 session (RFC 9051 §5.1), NFC-normalized
     assert.match(last(invalid), /^u8 BAD /);
     // In a rev2 session "&" is just a character: "&AOk-" names a mailbox literally called that.
     assert.match(last(await send(v2, 'u9', utf8('SELECT "Caf&AOk-"'))), /^u9 NO \[NONEXISTENT\]/);
+    // RENAME to and DELETE by a decomposed name say the same; the name as given needs no OLDNAME.
+    const renamed = (await send(v2, 'u10', utf8('RENAME "Caf\u00e9" "Cre\u0300me"'))).map((l) => Buffer.from(l, 'latin1').toString('utf8'));
+    assert.deepEqual(renamed, ['* LIST () "/" {6}\r\nCr\u00e8me ("OLDNAME" ({7}\r\nCre\u0300me))', 'u10 OK Rename completed']);
+    const deleted = (await send(v2, 'u11', utf8('DELETE "Cre\u0300me"'))).map((l) => Buffer.from(l, 'latin1').toString('utf8'));
+    assert.deepEqual(deleted, ['* LIST (\\NonExistent) "/" {6}\r\nCr\u00e8me ("OLDNAME" ({7}\r\nCre\u0300me))', 'u11 OK Delete completed']);
+    assert.deepEqual(await send(v2, 'u12', utf8('CREATE "Caf\u00e9"')), ['u12 OK Create completed']);
     // The rev1 session sees the same mailboxes in modified UTF-7, and 8-bit quoted strings stay BAD.
     assert.deepEqual(await v1.command('LIST "" "C*"'), ['* LIST (\\HasNoChildren) "/" "Caf&AOk-"', 'T2 OK LIST completed']);
     assert.match(last(await send(v1, 'r1', utf8('SELECT "Entwürfe"'))), /^r1 BAD /);

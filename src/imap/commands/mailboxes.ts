@@ -6,7 +6,8 @@
  */
 import type { Mailbox } from '../../store/mailbox.js';
 import { isValidMutf7 } from '../../store/mutf7.js';
-import { storeNameFromUtf8 } from '../names.js';
+import { storeNameFromUtf8, wireName } from '../names.js';
+import { atom } from '../wire/values.js';
 import type { Store } from '../../store/store.js';
 import { AUTHENTICATED, no, ok, readParameters, type CommandResult, type CommandSpec } from '../command.js';
 import type { ArgParser } from '../parser.js';
@@ -36,10 +37,27 @@ export class InvalidName {
  * check would make the whole command BAD.
  */
 export function mailboxArg(args: ArgParser): string | InvalidName {
+  return mailboxArgAsGiven(args).path;
+}
+
+/**
+ * A mailbox argument, and the name as the client gave it when a UTF-8
+ * session (IMAP4rev2) sent it in another form than NFC, which the server
+ * normalized (null otherwise): CREATE, DELETE and RENAME then say so with
+ * an OLDNAME LIST response (RFC 9051 §6.3.4-6).
+ */
+export function mailboxArgAsGiven(args: ArgParser): { path: string | InvalidName; given: string | null } {
   const name = args.mailbox({ validate: false });
-  // A UTF-8 session (IMAP4rev2) names mailboxes in UTF-8; the store keeps modified UTF-7.
-  if (args.utf8Names) return storeNameFromUtf8(name);
-  return isValidMutf7(name) ? name : new InvalidName(name);
+  // A UTF-8 session names mailboxes in UTF-8; the store keeps modified UTF-7.
+  if (args.utf8Names) return { path: storeNameFromUtf8(name), given: name.normalize('NFC') === name ? null : name };
+  return { path: isValidMutf7(name) ? name : new InvalidName(name), given: null };
+}
+
+/** `* LIST (attrs) "/" name ("OLDNAME" (given))`: the name a UTF-8 session gave was normalized (RFC 9051 §6.3.9.7). */
+function sayNormalized(session: ImapSession, path: string, given: string | null, attributes: string[]): void {
+  if (given === null) return;
+  const store = session.server.store;
+  session.untaggedList([atom('LIST'), attributes.map(atom), store.delimiterFor(path), wireName(session, path), ['OLDNAME', [given]]]);
 }
 
 /** The nearest existing mailbox above `path` (the one whose `k` right a CREATE needs), or null at the top. */
@@ -63,7 +81,8 @@ export const create: CommandSpec = {
   name: 'CREATE',
   states: AUTHENTICATED,
   run({ session, args, name }) {
-    let path = mailboxArg(args);
+    const argument = mailboxArgAsGiven(args);
+    let path = argument.path;
     const protocol = imapProtocol(session.server);
     let params: ReadonlyMap<string, unknown> = new Map();
     if (!args.atEnd()) {
@@ -84,6 +103,7 @@ export const create: CommandSpec = {
     if (failed) return failed;
     const mailbox = store.createMailbox(target, session.id);
     protocol.created(mailbox, params, session);
+    sayNormalized(session, target, argument.given, []);
     return ok('Create completed');
   },
 };
@@ -92,7 +112,7 @@ export const del: CommandSpec = {
   name: 'DELETE',
   states: AUTHENTICATED,
   run({ session, args, name }) {
-    const path = mailboxArg(args);
+    const { path, given } = mailboxArgAsGiven(args);
     args.end();
     if (path instanceof InvalidName) return path.no('NONEXISTENT');
     const store = session.server.store;
@@ -103,6 +123,7 @@ export const del: CommandSpec = {
     // Deleting one's own selected mailbox is allowed; the session leaves it first.
     if (session.selected?.mailbox === mailbox && mailbox.path !== 'INBOX' && !store.hasChildren(mailbox)) session.unselect();
     store.deleteMailbox(path, session.id);
+    sayNormalized(session, path, given, ['\\NonExistent']);
     return ok('Delete completed');
   },
 };
@@ -113,7 +134,7 @@ export const rename: CommandSpec = {
   run({ session, args, name }) {
     const from = mailboxArg(args);
     args.sp();
-    const to = mailboxArg(args);
+    const { path: to, given } = mailboxArgAsGiven(args);
     args.end();
     if (from instanceof InvalidName) return from.no('NONEXISTENT');
     const store = session.server.store;
@@ -128,6 +149,7 @@ export const rename: CommandSpec = {
     const failed = checkResult(() => imapProtocol(session.server).checkRename({ source, newPath: store.normalizePath(to), session }));
     if (failed) return failed;
     store.renameMailbox(from, to, session.id);
+    sayNormalized(session, store.normalizePath(to), given, []);
     return ok('Rename completed');
   },
 };
