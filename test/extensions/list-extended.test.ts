@@ -227,6 +227,11 @@ test('RFC 5258 Example 8: \\HasChildren against CHILDINFO, cases A, A1, A2, B an
     assert.deepEqual(await answer(port, 'LIST (SUBSCRIBED RECURSIVEMATCH) "" "%" RETURN (CHILDREN)'), [
       '* LIST (\\HasChildren \\Subscribed) "/" "Foo" ("CHILDINFO" ("SUBSCRIBED"))',
     ]);
+    // With "*" Foo/Baz is listed itself; Foo, subscribed and listed, still says it has a subscribed child.
+    assert.deepEqual(await answer(port, 'LIST (SUBSCRIBED RECURSIVEMATCH) "" "*"'), [
+      '* LIST (\\Subscribed) "/" "Foo" ("CHILDINFO" ("SUBSCRIBED"))',
+      '* LIST (\\Subscribed) "/" "Foo/Baz"',
+    ]);
     // A2: a parent that is not part of the hierarchy (and not subscribed) is \NonExistent.
     await sub('UNSUBSCRIBE Foo');
     await sub('UNSUBSCRIBE Foo/Baz');

@@ -232,13 +232,13 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
       }
     }
   }
-  // RECURSIVEMATCH with SUBSCRIBED (RFC 5258 §3.5): a level matching the pattern that has a
-  // subscribed descendant not listed itself (it does not match) carries CHILDINFO
-  // ("SUBSCRIBED"), and is listed for it if it was not; a level whose subscribed
-  // descendants are all listed gets no redundant CHILDINFO (§3.5 SHOULD, Example 9).
+  // RECURSIVEMATCH with SUBSCRIBED (RFC 5258 §3.5): CHILDINFO ("SUBSCRIBED") says a listed
+  // mailbox has a subscribed descendant. A level that is not itself subscribed is listed for
+  // it only when such a descendant is not listed itself (it does not match the pattern): a
+  // line there would be redundant (§3.5 SHOULD, Example 9's Baz2).
   if (selection.has('RECURSIVEMATCH') && selection.has('SUBSCRIBED')) {
+    const listedItself = new Set(found.keys());
     for (const path of names) {
-      if (found.has(path)) continue;
       if (!visible(store.get(path) ?? null, path)) continue;
       const sep = store.delimiterFor(path);
       for (const level of levelsAbove(path, sep)) {
@@ -248,6 +248,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
           existing.childInfo = true;
           continue;
         }
+        if (listedItself.has(path)) continue;
         const mailbox = store.get(level) ?? null;
         if (!visible(mailbox, level)) continue;
         const attrs = mailbox ? [...mailbox.attributes] : ['\\NonExistent'];
