@@ -324,3 +324,27 @@ test('a rev1 session is byte-identical with and without the IMAP4rev2 plugin loa
   assert.match(plain, /\r\n\* SEARCH 2 3\r\n/);
   assert.doesNotMatch(plain, /CLOSED/);
 });
+
+test("SELECT's LIST line shows the attributes LIST would: a child the user may not list is no \\HasChildren (RFC 4314)", async () => {
+  await withServer(
+    {
+      plugins: ['IMAP4rev2', 'ACL'],
+      users: { testuser: { password: 'testpass' }, alice: { password: 'alicepass' } },
+      storage: { INBOX: {}, '': { folders: { Team: { 'special-use': '\\Archive', folders: { Secret: {} } } } } },
+    },
+    async (server, port) => {
+      const acl = server.extension('ACL')!;
+      acl.setAcl('Team', 'alice', 'lrs');
+      acl.setAcl('Team/Secret', 'testuser', 'lrswipkxtea');
+      acl.deleteAcl('Team/Secret', 'anyone');
+      const owner = await rev2Session(port);
+      assert.ok((await owner.command('EXAMINE Team')).includes('* LIST (\\HasChildren \\Archive) "/" "Team"'));
+      const alice = await rawSession(port, false);
+      await alice.command('LOGIN alice alicepass');
+      await alice.command('ENABLE IMAP4rev2');
+      assert.ok((await alice.command('EXAMINE Team')).includes('* LIST (\\HasNoChildren \\Archive) "/" "Team"'));
+      owner.close();
+      alice.close();
+    },
+  );
+});

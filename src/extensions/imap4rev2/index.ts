@@ -18,7 +18,7 @@
  */
 import { bad } from '../../imap/command.js';
 import { wireName } from '../../imap/names.js';
-import { imapProtocol } from '../../imap/protocol.js';
+import { accessRefusal, imapProtocol } from '../../imap/protocol.js';
 import type { ImapSession } from '../../imap/session.js';
 import { atom, type ImapValue } from '../../imap/wire/values.js';
 import { defineExtension, type ListContext, type SessionRules } from '../extension.js';
@@ -33,7 +33,12 @@ const RULES: SessionRules = Object.freeze({ noRecent: true, noUnseenCode: true, 
 function selectedListLine(session: ImapSession, path: string): ImapValue[] {
   const store = session.server.store;
   const mailbox = store.get(path) ?? null;
-  const ctx: ListContext = { session, lsub: false, selection: new Set(), returns: new Set(), returnArguments: new Map() };
+  // \HasChildren counts only children the user may list (RFC 4314), as LIST does.
+  const hasChildren = (parent: string): boolean => {
+    const prefix = parent + store.delimiterFor(parent);
+    return store.list().some((m) => m.path.startsWith(prefix) && accessRefusal(session, 'l', m, m.path, 'SELECT') === null);
+  };
+  const ctx: ListContext = { session, lsub: false, selection: new Set(), returns: new Set(), returnArguments: new Map(), hasChildren };
   const attrs: string[] = [];
   const seen = new Set<string>();
   for (const a of [...(mailbox?.attributes ?? []), ...imapProtocol(session.server).listAttributes({ path, mailbox }, ctx)]) {
