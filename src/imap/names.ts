@@ -7,16 +7,20 @@
 import { decodeMutf7, encodeMutf7 } from '../store/mutf7.js';
 import { imapProtocol } from './protocol.js';
 import type { ImapSession } from './session.js';
+import { Utf8Text, type ImapValue } from './wire/values.js';
 
 /** True when the session's mailbox names are UTF-8 on the wire. */
 export function utf8Names(session: ImapSession): boolean {
   return imapProtocol(session.server).rules(session).utf8Names;
 }
 
-/** A store path as the session must see it. */
-export function wireName(session: ImapSession, path: string): string {
+/**
+ * A store path as the session must see it: modified UTF-7 as stored, or
+ * for a UTF-8 session the name in UTF-8, quoted as RFC 9051 allows.
+ */
+export function wireName(session: ImapSession, path: string): ImapValue {
   if (!utf8Names(session)) return path;
-  return decodeMutf7(path) ?? path;
+  return new Utf8Text(decodeMutf7(path) ?? path);
 }
 
 /**

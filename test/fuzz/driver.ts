@@ -111,6 +111,8 @@ class FuzzConnection {
   private greeted = false;
   private closed = true;
   private sawBye = false;
+  /** The session enabled IMAP4rev2 (never turned off again here: UNAUTHENTICATE only makes the check more lenient). */
+  private utf8 = false;
   private afterBye = 0;
   /** Bytes sent since the last probe answer (latin1), to check echoed tags. */
   private sent = '';
@@ -137,6 +139,7 @@ class FuzzConnection {
     this.state = 'notAuthenticated';
     this.greeted = false;
     this.sawBye = false;
+    this.utf8 = false;
     this.afterBye = 0;
     this.sent = '';
     this.group = [];
@@ -207,7 +210,7 @@ class FuzzConnection {
     if (this.recent.length > 4) this.recent.shift();
     let p: ParsedResponse;
     try {
-      p = parseResponse(r);
+      p = parseResponse(r, this.utf8);
     } catch (err) {
       if (err instanceof ResponseError) {
         this.fuzz.finding('malformed-response', err.message, this.sent);
@@ -230,6 +233,8 @@ class FuzzConnection {
     }
     if (p.kind === 'untagged') {
       if (p.type === 'BYE') this.sawBye = true;
+      // From here on the session's quoted strings may hold UTF-8 (RFC 9051).
+      if (p.type === 'ENABLED' && /\bIMAP4rev2\b/i.test(r.text)) this.utf8 = true;
       this.group.push(p);
       return;
     }

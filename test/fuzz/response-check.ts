@@ -5,6 +5,7 @@
  * and §9 (plus the extension responses Rookery sends: ENABLED, NAMESPACE,
  * ID). Written from the RFC, independent of the server's serializer.
  */
+import { isUtf8 } from 'node:buffer';
 
 /** One complete response: its text with literals replaced by `{n}` markers, and the literals. */
 export interface Response {
@@ -128,6 +129,14 @@ const isAstringChar = (c: number): boolean => isAtomChar(c) || c === 0x5d;
 const isTagChar = (c: number): boolean => isAstringChar(c) && c !== 0x2b;
 const isTextChar = (c: number): boolean => isChar(c) && c !== 0x0d && c !== 0x0a;
 
+/** Length of the well-formed UTF-8 sequence (RFC 3629) at `at` of latin1 text `s`, 0 when there is none. */
+function utf8SequenceLength(s: string, at: number): number {
+  const lead = s.charCodeAt(at);
+  const n = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  if (n === 0 || at + n > s.length) return 0;
+  return isUtf8(Buffer.from(s.slice(at, at + n), 'latin1')) ? n : 0;
+}
+
 const STATUS_WORDS = new Set(['OK', 'NO', 'BAD', 'BYE', 'PREAUTH']);
 
 /** Cursor over one response's text, literals taken from `literals` in order. */
@@ -137,6 +146,8 @@ class Cursor {
   constructor(
     readonly s: string,
     private readonly literals: Buffer[],
+    /** Quoted strings may hold UTF-8 (RFC 9051 QUOTED-CHAR: UTF8-2 / UTF8-3 / UTF8-4), after ENABLE IMAP4rev2. */
+    private readonly utf8 = false,
   ) {}
 
   fail(what: string): never {
@@ -210,6 +221,13 @@ class Cursor {
         if (n !== 0x22 && n !== 0x5c) this.fail('invalid escape in quoted string');
         out += this.s[this.pos + 1];
         this.pos += 2;
+        continue;
+      }
+      if (c >= 0x80 && this.utf8) {
+        const n = utf8SequenceLength(this.s, this.pos);
+        if (n === 0) this.fail(`invalid UTF-8 at byte 0x${c.toString(16)} in quoted string`);
+        out += this.s.slice(this.pos, this.pos + n);
+        this.pos += n;
         continue;
       }
       if (!isTextChar(c)) this.fail(`invalid byte 0x${c.toString(16)} in quoted string`);
@@ -499,8 +517,8 @@ function parseFetch(c: Cursor): Map<string, Value> {
  * Parses and checks one response. `inLiteralFree` is false for continuation
  * requests whose text is base64 (any text is accepted there).
  */
-export function parseResponse(r: Response): ParsedResponse {
-  const c = new Cursor(r.text, r.literals);
+export function parseResponse(r: Response, utf8 = false): ParsedResponse {
+  const c = new Cursor(r.text, r.literals, utf8);
   const first = c.peek();
   if (first === 0x2b) {
     // continue-req = "+" SP (resp-text / base64). Rookery also sends "+ " (empty base64).

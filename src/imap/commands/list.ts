@@ -13,7 +13,7 @@ import type { Store } from '../../store/store.js';
 import { AUTHENTICATED, failBad, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import type { ArgParser } from '../parser.js';
 import { accessRefusal, imapProtocol } from '../protocol.js';
-import { atom, type ImapValue } from '../wire/values.js';
+import { atom, Utf8Text, type ImapValue } from '../wire/values.js';
 
 /** "INBOX" in every mix of case, for matching INBOX case-insensitively. */
 const INBOX_CASES: string[] = [];
@@ -262,7 +262,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
     const item = found.get(path)!;
     if (!protocol.listFilter(item.entry, listCtx)) continue;
     const attrs = withoutRedundantChildFlag(mergeAttributes(item.attrs, protocol.listAttributes(item.entry, listCtx)));
-    const line: ImapValue[] = [atom(name), attrs.map(atom), item.delimiter, shown(path)];
+    const line: ImapValue[] = [atom(name), attrs.map(atom), item.delimiter, utf8 ? new Utf8Text(shown(path)) : path];
     if (item.childInfo) line.push(['CHILDINFO', ['SUBSCRIBED']]);
     session.untaggedList(line);
     for (const response of protocol.listResponses(item.entry, listCtx)) session.untaggedList(response);

@@ -7,7 +7,7 @@
 import type { Mailbox } from '../../store/mailbox.js';
 import { isValidMutf7 } from '../../store/mutf7.js';
 import { storeNameFromUtf8, wireName } from '../names.js';
-import { atom } from '../wire/values.js';
+import { atom, Utf8Text } from '../wire/values.js';
 import type { Store } from '../../store/store.js';
 import { AUTHENTICATED, no, ok, readParameters, type CommandResult, type CommandSpec } from '../command.js';
 import type { ArgParser } from '../parser.js';
@@ -57,7 +57,7 @@ export function mailboxArgAsGiven(args: ArgParser): { path: string | InvalidName
 function sayNormalized(session: ImapSession, path: string, given: string | null, attributes: string[]): void {
   if (given === null) return;
   const store = session.server.store;
-  session.untaggedList([atom('LIST'), attributes.map(atom), store.delimiterFor(path), wireName(session, path), ['OLDNAME', [given]]]);
+  session.untaggedList([atom('LIST'), attributes.map(atom), store.delimiterFor(path), wireName(session, path), ['OLDNAME', [new Utf8Text(given)]]]);
 }
 
 /** The nearest existing mailbox above `path` (the one whose `k` right a CREATE needs), or null at the top. */

@@ -13,7 +13,7 @@
  * Output is built as runs of ASCII text plus the Buffers that must go out
  * verbatim, and concatenated once per call.
  */
-import { Atom, Literal, type ImapValue } from './values.js';
+import { Atom, Literal, Utf8Text, type ImapValue } from './values.js';
 
 export type ResponseStatus = 'OK' | 'NO' | 'BAD';
 export type UntaggedStatus = ResponseStatus | 'BYE' | 'PREAUTH';
@@ -27,6 +27,8 @@ export type ResponseCode = string | { name: string; args?: readonly ImapValue[] 
 
 /** Characters that force a literal in a JS string: NUL, CR, LF and anything above 0x7F. */
 const NEEDS_LITERAL = /[\x00\r\n\u0080-\uffff]/;
+/** What a quoted string cannot hold even where UTF-8 is allowed in it. */
+const NEEDS_LITERAL_UTF8 = /[\x00\r\n]/;
 const QUOTED_SPECIAL = /["\\]/g;
 const TEXT_UNSAFE = /[\r\n\x00]/g;
 /** resp-text is 7-bit TEXT-CHARs (RFC 3501 §9): anything else is shown as `?`. */
@@ -118,6 +120,9 @@ class Writer {
       this.text += value.value;
     } else if (value instanceof Literal) {
       this.literal(value.data, value.binary);
+    } else if (value instanceof Utf8Text) {
+      if (NEEDS_LITERAL_UTF8.test(value.value)) this.literal(Buffer.from(value.value, 'utf8'), false);
+      else this.text += `"${value.value.replace(QUOTED_SPECIAL, '\\$&')}"`;
     } else if (Buffer.isBuffer(value)) {
       if (bufferIsQuotable(value)) {
         this.text += `"${value.toString('latin1').replace(QUOTED_SPECIAL, '\\$&')}"`;
