@@ -209,7 +209,7 @@ export class SelectedMailbox {
     return items;
   }
 
-  /** True when the message is \\Recent for this session and the session has \\Recent at all (not IMAP4rev2). */
+  /** True when the message is \Recent for this session and the session has \Recent at all (not IMAP4rev2). */
   isRecent(uid: number): boolean {
     return this.recent.has(uid) && this.shape?.recent !== false;
   }
