@@ -48,7 +48,7 @@ test('IMAP4rev2 is advertised beside IMAP4rev1 and loads what rev2 folds into th
     const c = await rawSession(port);
     const caps = (await c.command('CAPABILITY'))[0]!.split(' ').slice(2);
     assert.deepEqual(caps.slice(0, 2), ['IMAP4rev1', 'IMAP4rev2']);
-    for (const cap of ['ENABLE', 'NAMESPACE', 'UNSELECT', 'UIDPLUS', 'ESEARCH', 'SEARCHRES', 'IDLE', 'SASL-IR', 'LIST-EXTENDED', 'LIST-STATUS', 'MOVE', 'LITERAL-', 'SPECIAL-USE', 'STATUS=SIZE', 'CHILDREN']) {
+    for (const cap of ['ENABLE', 'NAMESPACE', 'UNSELECT', 'UIDPLUS', 'ESEARCH', 'SEARCHRES', 'IDLE', 'SASL-IR', 'LIST-EXTENDED', 'LIST-STATUS', 'MOVE', 'LITERAL-', 'SPECIAL-USE', 'STATUS=SIZE', 'CHILDREN', 'BINARY']) {
       assert.ok(caps.includes(cap), `${cap} in ${caps.join(' ')}`);
     }
     assert.ok(server.options.plugins.includes('IMAP4REV2'));

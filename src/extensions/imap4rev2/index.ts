@@ -51,7 +51,7 @@ function selectedListLine(session: ImapSession, path: string): ImapValue[] {
 
 export const extension = defineExtension<undefined>({
   name: 'IMAP4REV2',
-  // RFC 9051 Appendix E folds these into the base protocol. TODO(merge): add 'BINARY' (FETCH BINARY is base in rev2).
+  // RFC 9051 Appendix E folds these into the base protocol (BINARY: its FETCH side).
   requires: [
     'ENABLE',
     'NAMESPACE',
@@ -69,6 +69,7 @@ export const extension = defineExtension<undefined>({
     'SPECIAL-USE',
     'STATUS=SIZE',
     'CHILDREN',
+    'BINARY',
   ],
   capabilities: always('IMAP4rev2'),
   enable: ['IMAP4REV2'],
