@@ -234,7 +234,9 @@ test('mailbox names are UTF-8 in a rev2 session (RFC 9051 §5.1), NFC-normalized
 });
 
 test('imapflow 2.1.2 ENABLEs IMAP4rev2 when offered and then works in rev2: UTF-8 names, ESEARCH, no \\Recent, STATUS DELETED', { timeout: 15000 }, async () => {
-  await withServer({ plugins: 'all', storage: { INBOX: { messages: [{ raw: mail('one') }, { raw: mail('two'), flags: ['\\Deleted'] }] } } }, async (server, port) => {
+  const log: string[] = [];
+  const debug = (line: string): void => void log.push(line);
+  await withServer({ plugins: 'all', debug, storage: { INBOX: { messages: [{ raw: mail('one') }, { raw: mail('two'), flags: ['\\Deleted'] }] } } }, async (server, port) => {
     const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false, disableAutoIdle: true });
     const enables: string[] = [];
     server.on('command', (e) => {
@@ -246,6 +248,8 @@ test('imapflow 2.1.2 ENABLEs IMAP4rev2 when offered and then works in rev2: UTF-
       assert.ok(client.enabled.has('IMAP4REV2'), [...client.enabled].join(' '));
       assert.ok(client.enabled.has('CONDSTORE'));
       assert.deepEqual(enables, ['OK']);
+      // What it sent, as the server's debug log shows it (the client's own ENABLE, upper-cased).
+      assert.ok(log.some((l) => / C: \S+ ENABLE CONDSTORE IMAP4REV2$/.test(l)), log.filter((l) => l.includes('ENABLE')).join('\n'));
       // It sends names as UTF-8 in a rev2 session; the store keeps modified UTF-7.
       await client.mailboxCreate('Entwürfe');
       assert.ok(server.control.listMailboxes().some((m) => m.path === 'Entw&APw-rfe'));
