@@ -17,6 +17,7 @@
  * The extensions rev2 folds into the base protocol are loaded with it.
  */
 import { bad } from '../../imap/command.js';
+import { withoutRedundantChildFlag } from '../../imap/commands/list.js';
 import { wireName } from '../../imap/names.js';
 import { accessRefusal, imapProtocol } from '../../imap/protocol.js';
 import type { ImapSession } from '../../imap/session.js';
@@ -46,7 +47,7 @@ function selectedListLine(session: ImapSession, path: string): ImapValue[] {
     seen.add(a.toLowerCase());
     attrs.push(a);
   }
-  return [atom('LIST'), attrs.map(atom), store.delimiterFor(path), wireName(session, path)];
+  return [atom('LIST'), withoutRedundantChildFlag(attrs).map(atom), store.delimiterFor(path), wireName(session, path)];
 }
 
 export const extension = defineExtension<undefined>({

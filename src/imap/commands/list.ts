@@ -271,7 +271,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
 }
 
 /** `\Noinferiors` implies `\HasNoChildren`, which is then left out (RFC 5258 §4, Example 3). */
-function withoutRedundantChildFlag(attrs: string[]): string[] {
+export function withoutRedundantChildFlag(attrs: string[]): string[] {
   if (!attrs.some((a) => a.toLowerCase() === '\\noinferiors')) return attrs;
   return attrs.filter((a) => a.toLowerCase() !== '\\hasnochildren');
 }
