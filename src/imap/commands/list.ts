@@ -168,7 +168,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
     // The hierarchy delimiter and root of the reference (RFC 3501 §6.3.8).
     const delimiter = store.delimiterFor(reference);
     const root = reference === '' ? '' : reference.split(delimiter)[0] + (reference.includes(delimiter) ? delimiter : '');
-    session.untagged(atom(name), [atom('\\Noselect')], delimiter, root);
+    session.untagged(atom(name), [atom('\\Noselect')], delimiter, ctx.args.utf8Names ? new Utf8Text(root) : root);
     return ok(`${name} completed`);
   }
   // Mailbox names are modified UTF-7, so a reference or pattern that is not
