@@ -352,3 +352,18 @@ test("SELECT's LIST line shows the attributes LIST would: a child the user may n
     },
   );
 });
+
+test('rev2 with the other folded-in extensions: LIST-STATUS names in UTF-8, ESEARCH carries CONDSTORE MODSEQ, SEARCHRES SAVE alone sends nothing', async () => {
+  const storage = { INBOX: { messages: [{ raw: mail('a') }, { raw: mail('b'), flags: ['\\Flagged'] }] }, '': { folders: { 'Entw&APw-rfe': {} } } };
+  await withServer({ plugins: ['IMAP4rev2', 'CONDSTORE'], storage }, async (_server, port) => {
+    const c = await rev2Session(port);
+    const listed = (await c.command('LIST "" "E*" RETURN (STATUS (MESSAGES))')).map((l) => Buffer.from(l, 'latin1').toString('utf8'));
+    assert.deepEqual(listed.slice(0, -1), ['* LIST (\\HasNoChildren) "/" "Entwürfe"', '* STATUS "Entwürfe" (MESSAGES 0)']);
+    await c.command('SELECT INBOX');
+    const modseq = await c.command('SEARCH MODSEQ 1');
+    assert.match(modseq[0]!, /^\* ESEARCH \(TAG "T5"\) ALL 1:2 MODSEQ \d+$/);
+    assert.deepEqual(await c.command('SEARCH RETURN (SAVE) FLAGGED'), ['T6 OK Search completed']);
+    assert.deepEqual((await c.command('FETCH $ (FLAGS)')).slice(0, -1), ['* 2 FETCH (FLAGS (\\Flagged))']);
+    c.close();
+  });
+});
