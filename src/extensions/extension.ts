@@ -423,6 +423,35 @@ export interface UpdatePoint<S = unknown> {
   newMessages?(session: ImapSession, added: readonly Numbered[], state: S): readonly (readonly ImapValue[])[];
 }
 
+/**
+ * Protocol rules of one session that differ from IMAP4rev1, switched on by
+ * an extension for the sessions that asked (IMAP4rev2 after `ENABLE
+ * IMAP4rev2`). Every rule left out keeps the IMAP4rev1 behaviour, so a
+ * session no extension answers for sees RFC 3501 exactly. The rules of
+ * several extensions are OR-ed (order-free). UTF-8 names are not a rule:
+ * they are the `utf8` point, shared with UTF8=ACCEPT.
+ */
+export interface SessionRules {
+  /**
+   * No `\Recent` (RFC 9051): FETCH FLAGS and SELECT/EXAMINE/unsolicited
+   * `* n RECENT` leave it out; STATUS RECENT and SEARCH RECENT/NEW/OLD are BAD.
+   */
+  noRecent?: boolean;
+  /** SELECT/EXAMINE send no `OK [UNSEEN n]` (RFC 9051 §6.3.2). */
+  noUnseenCode?: boolean;
+  /**
+   * A SEARCH without `RETURN` is answered as `RETURN ()` (one ESEARCH with
+   * ALL, no `* SEARCH`; RFC 9051 §6.4.4), while SEARCH result options exist.
+   */
+  searchReturnsByDefault?: boolean;
+  /**
+   * SEARCH may name a CHARSET while the session speaks UTF-8: RFC 9051
+   * §6.4.4 keeps `CHARSET UTF-8` a MUST, where RFC 6855 alone makes any
+   * CHARSET BAD after ENABLE UTF8=ACCEPT.
+   */
+  searchCharsetWithUtf8?: boolean;
+}
+
 /** Who asks: a session (IMAP) or null (control API and REST). */
 export type Actor = ImapSession | null;
 
@@ -659,8 +688,9 @@ export interface Extension<S = unknown> {
    * True when the session speaks UTF-8 (RFC 6855 UTF8=ACCEPT, once
    * enabled): quoted strings may carry UTF-8 (checked, invalid is BAD),
    * mailbox names come and go as UTF-8 instead of modified UTF-7
-   * (`session.mailboxName`), SEARCH CHARSET is BAD. Any extension saying
-   * so turns it on.
+   * (`session.mailboxName`), SEARCH CHARSET is BAD (unless a `rules` point
+   * says `searchCharsetWithUtf8`). Any extension saying so turns it on
+   * (UTF8=ACCEPT, IMAP4rev2).
    */
   utf8?(session: ImapSession, state: S): boolean;
   /** Forms of APPEND message data besides a literal (`UTF8 (literal8)`, `CATENATE (...)`). */
@@ -672,6 +702,12 @@ export interface Extension<S = unknown> {
    * cancels). Without it a second message is BAD.
    */
   appendMultiple?: boolean;
+  /**
+   * Rules of this session that differ from IMAP4rev1 (see SessionRules),
+   * usually from what the session enabled. Asked again whenever the
+   * session's ENABLEd set changed; undefined changes nothing.
+   */
+  rules?(session: ImapSession, state: S): SessionRules | undefined;
   /** IMAP commands; one with the name of a core command replaces it. */
   commands?: readonly CommandSpec[];
   /** Wrappers around existing commands. */

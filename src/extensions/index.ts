@@ -6,6 +6,7 @@
  * (`plugins: "all"`, capability order).
  */
 import type { Extension } from './extension.js';
+import * as imap4rev2 from './imap4rev2/index.js';
 import * as idle from './idle/index.js';
 import * as namespace from './namespace/index.js';
 import * as uidplus from './uidplus/index.js';
@@ -50,9 +51,11 @@ import * as objectid from './objectid/index.js';
 import * as savedate from './savedate/index.js';
 import * as utf8Accept from './utf8-accept/index.js';
 import * as notify from './notify/index.js';
+import * as listExtended from './list-extended/index.js';
 import * as xGmExt1 from './x-gm-ext-1/index.js';
 
 const FOLDERS: readonly { extension: Extension }[] = [
+  imap4rev2,
   idle,
   namespace,
   uidplus,
@@ -97,6 +100,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   savedate,
   utf8Accept,
   notify,
+  listExtended,
   xGmExt1,
 ];
 

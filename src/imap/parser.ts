@@ -48,6 +48,12 @@ export interface ArgParserOptions {
    * strings and mailbox names are UTF-8, not modified UTF-7.
    */
   utf8?: boolean;
+  /**
+   * False when the session has no \Recent (IMAP4rev2, RFC 9051): the
+   * STATUS item RECENT and the SEARCH keys RECENT, NEW and OLD are not in
+   * its grammar and make the command BAD. Default true.
+   */
+  recent?: boolean;
   /** Delimiter after INBOX for `inbox/x` → `INBOX/x`. Default `/`. */
   inboxDelimiter?: string;
   /** Extra SEARCH keys by uppercase name (e.g. `X-GM-RAW`), tried after the built-in ones. */
@@ -249,6 +255,7 @@ export class ArgParser {
   private depth = 0;
   private readonly maxNesting: number;
   private readonly utf8: boolean;
+  private readonly recent: boolean;
   private readonly inboxDelimiter: string;
   private readonly searchKeys: ReadonlyMap<string, SearchKeyParser> | undefined;
   private readonly literal8: boolean;
@@ -273,6 +280,7 @@ export class ArgParser {
     this.text = texts[0]!;
     this.maxNesting = options.maxNesting ?? 100;
     this.utf8 = options.utf8 ?? false;
+    this.recent = options.recent ?? true;
     this.inboxDelimiter = options.inboxDelimiter ?? '/';
     this.searchKeys = options.searchKeys;
     this.literal8 = options.literal8 ?? false;
@@ -902,6 +910,7 @@ export class ArgParser {
         const name = this.peekAtom();
         if (name === null) this.fail('Invalid STATUS attribute');
         const upper = asciiUpper(name);
+        if (upper === 'RECENT' && !this.recent) throw new ParseError('STATUS RECENT is not in IMAP4rev2 (RFC 9051 has no \\Recent)');
         const found = STATUS_ATTRIBUTES.find((a) => a === upper) ?? (extensions?.has(upper) ? upper : undefined);
         if (found === undefined) throw new ParseError(`Unknown STATUS attribute ${clip(name)}`);
         this.pos += name.length;
@@ -952,6 +961,9 @@ export class ArgParser {
     const e = this.scan(isAtomChar);
     if (e === this.pos) this.fail('Invalid search key');
     const name = asciiUpper(this.text.toString('latin1', this.pos, e));
+    if (!this.recent && (name === 'RECENT' || name === 'NEW' || name === 'OLD')) {
+      throw new ParseError(`SEARCH ${name} is not in IMAP4rev2 (RFC 9051 has no \\Recent)`);
+    }
     this.pos = e;
 
     const flag = FLAG_KEYS[name];

@@ -25,6 +25,7 @@ import type {
   SearchKeySpec,
   SearchResultContext,
   SearchResultItems,
+  SessionRules,
   CommandParameter,
   FetchContext,
   SearchAnswerContext,
@@ -48,7 +49,7 @@ import type { SearchKey } from './syntax.js';
 import type { Numbered } from './sequence.js';
 import type { SelectedMailbox } from './selected.js';
 import type { ImapSession } from './session.js';
-import type { ImapValue } from './wire/values.js';
+import { Atom, type ImapValue } from './wire/values.js';
 
 /** LIST-EXTENDED options the core itself serves (RFC 5258). */
 export const CORE_LIST_SELECTION = ['SUBSCRIBED', 'REMOTE', 'RECURSIVEMATCH'] as const;
@@ -80,6 +81,8 @@ export interface ImapProtocol {
    * next, else a literal. A form whose bytes depend on the store gives a source built when the APPEND runs.
    */
   readAppendData(args: ArgParser, session: ImapSession): Buffer | AppendSource;
+  /** The session's rules that differ from IMAP4rev1, from the `rules` points (all false for a plain session). */
+  rules(session: ImapSession): Readonly<Required<SessionRules>>;
   readonly parserOptions: ArgParserOptions;
   readonly fetchItems: ReadonlyMap<string, FetchItem>;
   /** The extension FETCH items with their argument parsers, for `ArgParser.fetchAttributes`. */
@@ -170,6 +173,8 @@ export interface ShownFields {
 
 /** The wording of one session's untagged updates (see `UpdatePoint`). */
 export interface UpdateShape {
+  /** False when the session has no \\Recent (IMAP4rev2): no `\\Recent` in FLAGS, no `* n RECENT`. */
+  readonly recent: boolean;
   flagFetch(message: Message): { uid: boolean; items: ImapValue[] };
   expunges(uids: readonly number[]): string | undefined;
   /** Responses after the EXISTS that announced `added` (empty when no extension adds any). */
@@ -177,6 +182,16 @@ export interface UpdateShape {
 }
 
 const protocols = new WeakMap<Server, ImapProtocol>();
+
+const REV1_RULES: Readonly<Required<SessionRules>> = Object.freeze({
+  noRecent: false,
+  noUnseenCode: false,
+  searchReturnsByDefault: false,
+  searchCharsetWithUtf8: false,
+});
+
+/** The last rules worked out per session, with the ENABLEd set they were worked out for. */
+const rulesCache = new WeakMap<ImapSession, { enabled: string[]; rules: Readonly<Required<SessionRules>> }>();
 
 /** Builds (once per server) the command table, capability list and every extension point. */
 export function imapProtocol(server: Server): ImapProtocol {
@@ -339,6 +354,7 @@ function buildProtocol(server: Server): ImapProtocol {
   const afterUpdaters = updaters.filter((e) => e.updates!.after !== undefined);
   const utf8Deciders = withPoint('utf8');
   const notifiers = withPoint('unsolicited');
+  const rulers = withPoint('rules');
 
   const runChecks = (pick: (e: Extension) => ((input: never, state: unknown) => void) | undefined, input: unknown): void => {
     for (const e of checkers) {
@@ -386,6 +402,23 @@ function buildProtocol(server: Server): ImapProtocol {
         }
       }
       return args.literal();
+    },
+    rules(session) {
+      if (rulers.length === 0) return REV1_RULES;
+      // Rules follow what the session enabled; worked out again only when that changed
+      // (a check without allocation: the rules are asked for every message of a FETCH).
+      const enabled = session.enabled;
+      const cached = rulesCache.get(session);
+      if (cached && cached.enabled.length === enabled.size && cached.enabled.every((c) => enabled.has(c))) return cached.rules;
+      const merged = { ...REV1_RULES };
+      for (const e of rulers) {
+        const r = e.rules!(session, state(e));
+        if (!r) continue;
+        for (const k of Object.keys(merged) as (keyof SessionRules)[]) if (r[k] === true) merged[k] = true;
+      }
+      const rules = Object.freeze(merged);
+      rulesCache.set(session, { enabled: [...enabled], rules });
+      return rules;
     },
     parserOptions,
     fetchItems,
@@ -484,7 +517,16 @@ function buildProtocol(server: Server): ImapProtocol {
     },
     selectClosing(session) {
       const out: (readonly ImapValue[])[] = [];
-      for (const e of selectors) out.push(...(e.select!.closing?.(session, state(e)) ?? []));
+      // Two extensions may owe the same line (QRESYNC and IMAP4rev2 both send OK [CLOSED]): sent once.
+      const seen = new Set<string>();
+      for (const e of selectors) {
+        for (const line of e.select!.closing?.(session, state(e)) ?? []) {
+          const key = closingKey(line);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          out.push(line);
+        }
+      }
       return out;
     },
     selectRefusal(session, params) {
@@ -539,6 +581,10 @@ function buildProtocol(server: Server): ImapProtocol {
       const newWorders = updaters.filter((e) => e.updates!.newMessages);
       const worder = expungeWorder;
       return {
+        // Asked each time: an ENABLE may come while the mailbox is selected.
+        get recent() {
+          return !protocol.rules(session).noRecent;
+        },
         flagFetch(message) {
           let uid = false;
           const items: ImapValue[] = [];
@@ -650,6 +696,13 @@ function buildProtocol(server: Server): ImapProtocol {
     for (const alias of e.aliases ?? []) byName.set(alias, entry);
   }
   return protocol;
+}
+
+/** What identifies an untagged line of `closing`: its leading atoms (`OK [CLOSED]`), not its text. */
+function closingKey(line: readonly ImapValue[]): string {
+  const parts: string[] = [];
+  for (const v of line.slice(0, 2)) parts.push(v instanceof Atom ? v.value : JSON.stringify(v));
+  return parts.join(' ');
 }
 
 /**

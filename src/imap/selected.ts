@@ -165,14 +165,15 @@ export class SelectedMailbox {
         this.view.push(m);
         // The first session to hear of a new message sees it as \Recent.
         if (m.uid >= this.mailbox.recentFloor) {
-          this.recent.add(m.uid);
+          // A session without \Recent (IMAP4rev2) still takes it from the others, as the first to hear.
+          if (this.shape?.recent !== false) this.recent.add(m.uid);
           if (!this.readOnly) this.mailbox.recentFloor = m.uid + 1;
         }
       }
       const added = this.pendingNew;
       this.pendingNew = [];
       out.push([this.view.length, atom('EXISTS')]);
-      out.push([this.recent.size, atom('RECENT')]);
+      if (this.shape?.recent !== false) out.push([this.recent.size, atom('RECENT')]);
       // What an extension sends about each new message (NOTIFY's MessageNew fetch attributes).
       if (this.shape) {
         const numbered = added.map((message, i) => ({ seq: first + i, message }));
@@ -232,9 +233,14 @@ export class SelectedMailbox {
     return items;
   }
 
+  /** True when the message is \Recent for this session and the session has \Recent at all (not IMAP4rev2). */
+  isRecent(uid: number): boolean {
+    return this.recent.has(uid) && this.shape?.recent !== false;
+  }
+
   flagList(m: Message): ImapValue[] {
     const flags: ImapValue[] = [...m.flags].map((f) => atom(f));
-    if (this.recent.has(m.uid)) flags.push(atom('\\Recent'));
+    if (this.isRecent(m.uid)) flags.push(atom('\\Recent'));
     return flags;
   }
 }

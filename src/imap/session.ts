@@ -724,6 +724,8 @@ export class ImapSession implements SessionHandle {
     this.held = [];
     this.selected = new SelectedMailbox(mailbox, readOnly);
     this.selected.shape = imapProtocol(this.server).updateShape(this);
+    // No \Recent for this session (IMAP4rev2): SELECT has still taken it from later sessions.
+    if (!this.selected.shape.recent) this.selected.recent.clear();
     this.lastMailbox = mailbox.path;
     this.state = 'selected';
     this.emitSession('select');
@@ -811,8 +813,11 @@ export class ImapSession implements SessionHandle {
   private async runCommand(segments: Segment[]): Promise<void> {
     if (this.server.options.debug) this.server.options.debug(`S${this.id} C: ${describeCommand(segments)}`);
     const protocol = imapProtocol(this.server);
-    // A session that speaks UTF-8 (RFC 6855) reads quoted UTF-8 and UTF-8 mailbox names.
-    const args = new ArgParser(segments, protocol.utf8(this) ? { ...protocol.parserOptions, utf8: true } : protocol.parserOptions);
+    const utf8 = protocol.utf8(this);
+    const recent = !protocol.rules(this).noRecent;
+    // A session that speaks UTF-8 (RFC 6855, IMAP4rev2) reads quoted UTF-8 and UTF-8 mailbox names;
+    // one without \Recent (IMAP4rev2) has no RECENT/NEW/OLD in its grammar.
+    const args = new ArgParser(segments, utf8 || !recent ? { ...protocol.parserOptions, utf8, recent } : protocol.parserOptions);
     let tag = '*';
     let name = '';
     let result: CommandResult;

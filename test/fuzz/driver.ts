@@ -109,7 +109,7 @@ class FuzzConnection {
   readonly framer = new ShadowFramer({ maxLiteral: MAX_LITERAL });
   state: FuzzState = 'notAuthenticated';
   private greeted = false;
-  /** The session enabled UTF8=ACCEPT (seen in `* ENABLED`): its quoted strings may be UTF-8. */
+  /** The session enabled UTF8=ACCEPT or IMAP4rev2 (seen in `* ENABLED`): its quoted strings may be UTF-8. */
   private utf8 = false;
   private closed = true;
   private sawBye = false;
@@ -233,7 +233,7 @@ class FuzzConnection {
     }
     if (p.kind === 'untagged') {
       if (p.type === 'BYE') this.sawBye = true;
-      if (p.type === 'ENABLED' && /(^| )UTF8=ACCEPT( |$)/i.test(r.text)) this.utf8 = true;
+      if (p.type === 'ENABLED' && /(^| )(UTF8=ACCEPT|IMAP4rev2)( |$)/i.test(r.text)) this.utf8 = true;
       this.group.push(p);
       return;
     }

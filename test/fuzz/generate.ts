@@ -50,6 +50,10 @@ export class Rand {
 const IMAPISH = '()[]{}<>"\\ *%+~-.:,$0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz\r\n';
 
 const MAILBOXES = ['INBOX', 'inbox', 'Archive', 'Archive/Sub', 'Trash', 'Fuzz', 'Fuzz/Deep/er', 'Nope', '"a b"', '"&AOk-t&AOk-"', '&', '"&Jjo"', '""', 'INBOX/child', '"*"', '%', '"x\\"y"'];
+/** LIST-EXTENDED selection options (RFC 5258), valid and not. */
+const LIST_SELECTIONS = ['()', '(SUBSCRIBED)', '(SUBSCRIBED RECURSIVEMATCH)', '(RECURSIVEMATCH)', '(REMOTE)', '(REMOTE RECURSIVEMATCH)', '(REMOTE SUBSCRIBED)', '(SPECIAL-USE RECURSIVEMATCH)', '(subscribed', '(NOSUCH)'];
+/** LIST-EXTENDED pattern lists: `("INBOX" "Drafts" "Sent/%")`. */
+const LIST_PATTERN_LISTS = ['("INBOX" "Drafts")', '(INBOX % "Fuzz/*")', '()', '("*" "*")', '("Entw*")'];
 const LIST_PATTERNS = ['*', '%', '""', 'INBOX', 'Arch*', '%/%', '"*"', '"&AOk-*"', 'Fuzz/*'];
 const FLAGS = ['\\Seen', '\\Answered', '\\Flagged', '\\Deleted', '\\Draft', '\\seen', '$Forwarded', '$Junk', 'kw1', 'kw2', 'Fz'];
 const FETCH_ITEMS = [
@@ -71,9 +75,9 @@ const GM_RAW = [
   '"in:anywhere"', '"{a b} filename:x list:y"', '"{unbalanced"', '"(unbalanced"', '"x)"', '"OR"', '"before:soon"', '"-"', '""', '"((((((((x))))))))"',
 ];
 const FETCH_MACROS = ['ALL', 'FAST', 'FULL'];
-const STATUS_ITEMS = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ', 'SIZE', 'MAILBOXID'];
-/** Mailbox names as UTF-8 bytes (RFC 6855, after ENABLE UTF8=ACCEPT), malformed UTF-8 and forbidden characters among them. */
-const UTF8_MAILBOXES = ['"K\xc3\xa4se"', '"\xe6\x97\xa5\xe6\x9c\xac/\xc3\x9cnter"', '"R&D"', '"bad\xff"', '"half\xc3"', '"nel\xc2\x85"', '"ls\xe2\x80\xa8"'];
+const STATUS_ITEMS = ['MESSAGES', 'RECENT', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN', 'HIGHESTMODSEQ', 'SIZE', 'MAILBOXID', 'DELETED'];
+/** Mailbox names as UTF-8 bytes (RFC 6855 after ENABLE UTF8=ACCEPT, RFC 9051 after ENABLE IMAP4rev2), malformed UTF-8 and forbidden characters among them. */
+const UTF8_MAILBOXES = ['"K\xc3\xa4se"', '"\xe6\x97\xa5\xe6\x9c\xac/\xc3\x9cnter"', '"R&D"', '"bad\xff"', '"half\xc3"', '"nel\xc2\x85"', '"ls\xe2\x80\xa8"', '"Cafe\xcc\x81"', 'Entw\xc3\xbcrfe'];
 const HUGE_NUMBERS = ['0', '4294967295', '4294967296', '99999999999999999999', '18446744073709551616', '9007199254740993', '-1', '00000000000000000000001', '1e9'];
 
 /** Commands by name with their argument generators; `states` is where they are valid. */
@@ -176,7 +180,7 @@ export class Generator {
     if (!r.chance(0.25)) return [];
     const items = Array.from({ length: r.int(0, 3) }, () => r.pick(STATUS_ITEMS));
     const status = r.chance(0.1) ? 'STATUS' : `STATUS (${items.join(' ')})`;
-    return [` RETURN (${r.pick([status, `CHILDREN ${status}`, 'CHILDREN', `${status} SUBSCRIBED`])})`];
+    return [` RETURN (${r.pick([status, `CHILDREN ${status}`, 'CHILDREN', `${status} SUBSCRIBED`, 'SUBSCRIBED CHILDREN', ''])})`];
   }
   /**
    * NOTIFY arguments (RFC 5465 §8): NONE, or SET [STATUS] with event groups
@@ -338,7 +342,17 @@ export class Generator {
     { name: 'RENAME', states: AUTH, args: (g) => [g.mailbox(), ' ', g.mailbox()] },
     { name: 'SUBSCRIBE', states: AUTH, args: (g) => [g.mailbox()] },
     { name: 'UNSUBSCRIBE', states: AUTH, args: (g) => [g.mailbox()] },
-    { name: 'LIST', states: AUTH, args: (g) => [g.r.pick(['""', 'INBOX', '"Fuzz/"']), ' ', g.r.pick(LIST_PATTERNS), ...g.listReturn()] },
+    {
+      name: 'LIST',
+      states: AUTH,
+      args: (g) => [
+        ...(g.r.chance(0.2) ? [g.r.pick(LIST_SELECTIONS), ' '] : []),
+        g.r.pick(['""', 'INBOX', '"Fuzz/"']),
+        ' ',
+        g.r.chance(0.15) ? g.r.pick(LIST_PATTERN_LISTS) : g.r.pick(LIST_PATTERNS),
+        ...g.listReturn(),
+      ],
+    },
     { name: 'LSUB', states: AUTH, args: (g) => [g.r.pick(['""', 'INBOX']), ' ', g.r.pick(LIST_PATTERNS)] },
     {
       name: 'STATUS',
@@ -368,7 +382,7 @@ export class Generator {
     { name: 'IDLE', states: AUTH, args: () => [] },
     { name: 'NOTIFY', states: AUTH, args: (g) => g.notifyArgs() },
     { name: 'NAMESPACE', states: AUTH, args: () => [] },
-    { name: 'ENABLE', states: AUTH, args: (g) => [g.r.pick(['CONDSTORE', 'QRESYNC', 'UTF8=ACCEPT', 'X-FOO', 'CONDSTORE X'])] },
+    { name: 'ENABLE', states: AUTH, args: (g) => [g.r.pick(['CONDSTORE', 'QRESYNC', 'UTF8=ACCEPT', 'X-FOO', 'CONDSTORE X', 'IMAP4rev2', 'imap4rev2 QRESYNC'])] },
     { name: 'CHECK', states: SEL, args: () => [] },
     { name: 'CLOSE', states: SEL, args: () => [] },
     { name: 'UNSELECT', states: SEL, args: () => [] },

@@ -128,6 +128,19 @@ describe('fuzz oracle: response checker', () => {
     }
   });
 
+  test('UTF-8 in quoted strings only once the session enabled IMAP4rev2 or UTF8=ACCEPT (RFC 9051 QUOTED-CHAR, RFC 6855), and only well-formed', () => {
+    const parse = (bytes: Buffer, utf8: boolean): ParsedResponse[] => {
+      const out: ParsedResponse[] = [];
+      new ResponseSplitter().push(bytes, (r) => out.push(parseResponse(r, { utf8 })));
+      return out;
+    };
+    const name = Buffer.from('* LIST () "/" "Entwürfe"\r\n', 'utf8');
+    assert.equal(parse(name, true).length, 1);
+    assert.throws(() => parse(name, false), (err: unknown) => err instanceof ResponseError && /quoted string/.test(err.message));
+    const broken = Buffer.concat([Buffer.from('* LIST () "/" "a'), Buffer.from([0xc3, 0x28]), Buffer.from('"\r\n')]);
+    assert.throws(() => parse(broken, true), (err: unknown) => err instanceof ResponseError && /malformed UTF-8/.test(err.message));
+  });
+
   test('counts literal bytes exactly, across chunk boundaries', () => {
     const text = Buffer.from('* 1 FETCH (BODY[] {7}\r\nab\r\n)cd UID 5)\r\nT1 OK done\r\n', 'latin1');
     const got: string[] = [];

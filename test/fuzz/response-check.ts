@@ -147,7 +147,7 @@ class Cursor {
   constructor(
     readonly s: string,
     private readonly literals: Buffer[],
-    /** The session enabled UTF8=ACCEPT: quoted strings may carry UTF-8 (RFC 6855 §3). */
+    /** The session enabled UTF8=ACCEPT or IMAP4rev2: quoted strings may carry UTF-8 (RFC 6855 §3, RFC 9051). */
     private readonly utf8 = false,
   ) {}
 

@@ -23,7 +23,7 @@ export function imapText(v: ImapValue): string {
   if (Buffer.isBuffer(v)) return str(v);
   if (v instanceof Atom) return v.value;
   if (v instanceof Literal) return str(v.data);
-  if (v instanceof Utf8Text) return `"${v.value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  if (v instanceof Utf8Text) return /[\0\r\n]/.test(v.value) ? str(Buffer.from(v.value, 'utf8')) : `"${v.value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
   // as on the wire: the leading lists of an adjoined list go back to back
   let run = isAdjoined(v);
   let out = '(';

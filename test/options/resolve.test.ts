@@ -191,7 +191,7 @@ describe('plugins', () => {
       invalid(() => resolveOptions({ plugins: ['IDLE', 'FOO'] })),
       `plugins: unknown plugin "FOO"; valid names: ${BUILTIN_PLUGINS.join(', ')}`,
     );
-    assert.match(invalid(() => resolveOptions({ plugins: ['FOO'] })), /valid names: IDLE, NAMESPACE, /);
+    assert.match(invalid(() => resolveOptions({ plugins: ['FOO'] })), /valid names: IMAP4REV2, IDLE, NAMESPACE, /);
   });
 
   it('refuses XTOYBIRD in any case, pointing to the control and REST APIs', () => {

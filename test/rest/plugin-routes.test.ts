@@ -157,7 +157,7 @@ describe('plugin routes', () => {
       invalid([{ name: 'X', routes: [{ ...base.routes![0], path: '/v1/mailboxes/special' }] }]),
       /routes\[0\]\.path: GET \/v1\/mailboxes\/special would never be reached: the built-in route GET \/v1\/mailboxes\/\{path\} answers it first/,
     );
-    assert.match(invalid([{ name: 'X', requires: ['NOPE'] }]), /plugins\[0\]\.requires: unknown plugin "NOPE"; valid names: IDLE/);
+    assert.match(invalid([{ name: 'X', requires: ['NOPE'] }]), /plugins\[0\]\.requires: unknown plugin "NOPE"; valid names: IMAP4REV2, IDLE/);
     assert.match(invalid([{ name: 'X', comands: [] }]), /plugins\[0\]\.comands: unknown key; did you mean "commands"\?/);
   });
 });

@@ -20,12 +20,14 @@ export const enableCommand: CommandSpec = {
     if (wanted.length === 0) return bad('ENABLE needs at least one capability');
     const protocol = imapProtocol(session.server);
     const enableable = protocol.enableable;
-    const caps = new Set(session.capabilities());
+    // Capability names compare case-insensitively (RFC 3501 §7.2.1); ENABLED names them as advertised (`IMAP4rev2`).
+    const caps = new Map(session.capabilities().map((c) => [c.toUpperCase(), c]));
     const enabled: string[] = [];
     for (const cap of wanted) {
-      if (enableable.has(cap) && caps.has(cap) && !session.enabled.has(cap) && protocol.mayEnable(session, cap)) {
+      const advertised = caps.get(cap);
+      if (enableable.has(cap) && advertised !== undefined && !session.enabled.has(cap) && protocol.mayEnable(session, cap)) {
         session.enabled.add(cap);
-        enabled.push(cap);
+        enabled.push(advertised);
       }
     }
     session.untagged(atom('ENABLED'), ...enabled.map(atom));

@@ -86,7 +86,7 @@ function fetchAsText(session: ImapSession, selected: SelectedMailbox, targets: N
           break;
         case 'FLAGS': {
           let flags = [...m.flags].join(' ');
-          if (selected.recent.has(m.uid)) flags = flags ? `${flags} \\Recent` : '\\Recent';
+          if (selected.isRecent(m.uid)) flags = flags ? `${flags} \\Recent` : '\\Recent';
           line += `FLAGS (${flags})`;
           break;
         }

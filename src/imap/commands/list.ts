@@ -13,7 +13,7 @@ import type { Store } from '../../store/store.js';
 import { AUTHENTICATED, failBad, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import type { ArgParser } from '../parser.js';
 import { accessRefusal, imapProtocol } from '../protocol.js';
-import { atom, type ImapValue } from '../wire/values.js';
+import { atom, utf8Text, type ImapValue } from '../wire/values.js';
 
 /** "INBOX" in every mix of case, for matching INBOX case-insensitively. */
 const INBOX_CASES: string[] = [];
@@ -135,7 +135,10 @@ function readList(ctx: CommandContext, lsub: boolean): ListRequest {
     extended = true;
   }
   args.end();
-  if (selection.has('RECURSIVEMATCH') && selection.size === 1) failBad('RECURSIVEMATCH needs another selection option');
+  // RFC 5258 §3.1: RECURSIVEMATCH modifies a base option (SUBSCRIBED, SPECIAL-USE); REMOTE is independent and is none.
+  if (selection.has('RECURSIVEMATCH') && ![...selection].some((o) => o !== 'RECURSIVEMATCH' && o !== 'REMOTE')) {
+    failBad('RECURSIVEMATCH needs a base selection option such as SUBSCRIBED');
+  }
   // RFC 5258 §3: the SUBSCRIBED selection option implies the SUBSCRIBED return option.
   if (selection.has('SUBSCRIBED')) returns.add('SUBSCRIBED');
   return { reference, patterns, selection, returns, returnArguments, extended };
@@ -165,7 +168,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
     // The hierarchy delimiter and root of the reference (RFC 3501 §6.3.8).
     const delimiter = store.delimiterFor(reference);
     const root = reference === '' ? '' : reference.split(delimiter)[0] + (reference.includes(delimiter) ? delimiter : '');
-    session.untagged(atom(name), [atom('\\Noselect')], delimiter, root);
+    session.untagged(atom(name), [atom('\\Noselect')], delimiter, protocol.utf8(session) ? utf8Text(root) : root);
     return ok(`${name} completed`);
   }
   // Mailbox names are modified UTF-7, so a reference or pattern that is not
@@ -229,18 +232,23 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
       }
     }
   }
-  // RECURSIVEMATCH with SUBSCRIBED: a listed parent of a subscribed child that itself is not
-  // subscribed carries CHILDINFO ("SUBSCRIBED") (RFC 5258 §3.5).
+  // RECURSIVEMATCH with SUBSCRIBED (RFC 5258 §3.5): CHILDINFO ("SUBSCRIBED") says a listed
+  // mailbox has a subscribed descendant. A level that is not itself subscribed is listed for
+  // it only when such a descendant is not listed itself (it does not match the pattern): a
+  // line there would be redundant (§3.5 SHOULD, Example 9's Baz2).
   if (selection.has('RECURSIVEMATCH') && selection.has('SUBSCRIBED')) {
+    const listedItself = new Set(found.keys());
     for (const path of names) {
+      if (!visible(store.get(path) ?? null, path)) continue;
       const sep = store.delimiterFor(path);
       for (const level of levelsAbove(path, sep)) {
         if (!matchesWith(level, sep)) continue;
         const existing = found.get(level);
         if (existing) {
-          if (!store.isSubscribed(level)) existing.childInfo = true;
+          existing.childInfo = true;
           continue;
         }
+        if (listedItself.has(path)) continue;
         const mailbox = store.get(level) ?? null;
         if (!visible(mailbox, level)) continue;
         const attrs = mailbox ? [...mailbox.attributes] : ['\\NonExistent'];
@@ -253,13 +261,19 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
   for (const path of ordered) {
     const item = found.get(path)!;
     if (!protocol.listFilter(item.entry, listCtx)) continue;
-    const attrs = mergeAttributes(item.attrs, protocol.listAttributes(item.entry, listCtx));
+    const attrs = withoutRedundantChildFlag(mergeAttributes(item.attrs, protocol.listAttributes(item.entry, listCtx)));
     const line: ImapValue[] = [atom(name), attrs.map(atom), item.delimiter, session.mailboxName(path)];
     if (item.childInfo) line.push(['CHILDINFO', ['SUBSCRIBED']]);
     session.untaggedList(line);
     for (const response of protocol.listResponses(item.entry, listCtx)) session.untaggedList(response);
   }
   return ok(`${name} completed`);
+}
+
+/** `\Noinferiors` implies `\HasNoChildren`, which is then left out (RFC 5258 §4, Example 3). */
+export function withoutRedundantChildFlag(attrs: string[]): string[] {
+  if (!attrs.some((a) => a.toLowerCase() === '\\noinferiors')) return attrs;
+  return attrs.filter((a) => a.toLowerCase() !== '\\hasnochildren');
 }
 
 /** Attributes without duplicates (case-insensitive), first spelling kept. */

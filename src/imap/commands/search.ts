@@ -17,7 +17,11 @@ import { atom, type ImapValue } from '../wire/values.js';
 function run(ctx: CommandContext): CommandResult {
   const { session, args } = ctx;
   const protocol = imapProtocol(session.server);
-  const returned = readReturnOptions(ctx);
+  let returned = readReturnOptions(ctx);
+  // IMAP4rev2 (RFC 9051 §6.4.4): no RETURN means RETURN (), answered by ESEARCH.
+  if (returned === null && protocol.searchReturn.size > 0 && protocol.rules(session).searchReturnsByDefault) {
+    returned = { options: new Set(), returnArguments: new Map() };
+  }
   const program = args.searchProgram();
   args.end();
   const selected = session.selected!;
@@ -30,8 +34,8 @@ function run(ctx: CommandContext): CommandResult {
     protocol.searchResults({ session, selected, tag: ctx.tag, command: ctx.name, uid: ctx.uid, ...returned, criteria: program.keys, found, rerun });
   };
   // RFC 6855 §3: after ENABLE UTF8=ACCEPT a charset label conflicts with the session's UTF-8
-  // (SEARCH only: SORT and THREAD always name a charset, RFC 5256).
-  if (program.charset !== null && protocol.utf8(session)) {
+  // (SEARCH only: SORT and THREAD always name a charset, RFC 5256). IMAP4rev2 keeps CHARSET (RFC 9051 §6.4.4).
+  if (program.charset !== null && protocol.utf8(session) && !protocol.rules(session).searchCharsetWithUtf8) {
     answer(null);
     return bad('SEARCH CHARSET is not allowed after ENABLE UTF8=ACCEPT');
   }

@@ -32,12 +32,14 @@ function open(ctx: CommandContext, examine: boolean): CommandResult {
   const readOnly = examine || protocol.selectReadOnly(session, mailbox);
   const selected = session.select(mailbox, readOnly);
   selected.changeableFlag = flagFilter(session, mailbox, ctx.name);
-  const firstUnseen = selected.view.findIndex((m) => !m.flags.has('\\Seen')) + 1;
+  // O(n) only for the sessions that still get OK [UNSEEN n].
+  const firstUnseen = protocol.rules(session).noUnseenCode ? 0 : selected.view.findIndex((m) => !m.flags.has('\\Seen')) + 1;
   const [flags, permanentFlags] = selected.flagsResponses();
   session.untaggedList(flags!);
   session.untagged(selected.exists, atom('EXISTS'));
-  session.untagged(selected.recent.size, atom('RECENT'));
-  if (firstUnseen) session.untagged(atom('OK'), atom(`[UNSEEN ${firstUnseen}]`), atom(`First unseen.`));
+  const rules = protocol.rules(session);
+  if (!rules.noRecent) session.untagged(selected.recent.size, atom('RECENT'));
+  if (firstUnseen && !rules.noUnseenCode) session.untagged(atom('OK'), atom(`[UNSEEN ${firstUnseen}]`), atom(`First unseen.`));
   session.untaggedList(permanentFlags!);
   session.untagged(atom('OK'), atom(`[UIDVALIDITY ${mailbox.uidvalidity}]`), atom('UIDs valid'));
   session.untagged(atom('OK'), atom(`[UIDNEXT ${mailbox.uidnext}]`), atom('Predicted next UID'));
