@@ -28,7 +28,7 @@ function statusItems(session: ImapSession): string[] {
 
 /** `STATUS box (items)` with the values the mailbox has now. */
 export function statusLine(session: ImapSession, mailbox: Mailbox): ImapValue[] {
-  return [atom('STATUS'), mailbox.path, statusValues(session, mailbox, statusItems(session))];
+  return [atom('STATUS'), session.mailboxName(mailbox.path), statusValues(session, mailbox, statusItems(session))];
 }
 
 /**
@@ -46,7 +46,8 @@ export function listLine(session: ImapSession, path: string, mailbox: Mailbox | 
   if (store.isSubscribed(path)) attrs.push('\\Subscribed');
   const seen = new Set<string>();
   const unique = attrs.filter((a) => !seen.has(a.toLowerCase()) && seen.add(a.toLowerCase()));
-  const line: ImapValue[] = [atom('LIST'), unique.map(atom), store.delimiterFor(path), path];
-  if (oldName !== null) line.push(['OLDNAME', [oldName]]);
+  // A UTF-8 session (UTF8=ACCEPT, IMAP4rev2) gets both names in UTF-8, as LIST gives them.
+  const line: ImapValue[] = [atom('LIST'), unique.map(atom), store.delimiterFor(path), session.mailboxName(path)];
+  if (oldName !== null) line.push(['OLDNAME', [session.mailboxName(oldName)]]);
   return line;
 }

@@ -174,7 +174,7 @@ export function onMetadataChange(change: MetadataChange, state: Watches): void {
       if (!mailbox || !wants(watch, mailbox.path, 'MailboxMetadataChange')) continue;
       if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) continue;
     }
-    queueLine(state, watch, [atom('METADATA'), change.path, ...change.entries.map(entryValue)]);
+    queueLine(state, watch, [atom('METADATA'), session.mailboxName(change.path), ...change.entries.map(entryValue)]);
   }
 }
 
