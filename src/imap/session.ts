@@ -618,12 +618,20 @@ export class ImapSession implements SessionHandle {
   }
 
   /**
+   * True once the session speaks UTF-8: an extension's `utf8` point says so
+   * (ENABLE UTF8=ACCEPT, ENABLE IMAP4rev2, which includes it).
+   */
+  get utf8(): boolean {
+    return imapProtocol(this.server).utf8(this);
+  }
+
+  /**
    * A mailbox name as this client sees it: the stored modified UTF-7 name,
    * or its UTF-8 form once the session speaks UTF-8 (RFC 6855 §3). Every
    * response that carries a mailbox name sends it through here.
    */
   mailboxName(path: string): ImapValue {
-    if (!imapProtocol(this.server).utf8(this)) return path;
+    if (!this.utf8) return path;
     return utf8Text(decodeMutf7(path) ?? path);
   }
 

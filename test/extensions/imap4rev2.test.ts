@@ -187,7 +187,7 @@ test('SELECT that ends a selection sends OK [CLOSED] first, once even with QRESY
 
 test('mailbox names are UTF-8 in a rev2 session (RFC 9051 §5.1), taken as sent; the store and rev1 sessions keep modified UTF-7', async () => {
   const storage = { INBOX: {}, '': { folders: { 'Entw&APw-rfe': { messages: [{ raw: mail('d') }] } } } };
-  await withServer({ plugins: ['IMAP4rev2', 'ACL', 'QUOTA'], storage }, async (server, port) => {
+  await withServer({ plugins: ['IMAP4rev2', 'ACL', 'QUOTA', 'UTF8=ACCEPT'], storage }, async (server, port) => {
     const v2 = await rev2Session(port);
     const v1 = await rawSession(port);
     const utf8 = (s: string): Buffer => Buffer.from(s, 'utf8');
@@ -228,6 +228,12 @@ test('mailbox names are UTF-8 in a rev2 session (RFC 9051 §5.1), taken as sent;
     // The rev1 session sees the same mailboxes in modified UTF-7, and 8-bit quoted strings stay BAD.
     assert.deepEqual(await v1.command('LIST "" "C*"'), ['* LIST (\\HasNoChildren) "/" "Caf&AOk-"', 'T2 OK LIST completed']);
     assert.match(last(await send(v1, 'r1', utf8('SELECT "Entwürfe"'))), /^r1 BAD /);
+    // IMAP4rev2 includes UTF8=ACCEPT (RFC 9755): a rev2 session may APPEND a UTF-8 header; a rev1 one that did
+    // not enable UTF8=ACCEPT gets NO (RFC 6855 §4).
+    const message = utf8('Subject: Grüße\r\n\r\nbody\r\n');
+    const append = (tag: string): Buffer => Buffer.concat([utf8(`APPEND INBOX {${message.length}+}\r\n`), message]);
+    assert.match(last(await send(v2, 'u13', append('u13'))), /^u13 OK /);
+    assert.match(last(await send(v1, 'r2', append('r2'))), /^r2 NO .*8-bit/);
     v1.close();
     v2.close();
   });

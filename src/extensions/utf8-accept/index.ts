@@ -60,7 +60,8 @@ export const extension = defineExtension({
   appendForms: [{ name: 'UTF8', parse: utf8Literal }],
   checks: {
     append: ({ session, raw }) => {
-      if (session === null || raw === undefined || utf8On(session)) return;
+      // Any UTF-8 session may send UTF-8 headers: IMAP4rev2 includes UTF8=ACCEPT (RFC 9755's abstract).
+      if (session === null || raw === undefined || session.utf8) return;
       if (headerHas8bit(raw)) throw new ServiceError('CANNOT', 'The message header has 8-bit characters: ENABLE UTF8=ACCEPT first (RFC 6855 §4)');
     },
   },
