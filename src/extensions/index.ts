@@ -26,6 +26,7 @@ import * as appendlimit from './appendlimit/index.js';
 import * as multiappend from './multiappend/index.js';
 import * as catenate from './catenate/index.js';
 import * as urlPartial from './url-partial/index.js';
+import * as urlauth from './urlauth/index.js';
 import * as metadataServer from './metadata-server/index.js';
 import * as metadata from './metadata/index.js';
 import * as acl from './acl/index.js';
@@ -75,6 +76,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   multiappend,
   catenate,
   urlPartial,
+  urlauth,
   metadataServer,
   metadata,
   acl,

@@ -120,11 +120,11 @@ interface Param {
 }
 
 /** `<path>` after the `/` that starts it: the mailbox and its parameters in RFC 5092 order. */
-function parsePath(path: string): Omit<ImapUrl, 'server'> {
+function parsePath(path: string, rump: boolean): Omit<ImapUrl, 'server'> {
   // `?` is in no component but the search, which comes last: imessagelist = imailbox-ref ["?" enc-search].
   const query = path.indexOf('?');
   if (query >= 0) {
-    const head = parsePath(path.slice(0, query));
+    const head = parsePath(path.slice(0, query), rump);
     if (head.uid !== null) throw new ImapUrlError('A search after a message');
     const search = path.slice(query + 1);
     decode(search, isBchar, 'search');
@@ -184,7 +184,8 @@ function parsePath(path: string): Omit<ImapUrl, 'server'> {
     const expire = take('EXPIRE', false);
     const urlauth = take('URLAUTH', false);
     if (urlauth !== null) {
-      if (!/^[^:]+:[^:]+:[^:]+$/.test(urlauth)) throw new ImapUrlError('Invalid URLAUTH');
+      // A rump URL (RFC 4467 §2: access identifier only) is what GENURLAUTH signs, never a URL to read.
+      if (!(rump ? /^[^:]+$/ : /^[^:]+:[^:]+:[^:]+$/).test(urlauth)) throw new ImapUrlError(rump ? 'Invalid URLAUTH rump' : 'Invalid URLAUTH');
       url.urlauth = params
         .slice(start, i)
         .map((p) => `;${p.name}=${p.value}`)
@@ -195,8 +196,12 @@ function parsePath(path: string): Omit<ImapUrl, 'server'> {
   return url;
 }
 
-/** Parses an IMAP URL or absolute-path reference; throws ImapUrlError when it is not one. */
-export function parseImapUrl(text: string): ImapUrl {
+/**
+ * Parses an IMAP URL or absolute-path reference; throws ImapUrlError when it
+ * is not one. With `rump`, `;URLAUTH=` must hold an access identifier alone
+ * (RFC 4467 `authimapurlrump`, GENURLAUTH's argument) instead of `access:mech:token`.
+ */
+export function parseImapUrl(text: string, options: { rump?: boolean } = {}): ImapUrl {
   if (text.length === 0) throw new ImapUrlError('Empty URL');
   if (text.length > 8192) throw new ImapUrlError('URL too long');
   if (text.includes('#')) throw new ImapUrlError('A fragment is not allowed');
@@ -219,7 +224,7 @@ export function parseImapUrl(text: string): ImapUrl {
     if (/(^|\/)\.\.?(\/|$)/.test(text.split(/[?;]/)[0]!)) throw new ImapUrlError('Dot segments are not supported');
     rest = text;
   }
-  return { server, ...parsePath(rest) };
+  return { server, ...parsePath(rest, options.rump === true) };
 }
 
 const encodeComponent = (text: string, allowed: (c: number) => boolean): string => {

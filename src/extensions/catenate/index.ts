@@ -14,15 +14,13 @@
  * without a user is the session's; URLAUTH is accepted and not verified.
  */
 import { CommandFailure, no } from '../../imap/command.js';
-import { ArgParser, ParseError } from '../../imap/parser.js';
+import { ParseError, type ArgParser } from '../../imap/parser.js';
 import { accessRefusal } from '../../imap/protocol.js';
 import type { ImapSession } from '../../imap/session.js';
-import { findPart, getMime, section as sectionOf, servedSource, type SectionSpec } from '../../mime/index.js';
-import type { Mailbox } from '../../store/mailbox.js';
-import { encodeMutf7, isValidMutf7 } from '../../store/mutf7.js';
 import type { Extension } from '../extension.js';
 import { always } from '../shared.js';
 import { ImapUrlError, parseImapUrl } from './imap-url.js';
+import { findUrlMailbox, urlData } from './url-data.js';
 
 type CatPart = { text: Buffer } | { url: string };
 
@@ -40,25 +38,6 @@ function badUrl(url: string, reason: string): never {
   throw new CommandFailure(no(`${reason}; CATENATE append has failed`, `BADURL ${urlRespText(url)}`));
 }
 
-/** A URL's mailbox name (UTF-8, RFC 5092 §3.2) as a store path; a modified UTF-7 spelling is taken as well. */
-function findMailbox(session: ImapSession, name: string): Mailbox | undefined {
-  const store = session.server.store;
-  return store.get(encodeMutf7(name)) ?? (isValidMutf7(name) ? store.get(name) : undefined);
-}
-
-/** The URL's section, in the FETCH grammar (`1.2`, `HEADER.FIELDS (To)`, `1.MIME`). */
-function sectionSpec(url: string, text: string): SectionSpec {
-  try {
-    const args = ArgParser.from(`[${text}]`);
-    const spec = args.section();
-    args.end();
-    return spec;
-  } catch (err) {
-    if (err instanceof ParseError) badUrl(url, `Invalid section ${JSON.stringify(text.slice(0, 40))}`);
-    throw err;
-  }
-}
-
 /** The bytes a URL part stands for. */
 function resolve(session: ImapSession, text: string): Buffer {
   let url;
@@ -70,27 +49,13 @@ function resolve(session: ImapSession, text: string): Buffer {
   }
   if (url.uid === null) badUrl(text, 'The URL names no message');
   if (url.server?.user != null && url.server.user !== session.user) badUrl(text, 'The URL is for another user');
-  const mailbox = findMailbox(session, url.mailbox);
+  const mailbox = findUrlMailbox(session, url.mailbox);
   if (!mailbox || !mailbox.selectable) badUrl(text, 'No such mailbox');
   // As FETCH asks; a hidden mailbox reads as a missing one.
   const refused = accessRefusal(session, 'r', mailbox, mailbox.path, 'APPEND');
   if (refused) badUrl(text, refused.code === 'NONEXISTENT' ? 'No such mailbox' : 'No read access to the mailbox');
-  if (url.uidvalidity !== null && url.uidvalidity !== mailbox.uidvalidity) badUrl(text, 'UIDVALIDITY has changed');
-  const message = mailbox.byUid(url.uid);
-  if (!message) badUrl(text, 'No such message');
-  let data = servedSource(message.raw);
-  if (url.section !== null) {
-    const spec = sectionSpec(text, url.section);
-    const root = getMime(data);
-    if (spec.part.length > 0 && findPart(root, spec.part) === null) badUrl(text, 'No such part');
-    const got = sectionOf(data, root, spec);
-    if (got === null) badUrl(text, 'Invalid section');
-    data = got;
-  }
-  if (url.partial) {
-    const { offset, length } = url.partial;
-    data = offset >= data.length ? Buffer.alloc(0) : data.subarray(offset, length === null ? data.length : Math.min(data.length, offset + length));
-  }
+  const data = urlData({ ...url, uid: url.uid }, mailbox);
+  if (!Buffer.isBuffer(data)) badUrl(text, data.error);
   return data;
 }
 
