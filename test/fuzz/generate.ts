@@ -291,6 +291,17 @@ export class Generator {
     const head = r.pick(['/', '/', 'imap://testuser@localhost/', 'imap://other@h/', '//localhost/', '', 'imap:///', 'http://x/']);
     return `${head}${mailbox}${validity}${r.pick(['/;UID=', ';UID=', '/;uid='])}${uid}${tail}`;
   }
+  /** An RFC 4467 URL: a rump for GENURLAUTH, a signed-looking one for URLFETCH, or any CATENATE URL. */
+  urlauthUrl(): string {
+    const r = this.r;
+    if (r.chance(0.2)) return this.imapUrl();
+    const user = r.pick(['testuser', 'other', 'test%75ser']);
+    const path = r.pick(['INBOX/;UID=1', 'INBOX/;uid=2/;section=1', 'Archive;UIDVALIDITY=1/;UID=1', 'Nope/;UID=1', 'INBOX/;UID=1/;PARTIAL=0.3']);
+    const expire = r.pick(['', '', ';EXPIRE=2030-01-01T00:00:00Z', ';EXPIRE=2000-01-01T00:00:00Z', ';EXPIRE=soon']);
+    const access = r.pick(['anonymous', 'authuser', 'user+testuser', 'submit+testuser', 'user+', 'everyone', 'AUTHUSER']);
+    const mech = r.pick(['', '', ':INTERNAL:0123456789abcdef0123456789abcdef01234567', ':internal:00', ':XSHA:ab', ':INTERNAL:']);
+    return `imap://${user}@localhost/${path}${expire};URLAUTH=${access}${mech}`;
+  }
   /** RFC 4469 `CATENATE (cat-part *(SP cat-part))`, sometimes malformed. */
   catenate(): Part[] {
     const r = this.r;
@@ -386,6 +397,14 @@ export class Generator {
     { name: 'CHECK', states: SEL, args: () => [] },
     { name: 'CLOSE', states: SEL, args: () => [] },
     { name: 'UNSELECT', states: SEL, args: () => [] },
+    // RFC 4467: GENURLAUTH url mech ..., URLFETCH url ..., RESETKEY [mailbox [mech ...]].
+    {
+      name: 'GENURLAUTH',
+      states: AUTH,
+      args: (g) => Array.from({ length: g.r.int(1, 3) }, (_, i) => [i > 0 ? ' ' : '', g.astring([g.urlauthUrl()]), ` ${g.r.pick(['INTERNAL', 'internal', 'XSHA1'])}`]).flat(),
+    },
+    { name: 'URLFETCH', states: AUTH, args: (g) => Array.from({ length: g.r.int(1, 3) }, (_, i) => [i > 0 ? ' ' : '', g.astring([g.urlauthUrl()])]).flat() },
+    { name: 'RESETKEY', states: AUTH, args: (g) => (g.r.chance(0.3) ? [] : [g.mailbox(), ...(g.r.chance(0.5) ? [] : [` ${g.r.pick(['INTERNAL', 'XSHA1', 'INTERNAL INTERNAL'])}`])]) },
     // RFC 8437: back to not authenticated (the driver's probe learns the new state).
     { name: 'UNAUTHENTICATE', states: AUTH, args: (g) => (g.r.chance(0.9) ? [] : ['now']) },
     { name: 'EXPUNGE', states: SEL, args: () => [] },

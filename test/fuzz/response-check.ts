@@ -2,7 +2,7 @@
  * A strict reader of server output for the fuzzer and the strict client:
  * splits the byte stream into responses (a line plus the literals it
  * announces) and checks each against the response grammar of RFC 3501 §7
- * and §9 (plus the extension responses Rookery sends: ENABLED, NAMESPACE,
+ * and §9 (plus the extension responses Rookery sends: ENABLED, GENURLAUTH, URLFETCH, NAMESPACE,
  * ID). Written from the RFC, independent of the server's serializer.
  */
 
@@ -686,6 +686,23 @@ function untagged(c: Cursor, r: Response): ParsedResponse {
     case 'ENABLED':
       while (c.trySp()) c.atom();
       break;
+    case 'GENURLAUTH':
+      // RFC 4467 §9: "GENURLAUTH" 1*(SP url-full), url-full an astring.
+      c.sp();
+      c.astring();
+      while (c.trySp()) c.astring();
+      break;
+    case 'URLFETCH': {
+      // RFC 4467 §9: "URLFETCH" 1*(SP url SP nstring).
+      do {
+        c.sp();
+        c.astring();
+        c.sp();
+        const v = c.value();
+        if (v.t !== 'nil' && v.t !== 'str') c.fail('URLFETCH data is neither NIL nor a string');
+      } while (c.peek() === 0x20);
+      break;
+    }
     case 'NAMESPACE':
       for (let i = 0; i < 3; i++) {
         c.sp();
