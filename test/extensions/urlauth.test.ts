@@ -196,3 +196,22 @@ test('GENURLAUTH: BAD for what is not a rump URL, NO for another user, mechanism
     await server.stop();
   }
 });
+
+test('CATENATE with URLAUTH loaded: a URLAUTH-ed URL is read when its token verifies (even another user\'s), BADURL when not', async () => {
+  const { server, port } = await start();
+  try {
+    const joe = await login(port, 'joe');
+    const [url] = signed(await run(joe, 'GENURLAUTH "imap://joe@example.com/INBOX/;UID=1/;SECTION=2;URLAUTH=user+fred" INTERNAL'));
+    const fred = await login(port, 'fred');
+    assert.match((await run(fred, `APPEND INBOX CATENATE (URL "${url}")`)).at(-1)!, /^T OK /);
+    assert.equal(Buffer.from(server.control.listMessages('INBOX', { raw: true }).at(-1)!.raw!, 'base64').toString(), PART2.slice(0, -2));
+    const wrong = url!.slice(0, -1) + (url!.endsWith('0') ? '1' : '0');
+    assert.match((await run(fred, `APPEND INBOX CATENATE (URL "${wrong}")`)).at(-1)!, /^T NO \[BADURL /);
+    // Only fred is admitted by user+fred.
+    const other = await login(port, 'testuser');
+    assert.match((await run(other, `APPEND INBOX CATENATE (URL "${url}")`)).at(-1)!, /^T NO \[BADURL /);
+    for (const c of [joe, fred, other]) c.close();
+  } finally {
+    await server.stop();
+  }
+});

@@ -11,7 +11,9 @@
  * a part that does not exist: `NO [BADURL url]`, nothing appended. A result
  * larger than `maxLiteral`: `NO [TOOBIG]`. The host of an absolute URL is
  * not compared (a server does not know every name it is reached by), and one
- * without a user is the session's; URLAUTH is accepted and not verified.
+ * without a user is the session's. A URL with `;URLAUTH=` is verified by the
+ * URLAUTH plugin when it is loaded (as URLFETCH would read it), and its
+ * URLAUTH part is ignored otherwise.
  */
 import { CommandFailure, no } from '../../imap/command.js';
 import { ParseError, type ArgParser } from '../../imap/parser.js';
@@ -21,6 +23,7 @@ import type { Extension } from '../extension.js';
 import { always } from '../shared.js';
 import { ImapUrlError, parseImapUrl } from './imap-url.js';
 import { findUrlMailbox, urlData } from './url-data.js';
+import type { UrlAuthApi } from '../urlauth/index.js';
 
 type CatPart = { text: Buffer } | { url: string };
 
@@ -48,6 +51,13 @@ function resolve(session: ImapSession, text: string): Buffer {
     throw err;
   }
   if (url.uid === null) badUrl(text, 'The URL names no message');
+  // With URLAUTH loaded its token decides (the URL may be another user's, RFC 4467 §3); without it, it is ignored.
+  const urlauth = url.urlauth === null ? undefined : session.server.extension<UrlAuthApi>('URLAUTH');
+  if (urlauth) {
+    const data = urlauth.fetch(session, text);
+    if (data === null) badUrl(text, 'The URLAUTH-authorized URL does not verify');
+    return data;
+  }
   if (url.server?.user != null && url.server.user !== session.user) badUrl(text, 'The URL is for another user');
   const mailbox = findUrlMailbox(session, url.mailbox);
   if (!mailbox || !mailbox.selectable) badUrl(text, 'No such mailbox');

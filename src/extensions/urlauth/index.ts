@@ -16,6 +16,9 @@
  *   access identifier that does not admit this session, `;EXPIRE=` not in
  *   the future of the server clock (`now`), a mailbox, UIDVALIDITY, message
  *   or part that no longer exists. Failing URLs are not errors (RFC 4467 §6.3).
+ * - CATENATE (RFC 4469 §3) with this plugin loaded verifies a URL that
+ *   carries `;URLAUTH=` as URLFETCH does (`UrlAuthApi.fetch`), instead of
+ *   reading it as the session's own.
  * - `RESETKEY [mailbox [mechanism ...]]` drops the user's key of a mailbox
  *   (or all of them), invalidating every URL signed with it.
  *
@@ -35,7 +38,13 @@ import { defineExtension } from '../extension.js';
 import { always } from '../shared.js';
 import { AccessKeys } from './keys.js';
 
-interface State {
+/** The control API, `server.extension('URLAUTH')`; CATENATE verifies URLAUTH-ed URLs with `fetch`. */
+export interface UrlAuthApi {
+  /** The bytes of a URLAUTH-ed URL as URLFETCH would give them to `session`, or null (NIL). */
+  fetch(session: ImapSession, url: string): Buffer | null;
+}
+
+interface State extends UrlAuthApi {
   readonly keys: AccessKeys;
   readonly submitUsers: ReadonlySet<string>;
 }
@@ -228,7 +237,14 @@ export const extension = defineExtension<State>({
     },
     additionalProperties: false,
   },
-  setup: ({ options }) => ({ keys: new AccessKeys(), submitUsers: new Set((options.submitUsers as string[] | undefined) ?? []) }),
+  setup: ({ options }) => {
+    const state: State = {
+      keys: new AccessKeys(),
+      submitUsers: new Set((options.submitUsers as string[] | undefined) ?? []),
+      fetch: (session, url) => fetchUrl(session, url, state),
+    };
+    return state;
+  },
   capabilities: always('URLAUTH'),
   commands: [genurlauth, urlfetch, resetkey],
   onChange(change, state) {
