@@ -215,3 +215,16 @@ test('CATENATE with URLAUTH loaded: a URLAUTH-ed URL is read when its token veri
     await server.stop();
   }
 });
+
+test('a script rule matches the new command names (URLFETCH)', async () => {
+  const { server, port } = await start();
+  try {
+    server.script.add({ on: 'command', command: 'URLFETCH', times: 1, send: '$TAG NO [UNAVAILABLE] Try again later\r\n' });
+    const joe = await login(port, 'joe');
+    assert.deepEqual(await run(joe, 'URLFETCH "imap://joe@example.com/INBOX/;UID=1;URLAUTH=authuser:INTERNAL:00"'), ['T NO [UNAVAILABLE] Try again later']);
+    assert.match((await run(joe, 'URLFETCH "imap://joe@example.com/INBOX/;UID=1;URLAUTH=authuser:INTERNAL:00"')).at(-1)!, /^T OK /);
+    joe.close();
+  } finally {
+    await server.stop();
+  }
+});
