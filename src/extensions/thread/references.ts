@@ -131,24 +131,31 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
     return m === null ? '' : keys.subject(m);
   };
   const isReply = (n: ThreadNode): boolean => n.message !== null && keys.replyOrForward(n.message);
-  const table = new Map<string, ThreadNode>();
-  for (const r of roots) {
-    const subject = subjectOf(r);
+  // Per subject the slot of its root: the root there may become a new dummy, which keeps the slot, so
+  // no map from nodes to slots is needed.
+  const subjects = roots.map(subjectOf);
+  const table = new Map<string, number>();
+  for (let i = 0; i < roots.length; i++) {
+    const subject = subjects[i]!;
     if (subject === '') continue;
-    const held = table.get(subject);
-    if (held === undefined) table.set(subject, r);
-    else if (held.message !== null && (r.message === null || (isReply(held) && !isReply(r)))) table.set(subject, r);
+    const at = table.get(subject);
+    if (at === undefined) {
+      table.set(subject, i);
+      continue;
+    }
+    const held = roots[at]!;
+    const r = roots[i]!;
+    if (held.message !== null && (r.message === null || (isReply(held) && !isReply(r)))) table.set(subject, i);
   }
   const slots: (ThreadNode | null)[] = roots;
-  const slotOf = new Map<ThreadNode, number>();
-  slots.forEach((r, i) => slotOf.set(r!, i));
   for (let i = 0; i < slots.length; i++) {
     const current = slots[i];
     if (!current) continue;
-    const subject = subjectOf(current);
+    const subject = subjects[i]!;
     if (subject === '') continue;
-    const held = table.get(subject)!;
-    if (held === current) continue;
+    const at = table.get(subject)!;
+    if (at === i) continue;
+    const held = slots[at]!;
     slots[i] = null;
     if (held.message === null && current.message === null) {
       for (const c of current.children) adopt(held, c);
@@ -156,12 +163,9 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
       adopt(held, current);
     } else {
       const dummy = node(null, 0, 0);
-      const at = slotOf.get(held)!;
       adopt(dummy, current);
       adopt(dummy, held);
       slots[at] = dummy;
-      slotOf.set(dummy, at);
-      table.set(subject, dummy);
     }
   }
   roots = slots.filter((r): r is ThreadNode => r !== null);

@@ -87,13 +87,15 @@ export function formatThreads(roots: readonly ThreadNode[], uid: boolean): strin
       out.push(item);
       continue;
     }
-    const parts: (string | ThreadNode)[] = [];
-    if (item.message !== null) parts.push(String(uid ? item.message.uid : item.seq));
+    // The number (and its space) are written at once; only the children wait on the stack, so no
+    // array per node.
     const kids = item.children;
-    if (kids.length > 0 && item.message !== null) parts.push(' ');
-    if (kids.length === 1) parts.push(kids[0]!);
-    else for (const k of kids) parts.push('(', k, ')');
-    for (let i = parts.length - 1; i >= 0; i--) stack.push(parts[i]!);
+    if (item.message !== null) {
+      out.push(String(uid ? item.message.uid : item.seq));
+      if (kids.length > 0) out.push(' ');
+    }
+    if (kids.length === 1) stack.push(kids[0]!);
+    else for (let i = kids.length - 1; i >= 0; i--) stack.push(')', kids[i]!, '(');
   }
   return out.join('');
 }
