@@ -308,7 +308,22 @@ export function parseDateHeader(value: string): number | null {
  * byte scan: References headers of a large mailbox are read in bulk.
  */
 export function messageIds(value: Buffer, first = false, start = 0, stop = value.length): string[] {
+  if (first) {
+    const id = scanIds(value, start, stop, null);
+    return id === null ? [] : [id];
+  }
   const out: string[] = [];
+  scanIds(value, start, stop, out);
+  return out;
+}
+
+/** The first message ID of `value[start .. stop)` (as `messageIds`), or null; no array for it. */
+export function firstMessageId(value: Buffer, start: number, stop: number): string | null {
+  return scanIds(value, start, stop, null);
+}
+
+/** Pushes the IDs onto `out`; without `out`, returns the first instead (else null). */
+function scanIds(value: Buffer, start: number, stop: number, out: string[] | null): string | null {
   let depth = 0;
   for (let i = start; i < stop; i++) {
     const b = value[i]!;
@@ -318,27 +333,26 @@ export function messageIds(value: Buffer, first = false, start = 0, stop = value
       // One loop up to the `>` instead of native searches, which (given the whole raw message) could run
       // on into the body; it also notes what the regex \s matches in latin1, so most IDs skip it.
       let end = i + 1;
-      let lt = false;
       let blank = false;
       for (; end < stop; end++) {
         const c = value[end]!;
-        if (c === 62) break;
-        if (c === 60) lt = true;
-        else if (c === 32 || (c >= 9 && c <= 13) || c === 0xa0) blank = true;
+        if (c === 62 || c === 60) break;
+        if (c === 32 || (c >= 9 && c <= 13) || c === 0xa0) blank = true;
       }
+      // `<a <b>`: the id starts at the last `<` before the `>`, which the loop reaches next (each byte is
+      // scanned at most twice). With no `>` left no `<` can make an ID: the scan ends all the same.
+      if (end < stop && value[end] === 60) continue;
       if (end >= stop) break;
-      // `<a <b>`: the id starts at the last `<` before the `>`.
-      if (lt) continue;
       let id = value.toString('latin1', i + 1, end);
       if (blank) id = id.replace(/\s+/g, '');
       if (id.length > 0) {
+        if (out === null) return id;
         out.push(id);
-        if (first) break;
       }
       i = end;
     }
   }
-  return out;
+  return null;
 }
 
 /** References, else the first ID of In-Reply-To, else none (RFC 5256 §3 step 1). */
@@ -504,11 +518,11 @@ export class MessageKeys {
       const raw = m.raw;
       headerRanges(raw, THREAD_FIELDS, r);
       e.date ??= r[0]! < 0 ? null : parseDateBytes(raw, r[0]!, r[1]!);
-      e.messageId ??= r[2]! < 0 ? null : (messageIds(raw, true, r[2]!, r[3]!)[0] ?? null);
+      e.messageId ??= r[2]! < 0 ? null : firstMessageId(raw, r[2]!, r[3]!);
       if (e.references === undefined) {
         const ids = r[4]! < 0 ? NONE : messageIds(raw, false, r[4]!, r[5]!);
-        const reply = ids.length > 0 || r[6]! < 0 ? undefined : messageIds(raw, true, r[6]!, r[7]!)[0];
-        e.references = ids.length > 0 ? ids : reply === undefined ? NONE : [reply];
+        const reply = ids.length > 0 || r[6]! < 0 ? null : firstMessageId(raw, r[6]!, r[7]!);
+        e.references = ids.length > 0 ? ids : reply === null ? NONE : [reply];
       }
     }
     // The entry itself, all three fields now set: no second object per message.
@@ -520,7 +534,7 @@ export class MessageKeys {
     const e = this.entry(m);
     if (e.messageId === undefined) {
       const raw = firstField(m, 'message-id');
-      e.messageId = raw === null ? null : (messageIds(raw, true)[0] ?? null);
+      e.messageId = raw === null ? null : firstMessageId(raw, 0, raw.length);
     }
     return e.messageId;
   }
