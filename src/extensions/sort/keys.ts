@@ -216,16 +216,27 @@ function commonDate(s: string): number | null {
   if (Number.isNaN(t) || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return null;
   return t;
 }
+
 /** The byte at `k`, or -1 from `stop` on, as a string's charCodeAt past its end reads NaN: neither matches anything. */
 const byteAt = (raw: Buffer, k: number, stop: number): number => (k < stop ? raw[k]! : -1);
 const digitAt = (raw: Buffer, k: number, stop: number): number => {
   const c = byteAt(raw, k, stop) - 48;
   return c >= 0 && c <= 9 ? c : NaN;
 };
-const lower = (c: number): number => (c >= 65 && c <= 90 ? c + 32 : c);
+// Only ASCII letters fold, as String#toLowerCase does for all that can match a month name.
+const lowerAscii = (c: number): number => (c >= 65 && c <= 90 ? c + 32 : c);
+const MONTH_NAMES = 'janfebmaraprmayjunjulaugsepoctnovdec';
 
-/** Month numbers by their three lower-case letters packed into one integer. */
-const MONTH_CODES = new Map([...MONTHS].map(([name, i]) => [(name.charCodeAt(0) << 16) | (name.charCodeAt(1) << 8) | name.charCodeAt(2), i]));
+/** The month (0-11) whose name, any case, is the three bytes at `k`, or undefined (as `MONTHS`). */
+function monthAt(raw: Buffer, k: number, stop: number): number | undefined {
+  const a = lowerAscii(byteAt(raw, k, stop));
+  const b = lowerAscii(byteAt(raw, k + 1, stop));
+  const c = lowerAscii(byteAt(raw, k + 2, stop));
+  for (let m = 0; m < 12; m++) {
+    if (MONTH_NAMES.charCodeAt(3 * m) === a && MONTH_NAMES.charCodeAt(3 * m + 1) === b && MONTH_NAMES.charCodeAt(3 * m + 2) === c) return m;
+  }
+  return undefined;
+}
 
 /**
  * `commonDate` of `raw[start .. stop)` read as latin1, straight from the
@@ -235,29 +246,27 @@ const MONTH_CODES = new Map([...MONTHS].map(([name, i]) => [(name.charCodeAt(0) 
  * answer it gives is always `commonDate`'s.
  */
 function commonDateBytes(raw: Buffer, start: number, stop: number): number | null {
-  const at = (k: number): number => byteAt(raw, k, stop);
-  const dig = (k: number): number => digitAt(raw, k, stop);
   let end = stop;
   // ASCII whitespace only: latin1 NBSP, which String#trimEnd also drops, leaves a non-digit last, so null.
   while (end > start && (raw[end - 1] === 32 || (raw[end - 1]! >= 9 && raw[end - 1]! <= 13))) end--;
   let i = start;
-  while (at(i) === 32) i++;
-  if (at(i + 3) === 44 && at(i + 4) === 32) i += 5;
-  let day = dig(i++);
-  if (at(i) !== 32) day = day * 10 + dig(i++);
-  if (at(i) !== 32) return null;
-  const month = MONTH_CODES.get((lower(at(i + 1)) << 16) | (lower(at(i + 2)) << 8) | lower(at(i + 3)));
+  while (byteAt(raw, i, stop) === 32) i++;
+  if (byteAt(raw, i + 3, stop) === 44 && byteAt(raw, i + 4, stop) === 32) i += 5;
+  let day = digitAt(raw, i++, stop);
+  if (byteAt(raw, i, stop) !== 32) day = day * 10 + digitAt(raw, i++, stop);
+  if (byteAt(raw, i, stop) !== 32) return null;
+  const month = monthAt(raw, i + 1, stop);
   i += 4;
-  if (month === undefined || at(i) !== 32) return null;
-  const year = dig(i + 1) * 1000 + dig(i + 2) * 100 + dig(i + 3) * 10 + dig(i + 4);
+  if (month === undefined || byteAt(raw, i, stop) !== 32) return null;
+  const year = digitAt(raw, i + 1, stop) * 1000 + digitAt(raw, i + 2, stop) * 100 + digitAt(raw, i + 3, stop) * 10 + digitAt(raw, i + 4, stop);
   i += 5;
-  if (at(i) !== 32 || at(i + 3) !== 58 || at(i + 6) !== 58 || at(i + 9) !== 32) return null;
-  const hour = dig(i + 1) * 10 + dig(i + 2);
-  const minute = dig(i + 4) * 10 + dig(i + 5);
-  const second = dig(i + 7) * 10 + dig(i + 8);
+  if (byteAt(raw, i, stop) !== 32 || byteAt(raw, i + 3, stop) !== 58 || byteAt(raw, i + 6, stop) !== 58 || byteAt(raw, i + 9, stop) !== 32) return null;
+  const hour = digitAt(raw, i + 1, stop) * 10 + digitAt(raw, i + 2, stop);
+  const minute = digitAt(raw, i + 4, stop) * 10 + digitAt(raw, i + 5, stop);
+  const second = digitAt(raw, i + 7, stop) * 10 + digitAt(raw, i + 8, stop);
   i += 10;
-  const sign = at(i) === 45 ? -1 : at(i) === 43 ? 1 : 0;
-  const zone = sign * ((dig(i + 1) * 10 + dig(i + 2)) * 60 + dig(i + 3) * 10 + dig(i + 4));
+  const sign = byteAt(raw, i, stop) === 45 ? -1 : byteAt(raw, i, stop) === 43 ? 1 : 0;
+  const zone = sign * ((digitAt(raw, i + 1, stop) * 10 + digitAt(raw, i + 2, stop)) * 60 + digitAt(raw, i + 3, stop) * 10 + digitAt(raw, i + 4, stop));
   if (i + 5 !== end || sign === 0) return null;
   const t = Date.UTC(year, month, day, hour, minute, second) - zone * 60_000;
   if (Number.isNaN(t) || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return null;
