@@ -82,18 +82,18 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
       if (id !== null && existing === undefined) byId.set(id, own);
     }
     const refs = info.references;
-    // 1A: the chain of references, without overriding links or closing loops.
+    // 1A: the chain of references, without overriding links or closing loops. Each reference's
+    // container is looked up once: a child is the next pair's parent, the last one the message's.
+    let last = refs.length > 0 ? container(refs[0]!) : null;
     for (let i = 0; i + 1 < refs.length; i++) {
-      const parent = container(refs[i]!);
+      const parent = last!;
       const child = container(refs[i + 1]!);
       if (child.parent === null && !isAncestorOrSelf(child, parent)) adopt(parent, child);
+      last = child;
     }
     // 1B: the message under its last reference.
     unlink(own);
-    if (refs.length > 0) {
-      const parent = container(refs[refs.length - 1]!);
-      if (!isAncestorOrSelf(own, parent)) adopt(parent, own);
-    }
+    if (last !== null && !isAncestorOrSelf(own, last)) adopt(last, own);
   }
 
   // Step 2.
