@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { baseSubject } from '../../src/extensions/sort/base-subject.js';
 import { collationKey } from '../../src/extensions/sort/collate.js';
-import { parseDateHeader } from '../../src/extensions/sort/keys.js';
+import { parseDateBytes, parseDateHeader } from '../../src/extensions/sort/keys.js';
 import { rawSession, startServer } from '../helpers/server.js';
 import type { RawClient } from '../helpers/raw-client.js';
 
@@ -77,6 +77,30 @@ test('RFC 5256 §2.2 sent date: RFC 5322 dates with zones in UTC, obsolete forms
   assert.equal(parseDateHeader('Tue, 3 Nov 1998 10:00:00 GMT (comment)'), Date.UTC(1998, 10, 3, 10, 0, 0));
   assert.equal(parseDateHeader('not a date'), null);
   assert.equal(parseDateHeader('32 Nov 2026 10:00:00 +0000'), null);
+});
+
+test('the sent date read from header bytes (THREAD reads every message) is the one read from the text', () => {
+  const values = [
+    ' Mon, 2 Nov 2026 23:00:00 -0500',
+    '2 NOV 2026 23:00:00 +0130\r\n',
+    'Mon, 2 Nov 2026 23:00:00 -0500 ',
+    'Mon, 2 Nov 2026 23:00:00 -0500\u00a0',
+    'Mon, 2 Nov 2026 23:00:00 -0500 (EST)',
+    'Mon, 2 Nov 2026 23:00 -0500',
+    'Mon, 2 Nov 2026 23:00:00 +05',
+    'Mon, 2 Nox 2026 23:00:00 +0000',
+    'Mon, 2\u00c0Nov 2026 23:00:00 +0000',
+    'Mon, 31 Feb 2026 24:00:00 +0000',
+    '12 Dec 99 1:2:3 PST',
+    'Tue, 3 Nov 1998 10:00:00 GMT',
+    '',
+    ' ',
+    '2 Nov',
+  ];
+  for (const v of values) {
+    const bytes = Buffer.from(`Date:${v}\r\nX: 1`, 'latin1');
+    assert.equal(parseDateBytes(bytes, 5, 5 + v.length), parseDateHeader(v), JSON.stringify(v));
+  }
 });
 
 /**

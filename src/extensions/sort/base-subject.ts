@@ -28,17 +28,29 @@ const LEADER = /^(?:\[[^[\]]*\] ?)*(?:re|fwd?) ?(?:\[[^[\]]*\] ?)?:/i;
 const BLOB = /^\[[^[\]]*\] ?/;
 const FWD_TRAILER = /\(fwd\)$/i;
 const FWD_HEADER = /^\[fwd:/i;
+const NEEDS_SPACING = /[\t\r\n]| {2}/;
+
+/**
+ * False when LEADER cannot match: it starts with a blob or re/fw. Checked
+ * first because most subjects of a mailbox start with neither, and SORT and
+ * THREAD take the base subject of (nearly) every message.
+ */
+function mayLead(s: string): boolean {
+  const c = s.charCodeAt(0) | 0x20;
+  return c === 0x7b /* '[' | 0x20 */ || c === 0x72 /* r */ || c === 0x66 /* f */;
+}
 
 /** RFC 5256 §2.1 steps (1)-(7) on a decoded Subject (null or "" for none). */
 export function baseSubject(decoded: string | null): BaseSubject {
   // (1) tabs and folding to spaces, runs of spaces to one.
-  let s = (decoded ?? '').replace(/[\t\r\n]/g, ' ').replace(/ {2,}/g, ' ');
+  let s = decoded ?? '';
+  if (NEEDS_SPACING.test(s)) s = s.replace(/[\t\r\n]/g, ' ').replace(/ {2,}/g, ' ');
   let replyOrForward = false;
   for (;;) {
     // (2) trailers, until none is left.
     for (;;) {
       if (s.endsWith(' ')) s = s.slice(0, -1);
-      else if (FWD_TRAILER.test(s)) {
+      else if (s.endsWith(')') && FWD_TRAILER.test(s)) {
         s = s.slice(0, -5);
         replyOrForward = true;
       } else break;
@@ -52,13 +64,13 @@ export function baseSubject(decoded: string | null): BaseSubject {
           changed = true;
           continue;
         }
-        const leader = LEADER.exec(s);
+        const leader = mayLead(s) ? LEADER.exec(s) : null;
         if (!leader) break;
         s = s.slice(leader[0].length);
         replyOrForward = true;
         changed = true;
       }
-      const blob = BLOB.exec(s);
+      const blob = s.startsWith('[') ? BLOB.exec(s) : null;
       // A blob goes only when what is left is a non-empty subj-base.
       if (blob && blob[0].length < s.length) {
         s = s.slice(blob[0].length);
@@ -66,7 +78,7 @@ export function baseSubject(decoded: string | null): BaseSubject {
       }
     }
     // (6) a "[fwd: ...]" wrapper: unwrap and start again at (2).
-    if (FWD_HEADER.test(s) && s.endsWith(']')) {
+    if (s.startsWith('[') && FWD_HEADER.test(s) && s.endsWith(']')) {
       s = s.slice(5, -1);
       replyOrForward = true;
       continue;

@@ -27,6 +27,7 @@ export interface ThreadInfo {
 }
 
 const THREAD_FIELDS = ['date', 'message-id', 'references', 'in-reply-to'];
+const SUBJECT_FIELD = ['subject'];
 
 /**
  * One message's values, each undefined until first asked for. A class with
@@ -87,12 +88,10 @@ export function headerRanges(raw: Buffer, names: readonly string[], ranges: Int3
     const first = raw[pos]!;
     // A blank line ends the header.
     if (first === 13 || first === 10) break;
-    let end = raw.indexOf(10, pos);
-    if (end < 0) end = len;
-    while (end + 1 < len && (raw[end + 1] === 32 || raw[end + 1] === 9)) {
-      end = raw.indexOf(10, end + 1);
-      if (end < 0) end = len;
-    }
+    // Line ends found by plain loops, not Buffer#indexOf: header lines are short, and a native call per
+    // line cost more than the scan itself over a whole mailbox.
+    let end = lineEnd(raw, pos, len);
+    while (end + 1 < len && (raw[end + 1] === 32 || raw[end + 1] === 9)) end = lineEnd(raw, end + 1, len);
     const lower = first | 0x20;
     for (let k = 0; k < names.length; k++) {
       const name = names[k]!;
@@ -113,6 +112,13 @@ export function headerRanges(raw: Buffer, names: readonly string[], ranges: Int3
     }
     pos = end + 1;
   }
+}
+
+/** The offset of the first LF at or after `from`, or `len`. */
+function lineEnd(raw: Buffer, from: number, len: number): number {
+  let i = from;
+  while (i < len && raw[i] !== 10) i++;
+  return i;
 }
 
 /** The first header field `name` (lower case), or null. */
@@ -145,18 +151,17 @@ function firstField(m: Message, name: string): Buffer | null {
   return headerField(m.raw, name);
 }
 
-/** A header value as text, RFC 2047 words decoded; plain ASCII without encoded words skips the decoder. */
-function headerText(value: Buffer): string {
-  let plain = true;
-  for (let i = 0; i < value.length; i++) {
-    const b = value[i]!;
-    if (b >= 0x80 || (b === 0x3d && value[i + 1] === 0x3f)) {
-      plain = false;
-      break;
-    }
+/**
+ * The header value `raw[start .. stop)` as text, RFC 2047 words decoded;
+ * plain ASCII without encoded words skips the decoder (and a Buffer).
+ */
+function headerTextRange(raw: Buffer, start: number, stop: number): string {
+  for (let i = start; i < stop; i++) {
+    const b = raw[i]!;
+    // `=?` split by the field's end is no encoded word: the check stays inside the value.
+    if (b >= 0x80 || (b === 0x3d && i + 1 < stop && raw[i + 1] === 0x3f)) return decodeHeaderValue(raw.subarray(start, stop));
   }
-  if (!plain) return decodeHeaderValue(value);
-  const text = value.toString('latin1');
+  const text = raw.toString('latin1', start, stop);
   return (text.includes('\n') || text.includes('\r') ? text.replace(/\r?\n|\r/g, '') : text).trim();
 }
 
@@ -211,6 +216,67 @@ function commonDate(s: string): number | null {
   if (Number.isNaN(t) || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return null;
   return t;
 }
+
+/** The byte at `k`, or -1 from `stop` on, as a string's charCodeAt past its end reads NaN: neither matches anything. */
+const byteAt = (raw: Buffer, k: number, stop: number): number => (k < stop ? raw[k]! : -1);
+const digitAt = (raw: Buffer, k: number, stop: number): number => {
+  const c = byteAt(raw, k, stop) - 48;
+  return c >= 0 && c <= 9 ? c : NaN;
+};
+// Only ASCII letters fold, as String#toLowerCase does for all that can match a month name.
+const lowerAscii = (c: number): number => (c >= 65 && c <= 90 ? c + 32 : c);
+const MONTH_NAMES = 'janfebmaraprmayjunjulaugsepoctnovdec';
+
+/** The month (0-11) whose name, any case, is the three bytes at `k`, or undefined (as `MONTHS`). */
+function monthAt(raw: Buffer, k: number, stop: number): number | undefined {
+  const a = lowerAscii(byteAt(raw, k, stop));
+  const b = lowerAscii(byteAt(raw, k + 1, stop));
+  const c = lowerAscii(byteAt(raw, k + 2, stop));
+  for (let m = 0; m < 12; m++) {
+    if (MONTH_NAMES.charCodeAt(3 * m) === a && MONTH_NAMES.charCodeAt(3 * m + 1) === b && MONTH_NAMES.charCodeAt(3 * m + 2) === c) return m;
+  }
+  return undefined;
+}
+
+/**
+ * `commonDate` of `raw[start .. stop)` read as latin1, straight from the
+ * bytes: no string per Date header when threading a whole mailbox. Null
+ * whenever `commonDate` would be, and also for whatever it cannot tell
+ * apart from the string form (then the caller reads the string), so an
+ * answer it gives is always `commonDate`'s.
+ */
+function commonDateBytes(raw: Buffer, start: number, stop: number): number | null {
+  let end = stop;
+  // ASCII whitespace only: latin1 NBSP, which String#trimEnd also drops, leaves a non-digit last, so null.
+  while (end > start && (raw[end - 1] === 32 || (raw[end - 1]! >= 9 && raw[end - 1]! <= 13))) end--;
+  let i = start;
+  while (byteAt(raw, i, stop) === 32) i++;
+  if (byteAt(raw, i + 3, stop) === 44 && byteAt(raw, i + 4, stop) === 32) i += 5;
+  let day = digitAt(raw, i++, stop);
+  if (byteAt(raw, i, stop) !== 32) day = day * 10 + digitAt(raw, i++, stop);
+  if (byteAt(raw, i, stop) !== 32) return null;
+  const month = monthAt(raw, i + 1, stop);
+  i += 4;
+  if (month === undefined || byteAt(raw, i, stop) !== 32) return null;
+  const year = digitAt(raw, i + 1, stop) * 1000 + digitAt(raw, i + 2, stop) * 100 + digitAt(raw, i + 3, stop) * 10 + digitAt(raw, i + 4, stop);
+  i += 5;
+  if (byteAt(raw, i, stop) !== 32 || byteAt(raw, i + 3, stop) !== 58 || byteAt(raw, i + 6, stop) !== 58 || byteAt(raw, i + 9, stop) !== 32) return null;
+  const hour = digitAt(raw, i + 1, stop) * 10 + digitAt(raw, i + 2, stop);
+  const minute = digitAt(raw, i + 4, stop) * 10 + digitAt(raw, i + 5, stop);
+  const second = digitAt(raw, i + 7, stop) * 10 + digitAt(raw, i + 8, stop);
+  i += 10;
+  const sign = byteAt(raw, i, stop) === 45 ? -1 : byteAt(raw, i, stop) === 43 ? 1 : 0;
+  const zone = sign * ((digitAt(raw, i + 1, stop) * 10 + digitAt(raw, i + 2, stop)) * 60 + digitAt(raw, i + 3, stop) * 10 + digitAt(raw, i + 4, stop));
+  if (i + 5 !== end || sign === 0) return null;
+  const t = Date.UTC(year, month, day, hour, minute, second) - zone * 60_000;
+  if (Number.isNaN(t) || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return null;
+  return t;
+}
+
+/** `parseDateHeader` of `raw[start .. stop)` read as latin1; the common form without making a string. */
+export function parseDateBytes(raw: Buffer, start: number, stop: number): number | null {
+  return commonDateBytes(raw, start, stop) ?? parseDateHeader(raw.toString('latin1', start, stop));
+}
 const DATE = /^\s*(?:[a-z]+\s*,\s*)?(\d{1,2})\s+([a-z]{3})[a-z]*\s+(\d{2,4})\s+(\d{1,2})\s*:\s*(\d{1,2})(?:\s*:\s*(\d{1,2}))?\s*([+-]\d{4}|[a-z]+)?/i;
 
 /**
@@ -251,28 +317,51 @@ export function parseDateHeader(value: string): number | null {
  * byte scan: References headers of a large mailbox are read in bulk.
  */
 export function messageIds(value: Buffer, first = false, start = 0, stop = value.length): string[] {
+  if (first) {
+    const id = scanIds(value, start, stop, null);
+    return id === null ? [] : [id];
+  }
   const out: string[] = [];
+  scanIds(value, start, stop, out);
+  return out;
+}
+
+/** The first message ID of `value[start .. stop)` (as `messageIds`), or null; no array for it. */
+export function firstMessageId(value: Buffer, start: number, stop: number): string | null {
+  return scanIds(value, start, stop, null);
+}
+
+/** Pushes the IDs onto `out`; without `out`, returns the first instead (else null). */
+function scanIds(value: Buffer, start: number, stop: number, out: string[] | null): string | null {
   let depth = 0;
   for (let i = start; i < stop; i++) {
     const b = value[i]!;
     if (b === 40) depth++;
     else if (b === 41 && depth > 0) depth--;
     else if (b === 60 && depth === 0) {
-      const end = value.indexOf(62, i + 1);
-      if (end < 0 || end >= stop) break;
-      const lt = value.indexOf(60, i + 1);
-      // `<a <b>`: the id starts at the last `<` before the `>`.
-      if (lt >= 0 && lt < end) continue;
+      // One loop up to the `>` instead of native searches, which (given the whole raw message) could run
+      // on into the body; it also notes what the regex \s matches in latin1, so most IDs skip it.
+      let end = i + 1;
+      let blank = false;
+      for (; end < stop; end++) {
+        const c = value[end]!;
+        if (c === 62 || c === 60) break;
+        if (c === 32 || (c >= 9 && c <= 13) || c === 0xa0) blank = true;
+      }
+      // `<a <b>`: the id starts at the last `<` before the `>`, which the loop reaches next (each byte is
+      // scanned at most twice). With no `>` left no `<` can make an ID: the scan ends all the same.
+      if (end < stop && value[end] === 60) continue;
+      if (end >= stop) break;
       let id = value.toString('latin1', i + 1, end);
-      if (/\s/.test(id)) id = id.replace(/\s+/g, '');
+      if (blank) id = id.replace(/\s+/g, '');
       if (id.length > 0) {
+        if (out === null) return id;
         out.push(id);
-        if (first) break;
       }
       i = end;
     }
   }
-  return out;
+  return null;
 }
 
 /** References, else the first ID of In-Reply-To, else none (RFC 5256 §3 step 1). */
@@ -332,6 +421,8 @@ export class MessageKeys {
   private readonly entries = new Map<Message, Entry>();
   /** Scratch for `headerRanges` of THREAD_FIELDS. */
   private readonly ranges = new Int32Array(THREAD_FIELDS.length * 2);
+  /** Scratch for `headerRanges` of one field. */
+  private readonly one = new Int32Array(2);
 
   private entry(m: Message): Entry {
     let e = this.entries.get(m);
@@ -347,8 +438,11 @@ export class MessageKeys {
   }
 
   private subjectOf(m: Message, e: Entry): void {
-    const raw = firstField(m, 'subject');
-    const base = baseSubject(raw === null ? null : headerText(raw));
+    // Offsets into a scratch array, not headerField: THREAD asks this of every root, SORT of every message.
+    const r = this.one;
+    const raw = m.raw;
+    headerRanges(raw, SUBJECT_FIELD, r);
+    const base = baseSubject(r[0]! < 0 ? null : headerTextRange(raw, r[0]!, r[1]!));
     e.subject = collationKey(base.text);
     e.replyOrForward = base.replyOrForward;
   }
@@ -372,7 +466,7 @@ export class MessageKeys {
     const e = this.entry(m);
     if (e.date === undefined) {
       const raw = firstField(m, 'date');
-      e.date = raw === null ? null : parseDateHeader(raw.toString('latin1'));
+      e.date = raw === null ? null : parseDateBytes(raw, 0, raw.length);
     }
     return e.date ?? m.internaldate.ms;
   }
@@ -432,12 +526,12 @@ export class MessageKeys {
       const r = this.ranges;
       const raw = m.raw;
       headerRanges(raw, THREAD_FIELDS, r);
-      e.date ??= r[0]! < 0 ? null : parseDateHeader(raw.toString('latin1', r[0]!, r[1]!));
-      e.messageId ??= r[2]! < 0 ? null : (messageIds(raw, true, r[2]!, r[3]!)[0] ?? null);
+      e.date ??= r[0]! < 0 ? null : parseDateBytes(raw, r[0]!, r[1]!);
+      e.messageId ??= r[2]! < 0 ? null : firstMessageId(raw, r[2]!, r[3]!);
       if (e.references === undefined) {
         const ids = r[4]! < 0 ? NONE : messageIds(raw, false, r[4]!, r[5]!);
-        const reply = ids.length > 0 || r[6]! < 0 ? undefined : messageIds(raw, true, r[6]!, r[7]!)[0];
-        e.references = ids.length > 0 ? ids : reply === undefined ? NONE : [reply];
+        const reply = ids.length > 0 || r[6]! < 0 ? null : firstMessageId(raw, r[6]!, r[7]!);
+        e.references = ids.length > 0 ? ids : reply === null ? NONE : [reply];
       }
     }
     // The entry itself, all three fields now set: no second object per message.
@@ -449,7 +543,7 @@ export class MessageKeys {
     const e = this.entry(m);
     if (e.messageId === undefined) {
       const raw = firstField(m, 'message-id');
-      e.messageId = raw === null ? null : (messageIds(raw, true)[0] ?? null);
+      e.messageId = raw === null ? null : firstMessageId(raw, 0, raw.length);
     }
     return e.messageId;
   }

@@ -82,18 +82,18 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
       if (id !== null && existing === undefined) byId.set(id, own);
     }
     const refs = info.references;
-    // 1A: the chain of references, without overriding links or closing loops.
+    // 1A: the chain of references, without overriding links or closing loops. Each reference's
+    // container is looked up once: a child is the next pair's parent, the last one the message's.
+    let last = refs.length > 0 ? container(refs[0]!) : null;
     for (let i = 0; i + 1 < refs.length; i++) {
-      const parent = container(refs[i]!);
+      const parent = last!;
       const child = container(refs[i + 1]!);
       if (child.parent === null && !isAncestorOrSelf(child, parent)) adopt(parent, child);
+      last = child;
     }
     // 1B: the message under its last reference.
     unlink(own);
-    if (refs.length > 0) {
-      const parent = container(refs[refs.length - 1]!);
-      if (!isAncestorOrSelf(own, parent)) adopt(parent, own);
-    }
+    if (last !== null && !isAncestorOrSelf(own, last)) adopt(last, own);
   }
 
   // Step 2.
@@ -131,24 +131,31 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
     return m === null ? '' : keys.subject(m);
   };
   const isReply = (n: ThreadNode): boolean => n.message !== null && keys.replyOrForward(n.message);
-  const table = new Map<string, ThreadNode>();
-  for (const r of roots) {
-    const subject = subjectOf(r);
+  // Per subject the slot of its root: the root there may become a new dummy, which keeps the slot, so
+  // no map from nodes to slots is needed.
+  const subjects = roots.map(subjectOf);
+  const table = new Map<string, number>();
+  for (let i = 0; i < roots.length; i++) {
+    const subject = subjects[i]!;
     if (subject === '') continue;
-    const held = table.get(subject);
-    if (held === undefined) table.set(subject, r);
-    else if (held.message !== null && (r.message === null || (isReply(held) && !isReply(r)))) table.set(subject, r);
+    const at = table.get(subject);
+    if (at === undefined) {
+      table.set(subject, i);
+      continue;
+    }
+    const held = roots[at]!;
+    const r = roots[i]!;
+    if (held.message !== null && (r.message === null || (isReply(held) && !isReply(r)))) table.set(subject, i);
   }
   const slots: (ThreadNode | null)[] = roots;
-  const slotOf = new Map<ThreadNode, number>();
-  slots.forEach((r, i) => slotOf.set(r!, i));
   for (let i = 0; i < slots.length; i++) {
     const current = slots[i];
     if (!current) continue;
-    const subject = subjectOf(current);
+    const subject = subjects[i]!;
     if (subject === '') continue;
-    const held = table.get(subject)!;
-    if (held === current) continue;
+    const at = table.get(subject)!;
+    if (at === i) continue;
+    const held = slots[at]!;
     slots[i] = null;
     if (held.message === null && current.message === null) {
       for (const c of current.children) adopt(held, c);
@@ -156,12 +163,9 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
       adopt(held, current);
     } else {
       const dummy = node(null, 0, 0);
-      const at = slotOf.get(held)!;
       adopt(dummy, current);
       adopt(dummy, held);
       slots[at] = dummy;
-      slotOf.set(dummy, at);
-      table.set(subject, dummy);
     }
   }
   roots = slots.filter((r): r is ThreadNode => r !== null);

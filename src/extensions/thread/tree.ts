@@ -78,22 +78,25 @@ export function sortSiblings(roots: ThreadNode[], compare: (a: ThreadNode, b: Th
 
 /** The `* THREAD` data after the word THREAD: one thread-list per root. */
 export function formatThreads(roots: readonly ThreadNode[], uid: boolean): string {
-  const out: string[] = [];
+  // One growing string rather than an array of 300,000 pieces joined at the end: V8 appends in place.
+  let out = '';
   const stack: (string | ThreadNode)[] = [];
   for (let i = roots.length - 1; i >= 0; i--) stack.push(')', roots[i]!, '(');
   while (stack.length > 0) {
     const item = stack.pop()!;
     if (typeof item === 'string') {
-      out.push(item);
+      out += item;
       continue;
     }
-    const parts: (string | ThreadNode)[] = [];
-    if (item.message !== null) parts.push(String(uid ? item.message.uid : item.seq));
+    // The number (and its space) are written at once; only the children wait on the stack, so no
+    // array per node.
     const kids = item.children;
-    if (kids.length > 0 && item.message !== null) parts.push(' ');
-    if (kids.length === 1) parts.push(kids[0]!);
-    else for (const k of kids) parts.push('(', k, ')');
-    for (let i = parts.length - 1; i >= 0; i--) stack.push(parts[i]!);
+    if (item.message !== null) {
+      out += uid ? item.message.uid : item.seq;
+      if (kids.length > 0) out += ' ';
+    }
+    if (kids.length === 1) stack.push(kids[0]!);
+    else for (let i = kids.length - 1; i >= 0; i--) stack.push(')', kids[i]!, '(');
   }
-  return out.join('');
+  return out;
 }
