@@ -126,7 +126,7 @@ describe('TOOBIG', () => {
 /** Starts a server in a child process and reads its RSS over a pipe. */
 async function childServer(options: object, messages: number, size: number): Promise<{ port: number; rss: () => Promise<number>; stop: () => void }> {
   const script = fileURLToPath(new URL('./rss-server.js', import.meta.url));
-  const child = spawn(process.execPath, [script, JSON.stringify({ options, messages, size })], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--expose-gc', script, JSON.stringify({ options, messages, size })], { stdio: ['pipe', 'pipe', 'inherit'] });
   let buffered = '';
   const waiters: ((line: string) => void)[] = [];
   child.stdout!.on('data', (d: Buffer) => {
