@@ -8,16 +8,15 @@
  * NOTIFICATIONOVERFLOW (§5.8), and a client that does not read.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 import { ImapFlow } from 'imapflow';
 import type { Plugin, Server } from '../../src/index.js';
 import type { RawClient } from '../helpers/raw-client.js';
 import { mail, rawSession, startServer } from '../helpers/server.js';
 import { request, startRest } from '../rest/helpers.js';
+import { startChildServer } from '../hardening/child-server.js';
 
 const users = { testuser: { password: 'testpass' }, alice: { password: 'alicepass' } };
 const storage = {
@@ -639,26 +638,11 @@ describe('NOTIFICATIONOVERFLOW and a client that does not read', () => {
   });
 
   test('a session that never reads while 200,000 mailboxes come and go: the live heap grows by under 16 MB, RSS under 128 MB (abuse pattern of test/hardening)', async () => {
-    const script = fileURLToPath(new URL('../hardening/rss-server.js', import.meta.url));
     // The event backlog (its own bound, tested in test/rest) is off so that the live heap is NOTIFY's alone.
-    const child = spawn(process.execPath, ['--expose-gc', script, JSON.stringify({ options: { plugins: ['NOTIFY'], events: { backlog: 0 } }, messages: 0, size: 0 })], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let buffered = '';
-    const waiters: ((line: string) => void)[] = [];
-    child.stdout!.on('data', (d: Buffer) => {
-      buffered += d.toString();
-      for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
-        const line = buffered.slice(0, at);
-        buffered = buffered.slice(at + 1);
-        waiters.shift()?.(line);
-      }
-    });
-    const nextLine = (): Promise<string> => new Promise((r) => waiters.push(r));
-    const ask = async (line: string): Promise<number> => {
-      child.stdin!.write(`${line}\n`);
-      return Number(await nextLine());
-    };
+    const child = await startChildServer({ plugins: ['NOTIFY'], events: { backlog: 0 } }, 0, 0);
+    const ask = child.ask;
     try {
-      const port = Number(await nextLine());
+      const port = child.port;
       const socket = net.connect(port, '127.0.0.1');
       await new Promise<void>((r) => socket.once('connect', () => r()));
       socket.pause(); // never read
@@ -692,7 +676,7 @@ describe('NOTIFICATIONOVERFLOW and a client that does not read', () => {
       const lists = text.split('\r\n').filter((l) => l.startsWith('* LIST')).length;
       assert.ok(lists < 400_000, `${lists} LIST lines`);
     } finally {
-      child.kill('SIGKILL');
+      child.stop();
     }
   });
 });

@@ -411,6 +411,26 @@ class Cursor {
 
 const DATE_TIME = /^"[ 0-9]\d-(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)-\d{4} \d\d:\d\d:\d\d [+-]\d{4}"/;
 
+/**
+ * `*(SP nz-number) [SP search-sort-mod-seq]` after SEARCH or SORT; CONDSTORE (RFC 7162):
+ * search-sort-mod-seq = "(" "MODSEQ" SP mod-sequence-value ")".
+ */
+function numbersWithModseq(c: Cursor): number[] {
+  const nums: number[] = [];
+  while (c.trySp()) {
+    if (c.peek() === 0x28) {
+      c.char('(');
+      if (c.atom().toUpperCase() !== 'MODSEQ') c.fail('expected MODSEQ');
+      c.sp();
+      c.scan((x) => x >= 0x30 && x <= 0x39);
+      c.char(')');
+      break;
+    }
+    nums.push(c.nzNumber());
+  }
+  return nums;
+}
+
 /** FETCH msg-att: "(" item SP value *(SP item SP value) ")". */
 function parseFetch(c: Cursor): Map<string, Value> {
   const items = new Map<string, Value>();
@@ -605,36 +625,12 @@ function untagged(c: Cursor, r: Response): ParsedResponse {
       }
       break;
     }
-    case 'SEARCH': {
-      const nums: number[] = [];
-      while (c.trySp()) {
-        if (c.peek() === 0x28) {
-          // CONDSTORE (RFC 7162): search-sort-mod-seq = "(" "MODSEQ" SP mod-sequence-value ")"
-          c.char('(');
-          if (c.atom().toUpperCase() !== 'MODSEQ') c.fail('expected MODSEQ');
-          c.sp();
-          c.scan((x) => x >= 0x30 && x <= 0x39);
-          c.char(')');
-          break;
-        }
-        nums.push(c.nzNumber());
-      }
-      out.search = nums;
+    case 'SEARCH':
+      out.search = numbersWithModseq(c);
       break;
-    }
     case 'SORT':
-      // RFC 5256: "SORT" *(SP nz-number), RFC 7162: [SP search-sort-mod-seq]
-      while (c.trySp()) {
-        if (c.peek() === 0x28) {
-          c.char('(');
-          if (c.atom().toUpperCase() !== 'MODSEQ') c.fail('expected MODSEQ');
-          c.sp();
-          c.scan((x) => x >= 0x30 && x <= 0x39);
-          c.char(')');
-          break;
-        }
-        c.nzNumber();
-      }
+      // RFC 5256: "SORT" *(SP nz-number), with the same RFC 7162 ending as SEARCH.
+      numbersWithModseq(c);
       break;
     case 'THREAD':
       // RFC 5256: "THREAD" [SP 1*thread-list]; thread lists follow each other without a space.

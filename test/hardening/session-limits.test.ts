@@ -5,13 +5,12 @@
  * read (measured as the RSS of a server in a child process).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { afterEach, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { Server } from '../../src/index.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { mail, rawSession, startServer } from '../helpers/server.js';
+import { startChildServer } from './child-server.js';
 
 let server: Server | null = null;
 afterEach(async () => {
@@ -123,35 +122,10 @@ describe('TOOBIG', () => {
   });
 });
 
-/** Starts a server in a child process and reads its RSS over a pipe. */
-async function childServer(options: object, messages: number, size: number): Promise<{ port: number; rss: () => Promise<number>; stop: () => void }> {
-  const script = fileURLToPath(new URL('./rss-server.js', import.meta.url));
-  const child = spawn(process.execPath, ['--expose-gc', script, JSON.stringify({ options, messages, size })], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let buffered = '';
-  const waiters: ((line: string) => void)[] = [];
-  child.stdout!.on('data', (d: Buffer) => {
-    buffered += d.toString();
-    for (let at = buffered.indexOf('\n'); at >= 0; at = buffered.indexOf('\n')) {
-      const line = buffered.slice(0, at);
-      buffered = buffered.slice(at + 1);
-      waiters.shift()?.(line);
-    }
-  });
-  const nextLine = (): Promise<string> => new Promise((r) => waiters.push(r));
-  const port = Number(await nextLine());
-  return {
-    port,
-    rss: async () => {
-      child.stdin!.write('rss\n');
-      return Number(await nextLine());
-    },
-    stop: () => child.kill('SIGKILL'),
-  };
-}
 
 describe('a client that never reads', () => {
   test('1,000 pipelined FETCHes of a 1 MB message: the server stops reading and its RSS grows by under 64 MB', async () => {
-    const child = await childServer({}, 1, 1024 * 1024);
+    const child = await startChildServer({}, 1, 1024 * 1024);
     try {
       const before = await child.rss();
       const socket = net.connect(child.port, '127.0.0.1');
@@ -171,7 +145,7 @@ describe('a client that never reads', () => {
   });
 
   test('one FETCH of 200 messages of 1 MB each: bodies wait for the client, RSS grows by under 64 MB', async () => {
-    const child = await childServer({}, 200, 1024 * 1024);
+    const child = await startChildServer({}, 200, 1024 * 1024);
     try {
       const before = await child.rss();
       const socket = net.connect(child.port, '127.0.0.1');
