@@ -403,7 +403,18 @@ export class Generator {
       states: AUTH,
       args: (g) => Array.from({ length: g.r.int(1, 3) }, (_, i) => [i > 0 ? ' ' : '', g.astring([g.urlauthUrl()]), ` ${g.r.pick(['INTERNAL', 'internal', 'XSHA1'])}`]).flat(),
     },
-    { name: 'URLFETCH', states: AUTH, args: (g) => Array.from({ length: g.r.int(1, 3) }, (_, i) => [i > 0 ? ' ' : '', g.astring([g.urlauthUrl()])]).flat() },
+    {
+      name: 'URLFETCH',
+      states: AUTH,
+      // RFC 5524 (URLAUTH=BINARY): an argument may be `(url [BODYPARTSTRUCTURE] [BINARY | BODY])`.
+      args: (g) =>
+        Array.from({ length: g.r.int(1, 3) }, (_, i) => {
+          const url = g.astring([g.urlauthUrl()]);
+          if (!g.r.chance(0.5)) return [i > 0 ? ' ' : '', url];
+          const params = Array.from({ length: g.r.int(0, 3) }, () => ' ' + g.r.pick(['BINARY', 'BODY', 'BODYPARTSTRUCTURE', 'binary', 'FOO']));
+          return [i > 0 ? ' ' : '', '(', url, ...params, g.r.chance(0.95) ? ')' : ''];
+        }).flat(),
+    },
     { name: 'RESETKEY', states: AUTH, args: (g) => (g.r.chance(0.3) ? [] : [g.mailbox(), ...(g.r.chance(0.5) ? [] : [` ${g.r.pick(['INTERNAL', 'XSHA1', 'INTERNAL INTERNAL'])}`])]) },
     // RFC 8437: back to not authenticated (the driver's probe learns the new state).
     { name: 'UNAUTHENTICATE', states: AUTH, args: (g) => (g.r.chance(0.9) ? [] : ['now']) },

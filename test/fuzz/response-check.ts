@@ -689,13 +689,21 @@ function untagged(c: Cursor, r: Response): ParsedResponse {
       while (c.trySp()) c.astring();
       break;
     case 'URLFETCH': {
-      // RFC 4467 §9: "URLFETCH" 1*(SP url SP nstring).
+      // RFC 4467 §9: "URLFETCH" 1*(SP url SP nstring); RFC 5524 adds the list form.
       do {
         c.sp();
         c.astring();
         c.sp();
         const v = c.value();
-        if (v.t !== 'nil' && v.t !== 'str') c.fail('URLFETCH data is neither NIL nor a string');
+        if (v.t === 'list') {
+          // RFC 5524 (URLAUTH=BINARY): "(" [BODYPARTSTRUCTURE (structure)] [(BODY / BINARY) string] ")".
+          for (let i = 0; i < v.v.length; i += 2) {
+            const name = v.v[i]!;
+            const value = v.v[i + 1];
+            if (name.t !== 'atom' || !['BODYPARTSTRUCTURE', 'BODY', 'BINARY'].includes(name.v)) c.fail('URLFETCH metadata item is not BODYPARTSTRUCTURE, BODY or BINARY');
+            else if (value === undefined || (name.v === 'BODYPARTSTRUCTURE' ? value.t !== 'list' : value.t !== 'str' && value.t !== 'nil')) c.fail(`URLFETCH ${name.v} has the wrong kind of value`);
+          }
+        } else if (v.t !== 'nil' && v.t !== 'str') c.fail('URLFETCH data is neither NIL, a string nor a list');
       } while (c.peek() === 0x20);
       break;
     }

@@ -30,27 +30,50 @@ function sectionSpec(text: string): SectionSpec | null {
   }
 }
 
+/** What a message URL names: the served message and the section of it, before `;PARTIAL=`. */
+export interface UrlTarget {
+  /** The message as FETCH serves it. */
+  source: Buffer;
+  /** The URL's section, null for the whole message. */
+  section: SectionSpec | null;
+}
+
+/**
+ * The message and section a message URL (`url.uid` set) names in
+ * `mailbox`, or why there are none (a stale UIDVALIDITY, a missing message
+ * or part, an invalid section).
+ */
+export function urlTarget(url: ImapUrl & { uid: number }, mailbox: Mailbox): UrlTarget | { error: string } {
+  if (url.uidvalidity !== null && url.uidvalidity !== mailbox.uidvalidity) return { error: 'UIDVALIDITY has changed' };
+  const message = mailbox.byUid(url.uid);
+  if (!message) return { error: 'No such message' };
+  const source = servedSource(message.raw);
+  if (url.section === null) return { source, section: null };
+  const spec = sectionSpec(url.section);
+  if (spec === null) return { error: `Invalid section ${JSON.stringify(url.section.slice(0, 40))}` };
+  if (spec.part.length > 0 && findPart(getMime(source), spec.part) === null) return { error: 'No such part' };
+  return { source, section: spec };
+}
+
+/** `data` cut to the URL's `;PARTIAL=offset[.length]` (RFC 5550), if it has one. */
+export function applyPartial(url: ImapUrl, data: Buffer): Buffer {
+  if (!url.partial) return data;
+  const { offset, length } = url.partial;
+  return offset >= data.length ? Buffer.alloc(0) : data.subarray(offset, length === null ? data.length : Math.min(data.length, offset + length));
+}
+
 /**
  * The data of a message URL (`url.uid` set) in `mailbox`, or why there is
  * none (a stale UIDVALIDITY, a missing message or part, an invalid section).
  */
 export function urlData(url: ImapUrl & { uid: number }, mailbox: Mailbox): Buffer | { error: string } {
-  if (url.uidvalidity !== null && url.uidvalidity !== mailbox.uidvalidity) return { error: 'UIDVALIDITY has changed' };
-  const message = mailbox.byUid(url.uid);
-  if (!message) return { error: 'No such message' };
-  let data = servedSource(message.raw);
-  if (url.section !== null) {
-    const spec = sectionSpec(url.section);
-    if (spec === null) return { error: `Invalid section ${JSON.stringify(url.section.slice(0, 40))}` };
-    const root = getMime(data);
-    if (spec.part.length > 0 && findPart(root, spec.part) === null) return { error: 'No such part' };
-    const got = sectionOf(data, root, spec);
+  const target = urlTarget(url, mailbox);
+  if ('error' in target) return target;
+  let data = target.source;
+  if (target.section !== null) {
+    const got = sectionOf(data, getMime(data), target.section);
     if (got === null) return { error: 'Invalid section' };
     data = got;
   }
-  if (url.partial) {
-    const { offset, length } = url.partial;
-    data = offset >= data.length ? Buffer.alloc(0) : data.subarray(offset, length === null ? data.length : Math.min(data.length, offset + length));
-  }
-  return data;
+  return applyPartial(url, data);
 }

@@ -19,6 +19,9 @@
  * - CATENATE (RFC 4469 §3) with this plugin loaded verifies a URL that
  *   carries `;URLAUTH=` as URLFETCH does (`UrlAuthApi.fetch`), instead of
  *   reading it as the session's own.
+ * - URLAUTH=BINARY (RFC 5524, ./extended.ts): a URLFETCH argument may be
+ *   `(url [BODYPARTSTRUCTURE] [BINARY | BODY])`, answered
+ *   `url (BODYPARTSTRUCTURE (...) BINARY ~{n}...)` or NIL.
  * - `RESETKEY [mailbox [mechanism ...]]` drops the user's key of a mailbox
  *   (or all of them), invalidating every URL signed with it.
  *
@@ -33,9 +36,11 @@ import { accessRefusal } from '../../imap/protocol.js';
 import type { ImapSession } from '../../imap/session.js';
 import { atom, literal, type ImapValue } from '../../imap/wire/values.js';
 import { ImapUrlError, parseImapUrl, type ImapUrl } from '../catenate/imap-url.js';
-import { findUrlMailbox, urlData } from '../catenate/url-data.js';
+import { applyPartial, findUrlMailbox, urlTarget, type UrlTarget } from '../catenate/url-data.js';
+import { getMime, section as sectionOf } from '../../mime/index.js';
 import { defineExtension } from '../extension.js';
 import { always } from '../shared.js';
+import { extendedAnswer, readFetchRequest, type FetchRequest } from './extended.js';
 import { AccessKeys } from './keys.js';
 
 /** The control API, `server.extension('URLAUTH')`; CATENATE verifies URLAUTH-ed URLs with `fetch`. */
@@ -99,8 +104,8 @@ function isMessageUrl(url: ImapUrl): url is MessageUrl {
   return url.uid !== null && url.server !== null && url.server.user !== null && url.urlauth !== null;
 }
 
-/** The bytes a URLFETCH URL gives, or null (NIL) when it does not verify or names nothing. */
-function fetchUrl(session: ImapSession, text: string, state: State): Buffer | null {
+/** The URL and what it names when it verifies, or null (NIL) when it does not or names nothing. */
+function verifiedTarget(session: ImapSession, text: string, state: State): { url: MessageUrl; target: UrlTarget } | null {
   let url;
   try {
     url = parseImapUrl(text);
@@ -119,8 +124,27 @@ function fetchUrl(session: ImapSession, text: string, state: State): Buffer | nu
   const mailbox = findUrlMailbox(session, url.mailbox);
   if (!mailbox || !mailbox.selectable) return null;
   if (!state.keys.verify(url.server.user, mailbox.path, text.slice(0, mechColon), text.slice(tokenColon + 1))) return null;
-  const data = urlData(url, mailbox);
-  return Buffer.isBuffer(data) ? data : null;
+  const target = urlTarget(url, mailbox);
+  return 'error' in target ? null : { url, target };
+}
+
+/** The bytes a URLFETCH URL gives, or null (NIL) when it does not verify or names nothing. */
+function fetchUrl(session: ImapSession, text: string, state: State): Buffer | null {
+  const found = verifiedTarget(session, text, state);
+  if (!found) return null;
+  const { source, section } = found.target;
+  const data = section === null ? source : sectionOf(source, getMime(source), section);
+  return data === null ? null : applyPartial(found.url, data);
+}
+
+/** One URLFETCH argument's answer: `url data` in the form the argument asked for. */
+function answer(session: ImapSession, request: FetchRequest, state: State): ImapValue[] {
+  if (request.extended === null) {
+    const data = fetchUrl(session, request.url, state);
+    return [request.url, data === null ? null : literal(data)];
+  }
+  const found = verifiedTarget(session, request.url, state);
+  return [request.url, found ? extendedAnswer(request.extended, found.url, found.target) : null];
 }
 
 /** `url SP mechanism *(SP url SP mechanism)` of GENURLAUTH, read whole before anything is signed. */
@@ -181,16 +205,14 @@ const urlfetch: CommandSpec = {
   states: AUTHENTICATED,
   run(ctx) {
     const state = stateOf(ctx.session);
-    const urls: string[] = [];
+    // Every argument is read before anything is fetched, so a BAD one sends no data.
+    const requests: FetchRequest[] = [];
     do {
-      if (urls.length > 0) ctx.args.sp();
-      urls.push(ctx.args.astring().toString('latin1'));
+      if (requests.length > 0) ctx.args.sp();
+      requests.push(readFetchRequest(ctx.args));
     } while (!ctx.args.atEnd());
     const values: ImapValue[] = [atom('URLFETCH')];
-    for (const url of urls) {
-      const data = fetchUrl(ctx.session, url, state);
-      values.push(url, data === null ? null : literal(data));
-    }
+    for (const request of requests) values.push(...answer(ctx.session, request, state));
     ctx.session.untagged(...values);
     return ok('URLFETCH completed');
   },
@@ -245,7 +267,7 @@ export const extension = defineExtension<State>({
     };
     return state;
   },
-  capabilities: always('URLAUTH'),
+  capabilities: always('URLAUTH', 'URLAUTH=BINARY'),
   commands: [genurlauth, urlfetch, resetkey],
   onChange(change, state) {
     if (change.kind === 'reset') state.keys.clear();
