@@ -42,6 +42,7 @@ import * as esearch from './esearch/index.js';
 import * as searchres from './searchres/index.js';
 import * as sort from './sort/index.js';
 import * as thread from './thread/index.js';
+import * as i18nlevel from './i18nlevel/index.js';
 import * as within from './within/index.js';
 import * as partial from './partial/index.js';
 import * as context from './context/index.js';
@@ -92,6 +93,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   searchres,
   sort,
   thread,
+  i18nlevel,
   within,
   partial,
   context,

@@ -9,6 +9,7 @@ import { failBad } from './command.js';
 import type { SelectedMailbox } from './selected.js';
 import { resolveSet } from './sequence.js';
 import type { SearchDate, SearchKey } from './syntax.js';
+import { casemap } from '../util/casemap.js';
 
 /** Charsets SEARCH accepts; others get NO [BADCHARSET]. */
 export const SEARCH_CHARSETS = ['US-ASCII', 'UTF-8'];
@@ -20,7 +21,8 @@ export function decodeSearchString(value: Buffer, charset: string | null): strin
   return new TextDecoder(name).decode(value);
 }
 
-const fold = (s: string): string => s.toLowerCase();
+/** Substring keys match under i;unicode-casemap (RFC 5051; RFC 5255 §4.2 for I18NLEVEL=1). */
+const fold = casemap;
 
 function dayNumber(d: SearchDate): number {
   return Date.UTC(d.year, d.month - 1, d.day) / 86_400_000;

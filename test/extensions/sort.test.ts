@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { baseSubject } from '../../src/extensions/sort/base-subject.js';
-import { collationKey } from '../../src/extensions/sort/collate.js';
+import { collationKey } from '../../src/util/casemap.js';
 import { parseDateBytes, parseDateHeader } from '../../src/extensions/sort/keys.js';
 import { rawSession, startServer } from '../helpers/server.js';
 import type { RawClient } from '../helpers/raw-client.js';

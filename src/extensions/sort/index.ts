@@ -8,7 +8,7 @@
  * INTERNALDATE), SIZE, SUBJECT (the RFC 5256 §2.1 base subject), FROM, TO,
  * CC (the first address's local part), DISPLAYFROM, DISPLAYTO (its display
  * name, else its address), each optionally after REVERSE. Strings compare
- * with i;unicode-casemap (RFC 5051, ./collate.ts).
+ * with i;unicode-casemap (RFC 5051, src/util/casemap.ts).
  *
  * The per-message values are cached per server (./keys.ts), and so is each
  * sort order made (./order.ts SortCache): a second SORT with the same

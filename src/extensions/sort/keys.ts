@@ -13,7 +13,7 @@ import type { StoreChange } from '../../store/changes.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import type { Message } from '../../store/message.js';
 import { baseSubject } from './base-subject.js';
-import { collationKey } from './collate.js';
+import { collationKey } from '../../util/casemap.js';
 
 /** Address headers SORT reads. */
 export type AddressHeader = 'from' | 'to' | 'cc';

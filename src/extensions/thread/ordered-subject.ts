@@ -6,7 +6,7 @@
  * are sorted by the sent date of their first message.
  */
 import type { Message } from '../../store/message.js';
-import { compareKeys } from '../sort/collate.js';
+import { compareKeys } from '../../util/casemap.js';
 import type { MessageKeys } from '../sort/keys.js';
 import { adopt, bySentDate, node, type ThreadNode } from './tree.js';
 

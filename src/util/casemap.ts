@@ -1,6 +1,9 @@
 /**
- * The i;unicode-casemap collation (RFC 5051), which SORT and THREAD must use
- * for strings (RFC 5256 §2.1 via I18NLEVEL=1, RFC 5255).
+ * The i;unicode-casemap collation (RFC 5051): SORT and THREAD must use it
+ * for strings (RFC 5256 §2.1 via I18NLEVEL=1, RFC 5255), and SEARCH's
+ * substring keys match with it (RFC 5255 §4.2; RFC 3501 only asks for
+ * case-insensitive matching, and this is the case-insensitivity a server
+ * advertising I18NLEVEL=1 must have, so the core uses it always).
  *
  * RFC 5051 §2: each character is mapped with its simple titlecase mapping
  * (UnicodeData.txt field 14), the result is put into NFKD, and two such
@@ -46,28 +49,34 @@ function titlecaseOf(cp: number): number | undefined {
   return undefined;
 }
 
-function titlecase(text: string): string {
-  let out = '';
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
-    if (cp < 0x80) {
-      out += cp >= 0x61 && cp <= 0x7a ? String.fromCharCode(cp - 32) : ch;
-      continue;
-    }
-    const special = titlecaseOf(cp);
-    if (special !== undefined) {
-      out += String.fromCodePoint(special);
-      continue;
-    }
-    const upper = ch.toUpperCase();
-    // A multi-character uppercase is a full mapping only: no simple one, the character stays.
-    out += upper.length === 1 || (upper.length === 2 && upper.codePointAt(0)! > 0xffff) ? upper : ch;
-  }
-  return out;
+/** One non-ASCII character's simple titlecase mapping, the character itself where it has none. */
+function titlecaseChar(ch: string): string {
+  const cp = ch.codePointAt(0)!;
+  const special = titlecaseOf(cp);
+  if (special !== undefined) return String.fromCodePoint(special);
+  const upper = ch.toUpperCase();
+  // A multi-character uppercase is a full mapping only: no simple one, the character stays.
+  return upper.length === 1 || (upper.length === 2 && upper.codePointAt(0)! > 0xffff) ? upper : ch;
 }
 
 // eslint-disable-next-line no-control-regex
 const ASCII = /^[\x00-\x7f]*$/;
+const LOWER_ASCII = /[a-z]+/g;
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\x00-\x7f]/gu;
+
+const upper = (s: string): string => s.toUpperCase();
+
+/**
+ * A string mapped as RFC 5051 §2 says (titlecase, then NFKD): two strings
+ * are equal under i;unicode-casemap exactly when their maps are, and one is
+ * a substring of the other's (RFC 4790 §4.2.2) when its map is a substring
+ * of the other's map.
+ */
+export function casemap(text: string): string {
+  if (ASCII.test(text)) return text.toUpperCase();
+  return text.replace(LOWER_ASCII, upper).replace(NON_ASCII, titlecaseChar).normalize('NFKD');
+}
 
 /**
  * The i;unicode-casemap sort key of a string: two keys compare with `<`
@@ -75,7 +84,7 @@ const ASCII = /^[\x00-\x7f]*$/;
  */
 export function collationKey(text: string): string {
   if (ASCII.test(text)) return text.toUpperCase();
-  return Buffer.from(titlecase(text).normalize('NFKD'), 'utf8').toString('latin1');
+  return Buffer.from(casemap(text), 'utf8').toString('latin1');
 }
 
 /** -1, 0 or 1 for two keys made by `collationKey` (or any two strings, by code unit). */
