@@ -4,6 +4,7 @@ import * as tls from 'node:tls';
 import { isServiceError } from '../errors.js';
 import type { ScriptAction } from '../script/engine.js';
 import type { ScriptContext, ScriptOn, ScriptRule } from '../script/rule.js';
+import { ResponseShaper } from '../script/shaping.js';
 import type { SessionEventType, SessionInfo, SessionState } from '../events.js';
 import type { Server } from '../server.js';
 import type { SessionHandle } from '../session/registry.js';
@@ -17,6 +18,7 @@ import { SelectedMailbox } from './selected.js';
 import { CommandReader, type Segment } from './wire/reader.js';
 import { describeCommand, describeOutput } from './wire/log.js';
 import { continuation, encodeResponseOf, tagged, untaggedStatus } from './wire/serializer.js';
+import { fromStatus, fromValues } from '../script/response.js';
 import { utf8Text, type ImapValue } from './wire/values.js';
 
 /** Unread input above which the socket is paused until commands catch up. */
@@ -140,6 +142,8 @@ export class ImapSession implements SessionHandle {
   private outBusy = 0;
   /** Output of a command a script rule shapes, gathered until it finishes. */
   private capture: { parts: Buffer[]; action: ScriptAction } | null = null;
+  /** Script rules on structured responses (mutate, literals, defer, continuation): src/script/shaping.ts. */
+  private readonly shaper: ResponseShaper;
   private quietTimers: NodeJS.Timeout[] = [];
   /** Set by STARTTLS: the connection switches to TLS once the command's answer is out. */
   private tlsUpgrade: tls.SecureContext | null = null;
@@ -184,6 +188,7 @@ export class ImapSession implements SessionHandle {
   ) {
     this.socket = socket;
     this.id = server.sessions.nextId();
+    this.shaper = new ResponseShaper(this.scriptHost());
     this.remoteAddress = socket.remoteAddress ?? null;
     const options = server.options;
     this.reader = new CommandReader({
@@ -207,7 +212,7 @@ export class ImapSession implements SessionHandle {
           if (refused) return { ok: false, response: refused.response ?? 'NO', code: refused.code, text: refused.text };
           return { ok: true };
         },
-        sendContinuation: () => this.write(continuation('OK')),
+        sendContinuation: () => this.continueRequest('OK'),
         onReject: (r) => {
           // A line the reader refused inside IDLE or AUTHENTICATE ends that command with its
           // tagged BAD (RFC 3501 §6.2.2, §7.1.3); an untagged one would leave it pending.
@@ -383,17 +388,30 @@ export class ImapSession implements SessionHandle {
       this.resetConnection();
       return;
     }
+    this.shaper.releaseNext();
     if (this.capture) {
       this.capture.parts.push(data);
       return;
     }
     if (this.server.script.has('response')) {
-      const action = this.server.script.fire(this.scriptContext('response', data));
+      const ctx = this.scriptContext('response', data);
+      ctx.untagged = this.shaper.typeOfText(ctx.text);
+      const action = this.server.script.fire(ctx);
       if (action) {
         this.flushOutput();
         this.applyOutput(action, data);
         return;
       }
+    }
+    this.writeOut(data);
+  }
+
+  /** `write` past the response rules: a rule has seen (and shaped) these bytes already. */
+  private writeOut(data: Buffer): void {
+    if (this.closed || this.socket.destroyed) return;
+    if (this.capture) {
+      this.capture.parts.push(data);
+      return;
     }
     if (this.pendingOutput) {
       this.pendingOutput.push(data);
@@ -405,6 +423,41 @@ export class ImapSession implements SessionHandle {
   }
 
   // ------------------------------------------------------------ script rules
+
+  /** What the response shaper may do with this session (src/script/shaping.ts). */
+  private scriptHost(): ConstructorParameters<typeof ResponseShaper>[0] {
+    return {
+      script: () => this.server.script,
+      context: (event, data) => this.scriptContext(event, data),
+      capturing: () => this.capture !== null,
+      endCapture: () => this.endCapture(),
+      write: (data) => this.write(data),
+      writeOut: (data) => this.writeOut(data),
+      applyOutput: (action, data) => {
+        this.flushOutput();
+        this.applyOutput(action, data);
+      },
+      maxHeld: () => this.server.options.maxOutputBuffer,
+    };
+  }
+
+  /**
+   * Sends a continuation request (`+ text`): before a synchronizing
+   * literal, in AUTHENTICATE, when IDLE starts. `continuation` rules see it.
+   */
+  continueRequest(text: string): void {
+    if (this.closed || this.socket.destroyed) return;
+    if (!this.shaper.active('continuation')) {
+      this.write(continuation(text));
+      return;
+    }
+    this.shaper.respond({ kind: 'continuation', text });
+  }
+
+  /** True while rules want responses one by one and structured (no text fast paths). */
+  get scriptShapesResponses(): boolean {
+    return this.shaper.active();
+  }
 
   private scriptContext(event: ScriptOn, data: Buffer | null, tag?: string, command?: string): ScriptContext {
     const info = this.info();
@@ -540,6 +593,8 @@ export class ImapSession implements SessionHandle {
       this.applyOutput(action, null);
       return 'handled';
     }
+    // mutate, literals, defer: each of the command's untagged responses, as it goes out.
+    if (this.shaper.startCommand(action.rule)) return null;
     this.capture = { parts: [], action };
     return null;
   }
@@ -589,7 +644,8 @@ export class ImapSession implements SessionHandle {
 
   /** Writes a response given as text (already IMAP-safe, CRLF-terminated). */
   writeText(text: string): void {
-    this.write(Buffer.from(text, 'latin1'));
+    if (this.shaper.active()) this.shaper.respondText(text);
+    else this.write(Buffer.from(text, 'latin1'));
   }
 
   /**
@@ -637,18 +693,26 @@ export class ImapSession implements SessionHandle {
 
   /** Sends `* <values>`. */
   untagged(...values: ImapValue[]): void {
-    this.write(encodeResponseOf('*', values));
+    this.untaggedList(values);
   }
 
   /** Sends `* <values>` for a list of any length (SEARCH results, long FETCH item lists). */
   untaggedList(values: readonly ImapValue[]): void {
-    this.write(encodeResponseOf('*', values));
+    if (this.shaper.active()) this.shaper.respond(fromValues(values));
+    else this.write(encodeResponseOf('*', values));
+  }
+
+  /** Sends a status response (tagged, or untagged with `tag` null) through the rules that shape responses. */
+  private status(tag: string | null, status: 'OK' | 'NO' | 'BAD' | 'BYE', code: string | undefined | null | { name: string; args?: readonly ImapValue[] }, text: string): void {
+    if (this.shaper.active()) this.shaper.respond(fromStatus(tag, status, code, text));
+    else if (tag === null) this.write(untaggedStatus(status, code, text));
+    else this.write(tagged(tag, status as 'OK' | 'NO' | 'BAD', code, text));
   }
 
   /** Sends `* BYE <text>` and closes the connection. */
   bye(text: string): void {
     if (this.closed || this.state === 'logout') return;
-    this.write(untaggedStatus('BYE', null, text));
+    this.status(null, 'BYE', null, text);
     this.setState('logout');
     this.endSocket();
   }
@@ -814,7 +878,7 @@ export class ImapSession implements SessionHandle {
   }
 
   private reject(tag: string | null, command: string | null, response: 'BAD' | 'NO', code: string | undefined, text: string): void {
-    this.write(tag ? tagged(tag, response, code, text) : untaggedStatus(response, code, text));
+    this.status(tag, response, code, text);
     if (tag) this.server.emit('command', { session: this.id, tag, command: command ?? '', status: response, user: this.user });
   }
 
@@ -841,6 +905,7 @@ export class ImapSession implements SessionHandle {
         uid = true;
       }
 
+      this.shaper.commandStarted();
       if (this.scriptCommand(tag, name, segments) === 'handled') {
         // The reader is still delivering this command: ask for the next one on a later turn.
         await Promise.resolve();
@@ -866,11 +931,13 @@ export class ImapSession implements SessionHandle {
     this.current = null;
     if (this.closed) {
       this.capture = null;
+      this.shaper.endCommand();
       return;
     }
     // After `* BYE` only the tagged OK may follow (RFC 3501 §6.1.3, §7.1.5).
     if (this.state !== 'logout') this.flushUpdates(this.updatePolicy.timing === 'immediate' || !spec?.holdsExpunges);
     this.finish(tag, name, result);
+    this.shaper.endCommand();
     this.endCapture();
     if (this.layerUpgrade) {
       const layer = this.layerUpgrade;
@@ -930,7 +997,7 @@ export class ImapSession implements SessionHandle {
 
   private finish(tag: string, name: string, result: CommandResult): void {
     this.finishing = { name, tag };
-    this.write(tagged(tag, result.status, result.code, result.text));
+    this.status(tag, result.status, result.code, result.text);
     this.finishing = null;
     this.server.emit('command', { session: this.id, tag, command: name, status: result.status, user: this.user });
   }
@@ -1098,6 +1165,8 @@ export class ImapSession implements SessionHandle {
     this.selected = null;
     this.unsubscribe();
     this.server.sessions.remove(this.id);
+    this.shaper.close();
+    this.server.script.forgetSession(this.id);
     const waiter = this.lineWaiter;
     this.lineWaiter = null;
     waiter?.resolve(null);

@@ -34,6 +34,8 @@ export class ScriptEngine {
   private entries: Entry[] = [];
   private nextId = 1;
   private prng: Prng;
+  /** `seedScope` "session" and "rule" streams, by `s<session>:<rule>` / `r<rule>`; a session's go when it closes. */
+  private streams = new Map<string, Prng>();
 
   constructor(
     private readonly seed: number,
@@ -108,6 +110,34 @@ export class ScriptEngine {
   /** Keeps rules and counters; restarts the seeded sequence. */
   reset(): void {
     this.prng = new Prng(this.seed);
+    this.streams.clear();
+  }
+
+  /** Forgets a closed session's `seedScope: "session"` streams (bounded memory). */
+  forgetSession(session: number): void {
+    if (this.streams.size === 0) return;
+    const prefix = `s${session}:`;
+    for (const key of [...this.streams.keys()]) if (key.startsWith(prefix)) this.streams.delete(key);
+  }
+
+  /**
+   * The next draw for a `chance` rule. `server`: the one shared sequence
+   * (which event a rule hits depends on how sessions interleave);
+   * `session`: a sequence per session and rule, seeded from the seed, the
+   * session number and the rule id, so a session's faults depend only on
+   * its own events; `rule`: a sequence per rule, shared by sessions.
+   */
+  private draw(entry: Entry, ctx: ScriptContext): number {
+    const scope = entry.rule.seedScope ?? 'server';
+    if (scope === 'server') return this.prng.next();
+    const session = ctx.session ?? 0;
+    const key = scope === 'rule' ? `r${entry.id}` : `s${session}:${entry.id}`;
+    let stream = this.streams.get(key);
+    if (!stream) {
+      stream = new Prng(mixSeed(this.seed, entry.id, scope === 'rule' ? 0 : session + 1));
+      this.streams.set(key, stream);
+    }
+    return stream.next();
   }
 
   /** True when some rule listens for this event kind (a cheap pre-check). */
@@ -130,7 +160,7 @@ export class ScriptEngine {
       const rule = entry.rule;
       if (rule.nth !== undefined && entry.matched !== rule.nth) continue;
       if (rule.times !== undefined && entry.hits >= rule.times) continue;
-      if (rule.chance !== undefined && !(this.prng.next() < rule.chance)) continue;
+      if (rule.chance !== undefined && !(this.draw(entry, ctx) < rule.chance)) continue;
       entry.hits++;
       let send: Buffer | null = null;
       if (rule.send !== undefined) {
@@ -156,10 +186,26 @@ export class ScriptEngine {
     if (r.state !== undefined && r.state !== ctx.state) return false;
     if (r.user !== undefined && r.user !== ctx.user) return false;
     if (r.mailbox !== undefined && r.mailbox !== ctx.mailbox) return false;
+    // On command rules `untagged` picks the responses mutate/literals/defer act on (the session applies it).
+    if (r.untagged !== undefined && ctx.event === 'response') {
+      const type = ctx.untagged ?? null;
+      if (type === null || (r.untagged !== '*' && r.untagged.toUpperCase() !== type)) return false;
+    }
     if (entry.match && !testRe(entry.match, ctx.text)) return false;
     if (r.when && !r.when(ctx)) return false;
     return true;
   }
+}
+
+/** A 32-bit seed from the server seed and two numbers (murmur3's finalizer over a mix). */
+function mixSeed(seed: number, a: number, b: number): number {
+  let h = (seed ^ Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
 }
 
 function testRe(re: RegExp, text: string): boolean {

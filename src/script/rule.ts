@@ -4,10 +4,14 @@
  * `match`/`tag` and functions for `send` and `when`.
  */
 
-/** When a rule is considered. `smtp`: an SMTP command (MAIL, RCPT, DATA) of the SMTP intake. */
-export type ScriptOn = 'greeting' | 'command' | 'input' | 'response' | 'quiet' | 'smtp';
+/**
+ * When a rule is considered. `smtp`: an SMTP command (MAIL, RCPT, DATA) of
+ * the SMTP intake. `continuation`: a `+` line the server sends (before a
+ * synchronizing literal, in AUTHENTICATE, when IDLE starts).
+ */
+export type ScriptOn = 'greeting' | 'command' | 'input' | 'response' | 'quiet' | 'smtp' | 'continuation';
 
-export const SCRIPT_EVENTS: readonly ScriptOn[] = ['greeting', 'command', 'input', 'response', 'quiet', 'smtp'];
+export const SCRIPT_EVENTS: readonly ScriptOn[] = ['greeting', 'command', 'input', 'response', 'quiet', 'smtp', 'continuation'];
 
 /** The SMTP commands `on: "smtp"` rules name (`command`). DATA is asked once the message has arrived. */
 export const SMTP_SCRIPT_COMMANDS = ['MAIL', 'RCPT', 'DATA'] as const;
@@ -35,6 +39,12 @@ export interface ScriptContext {
   text: string;
   /** For `quiet`: the quiet time that elapsed, in ms. */
   quietFor?: number;
+  // --- response rules (issue 14)
+  /**
+   * For `response`: the type of an untagged response (`EXISTS`, `FETCH`,
+   * `OK`, `LIST`, upper case), null for a tagged one or a continuation.
+   */
+  untagged?: string | null;
 }
 
 /** A rule as JSON carries it. */
@@ -63,14 +73,73 @@ export interface ScriptRuleJson {
   close?: boolean | 'reset';
   before?: string;
   after?: string;
+  // --- rule language, issue 14 part 1 (src/script/mutate.ts, docs/script-rules.md)
+  /** Only untagged responses of this type (`EXISTS`, `FETCH`, `OK`; `*` any). */
+  untagged?: string;
+  /** A free label, shown in listings and script events. */
+  description?: string;
+  /** Change the structured response before it is serialized. */
+  mutate?: readonly MutateOp[];
+  /** true: every string that may be a literal goes out as one. */
+  literals?: boolean;
+  /** `tagged`: after the next tagged response; `next`: with the next command's output. */
+  defer?: 'tagged' | 'next';
+  /** Which PRNG stream `chance` draws from (default `server`). */
+  seedScope?: SeedScope;
+  // --- end issue 14 part 1
 }
 
+/** Where a `chance` rule draws from: one stream for the server, one per session and rule, or one per rule. */
+export type SeedScope = 'server' | 'session' | 'rule';
+
+export const SEED_SCOPES: readonly SeedScope[] = ['server', 'session', 'rule'];
+
+/**
+ * A value in a `mutate` op (JSON): a number, `null` (NIL), a string (quoted
+ * or a literal as the serializer chooses), a list, or an object naming the
+ * form: `{ atom }` goes out exactly as given (raw bytes), `{ literal }` as a
+ * literal, `{ quoted }` quoted whatever it holds.
+ */
+export type MutateValue = number | null | string | MutateValue[] | { atom: string } | { literal: string } | { quoted: string };
+
+/**
+ * One step of a declarative `mutate`. Items are the named parts of a
+ * response: FETCH and STATUS data items (`UID`, `BODY[]`, `MESSAGES`),
+ * response codes (`UIDVALIDITY`, `APPENDUID`), `text` (resp-text), the
+ * number of `* n EXISTS`-style responses (named by their type), and LIST's
+ * `attributes`, `delimiter` and `mailbox`.
+ */
+export type MutateOp =
+  | ({ set: string; value: MutateValue } & MutateAt)
+  | ({ add: string; value: number } & MutateAt)
+  | ({ drop: string } & MutateAt)
+  | { order: string[] }
+  | ({ literal: string } & MutateAt)
+  | ({ quoted: string } & MutateAt)
+  | ({ unquote: string } & MutateAt)
+  | ({ suffix: string; text: string } & MutateAt)
+  | { replace: string; with: string };
+
+/** `at`: list indexes into the item's value (`BODYSTRUCTURE` at `[7]` is a text part's line count). */
+export interface MutateAt {
+  at?: number[];
+}
+
+/** The structured response a `mutate` function receives (see src/script/response.ts). */
+export type { ScriptResponse } from './response.js';
+import type { ScriptResponse } from './response.js';
+
 /** A rule as the in-process API accepts it. */
-export interface ScriptRule extends Omit<ScriptRuleJson, 'match' | 'tag' | 'send'> {
+export interface ScriptRule extends Omit<ScriptRuleJson, 'match' | 'tag' | 'send' | 'mutate'> {
   match?: string | RegExp;
   tag?: string | RegExp;
   send?: string | ((ctx: ScriptContext) => string);
   when?: (ctx: ScriptContext) => boolean;
+  /**
+   * Ops as in JSON, or a function of the structured response: change it in
+   * place or return a new one; `null` drops the response.
+   */
+  mutate?: readonly MutateOp[] | ((response: ScriptResponse, ctx: ScriptContext) => ScriptResponse | null | void);
 }
 
 /** A rule in the engine's listing. */

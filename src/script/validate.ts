@@ -8,7 +8,8 @@
  */
 import { ServiceError } from '../errors.js';
 import { suggestKey } from '../options/typos.js';
-import { SCRIPT_EVENTS, SMTP_RULE_FIELDS, SMTP_SCRIPT_COMMANDS, type ScriptOn, type ScriptRule } from './rule.js';
+import { SCRIPT_EVENTS, SEED_SCOPES, SMTP_RULE_FIELDS, SMTP_SCRIPT_COMMANDS, type ScriptOn, type ScriptRule } from './rule.js';
+import { checkRuleLanguage } from './validate-language.js';
 
 /** The session states events and rules name (`state`). */
 export const SESSION_STATES = ['Not Authenticated', 'Authenticated', 'Selected', 'Logout'] as const;
@@ -74,6 +75,14 @@ const FIELDS: Readonly<Record<string, Check>> = {
   before: str,
   after: str,
   when: fn,
+  // --- rule language, issue 14 part 1 (checks in ./validate-language.ts)
+  untagged: (v) => (typeof v === 'string' && /^(\*|[A-Za-z0-9.=-]+)$/.test(v) ? null : 'a response type such as "EXISTS", "FETCH", "OK", or "*"'),
+  description: (v) => (typeof v === 'string' && v.length <= 1000 ? null : 'a string of at most 1000 characters'),
+  mutate: (v) => (typeof v === 'function' || Array.isArray(v) ? null : 'an array of ops (in-process also a function)'),
+  literals: bool,
+  defer: (v) => (v === 'tagged' || v === 'next' ? null : '"tagged" or "next"'),
+  seedScope: (v) => (typeof v === 'string' && (SEED_SCOPES as readonly string[]).includes(v) ? null : `one of ${SEED_SCOPES.join(', ')}`),
+  // --- end issue 14 part 1
 };
 
 const KNOWN = new Map<string, Check>(Object.entries(FIELDS));
@@ -85,6 +94,7 @@ export const RULE_FIELDS: readonly string[] = [...KNOWN.keys()];
 const VALUE_LISTS: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
   ['on', SCRIPT_EVENTS],
   ['state', SESSION_STATES],
+  ['seedScope', SEED_SCOPES],
 ]);
 
 function invalid(where: string, field: string, message: string): ServiceError {
@@ -176,6 +186,8 @@ export function validateRule(value: unknown, where = '', commands?: CommandTable
     throw invalid(where, 'quietFor', 'only for on: quiet');
   }
   if (has('chunkDelay') && !has('chunk')) throw invalid(where, 'chunkDelay', 'needs chunk');
+  const language = checkRuleLanguage(rule, on);
+  if (language) throw invalid(where, language.field, language.message);
   if (on === 'greeting' || on === 'quiet') {
     for (const k of ['command', 'tag']) if (has(k) && on === 'greeting') throw invalid(where, k, 'no command at greeting');
   }

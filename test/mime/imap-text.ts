@@ -6,7 +6,7 @@
  * Lists are separated as the serializer separates them (`adjoined()`).
  */
 import { isAdjoined } from '../../src/imap/wire/serializer.js';
-import { Atom, Literal, Utf8Text, type ImapValue } from '../../src/imap/wire/values.js';
+import { Atom, Literal, Raw, Utf8Text, type ImapValue } from '../../src/imap/wire/values.js';
 
 function str(bytes: Buffer): string {
   let plain = true;
@@ -23,6 +23,7 @@ export function imapText(v: ImapValue): string {
   if (Buffer.isBuffer(v)) return str(v);
   if (v instanceof Atom) return v.value;
   if (v instanceof Literal) return str(v.data);
+  if (v instanceof Raw) return v.data.toString('latin1');
   if (v instanceof Utf8Text) return /[\0\r\n]/.test(v.value) ? str(Buffer.from(v.value, 'utf8')) : `"${v.value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
   // as on the wire: the leading lists of an adjoined list go back to back
   let run = isAdjoined(v);

@@ -8,7 +8,7 @@ export const idleCommand: CommandSpec = {
   states: AUTHENTICATED,
   async run({ session, args }) {
     args.end();
-    session.write(Buffer.from('+ idling\r\n'));
+    session.continueRequest('idling');
     session.idling = true;
     session.waiting('IDLE');
     session.flushUpdates(true);

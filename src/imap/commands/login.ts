@@ -65,7 +65,7 @@ async function tokenLogin(session: ImapSession, user: string | undefined, token:
   }
   // Real servers answer a bad token with a challenge carrying a JSON error and expect the
   // client to abort; doing the same lets clients test that path.
-  session.write(Buffer.from(`+ ${Buffer.from(JSON.stringify(error)).toString('base64')}\r\n`));
+  session.continueRequest(Buffer.from(JSON.stringify(error)).toString('base64'));
   const line = await session.readLine();
   if (line === null) return no('Connection closed');
   return failed();
@@ -106,7 +106,7 @@ export const authenticate: CommandSpec = {
     let text: string;
     if (initial !== null) text = initial === '=' ? '' : initial;
     else {
-      session.write(Buffer.from('+ \r\n'));
+      session.continueRequest('');
       const line = await session.readLine();
       if (line === null) return no('Connection closed');
       text = line.toString('latin1');

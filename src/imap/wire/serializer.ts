@@ -13,7 +13,7 @@
  * Output is built as runs of ASCII text plus the Buffers that must go out
  * verbatim, and concatenated once per call.
  */
-import { Atom, Literal, Utf8Text, type ImapValue } from './values.js';
+import { Atom, Literal, Raw, Utf8Text, type ImapValue } from './values.js';
 
 export type ResponseStatus = 'OK' | 'NO' | 'BAD';
 export type UntaggedStatus = ResponseStatus | 'BYE' | 'PREAUTH';
@@ -78,6 +78,9 @@ class Writer {
   private size = 0;
   text = '';
 
+  /** A script rule's `literals: true`: every string goes out as a literal. */
+  constructor(private readonly forceLiterals = false) {}
+
   bytes(buf: Buffer): void {
     this.flushText();
     if (buf.length === 0) return;
@@ -100,7 +103,7 @@ class Writer {
       if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`Not an IMAP number: ${value}`);
       this.text += String(value);
     } else if (typeof value === 'string') {
-      if (NEEDS_LITERAL.test(value)) {
+      if (this.forceLiterals || NEEDS_LITERAL.test(value)) {
         this.literal(Buffer.from(value, 'utf8'), false);
       } else {
         this.text += `"${value.replace(QUOTED_SPECIAL, '\\$&')}"`;
@@ -122,10 +125,12 @@ class Writer {
       this.literal(value.data, value.binary);
     } else if (value instanceof Utf8Text) {
       // RFC 6855 §3 uQUOTED-CHAR: UTF-8 may be quoted; CR, LF and NUL still need a literal.
-      if (UTF8_NEEDS_LITERAL.test(value.value)) this.literal(Buffer.from(value.value, 'utf8'), false);
+      if (this.forceLiterals || UTF8_NEEDS_LITERAL.test(value.value)) this.literal(Buffer.from(value.value, 'utf8'), false);
       else this.text += `"${value.value.replace(QUOTED_SPECIAL, '\\$&')}"`;
+    } else if (value instanceof Raw) {
+      this.bytes(value.data);
     } else if (Buffer.isBuffer(value)) {
-      if (bufferIsQuotable(value)) {
+      if (!this.forceLiterals && bufferIsQuotable(value)) {
         this.text += `"${value.toString('latin1').replace(QUOTED_SPECIAL, '\\$&')}"`;
       } else {
         this.literal(value, false);
@@ -196,8 +201,8 @@ export function encodeResponse(prefix: string, ...values: ImapValue[]): Buffer {
  * `encodeResponse` for a list of any length: a SEARCH answer over 100,000
  * messages must not pass its numbers as call arguments (the stack limit).
  */
-export function encodeResponseOf(prefix: string, values: readonly ImapValue[]): Buffer {
-  const w = new Writer();
+export function encodeResponseOf(prefix: string, values: readonly ImapValue[], options?: { literals?: boolean }): Buffer {
+  const w = new Writer(options?.literals === true);
   w.text = prefix;
   if (values.length > 0) {
     w.text += ' ';

@@ -11,6 +11,8 @@
  * - `Literal`       → always a literal (message data); `binary` sends `~{n}`
  * - `Utf8Text`      → text quoted even when it is not ASCII (RFC 6855, for a
  *                     session that enabled UTF8=ACCEPT); a literal only for CR, LF, NUL
+ * - `Raw`           → bytes sent exactly as they are, unchecked: only script
+ *                     rules that break the grammar on purpose make one (`mutate`)
  * - `ImapValue[]`   → a parenthesized list
  */
 export class Atom {
@@ -28,7 +30,11 @@ export class Utf8Text {
   constructor(readonly value: string) {}
 }
 
-export type ImapValue = null | number | string | Buffer | Atom | Literal | Utf8Text | ImapValue[];
+export class Raw {
+  constructor(readonly data: Buffer) {}
+}
+
+export type ImapValue = null | number | string | Buffer | Atom | Literal | Utf8Text | Raw | ImapValue[];
 
 export const atom = (value: string): Atom => new Atom(value);
 export const literal = (data: Buffer, binary = false): Literal => new Literal(data, binary);
