@@ -35,6 +35,7 @@ const FLAGS = {
   },
   script: { type: 'string', help: 'JSON file with script rules' },
   'script-seed': { type: 'string', help: 'seed of the script rules\u2019 PRNG' },
+  defect: { type: 'string', multiple: true, help: 'a real server defect to reproduce, by name (repeatable; docs/script-rules.md lists them)' },
   'rest-port': { type: 'string', help: 'port of the REST API (off without it)' },
   'rest-host': { type: 'string', help: 'address of the REST API (default 127.0.0.1)' },
   'rest-token': { type: 'string', help: 'bearer token every REST request must send' },
@@ -264,6 +265,7 @@ function buildOptions(flags: FlagValues): ServerOptions {
   }
   if (Array.isArray(flags['plugin-option'])) options.pluginOptions = pluginOptions(options.pluginOptions, flags['plugin-option']);
   if (typeof flags.script === 'string') options.script = flags.script;
+  if (Array.isArray(flags.defect)) options.defects = [...(Array.isArray(options.defects) ? options.defects : []), ...flags.defect];
   if (typeof flags['script-seed'] === 'string') {
     const seed = Number(flags['script-seed']);
     if (!Number.isInteger(seed)) throw new CliError(`--script-seed: expected an integer, got ${JSON.stringify(flags['script-seed'])}`);

@@ -120,3 +120,8 @@ export type { ImapSession, SelectedUpdatePolicy } from './imap/session.js';
 export { ScriptEngine } from './script/engine.js';
 export type { ScriptAction, ScriptFiring } from './script/engine.js';
 export type { ScriptRule, ScriptRuleJson, ScriptRuleInfo, ScriptRuleHandle, ScriptContext, ScriptOn } from './script/rule.js';
+// Rule language, issue 14 part 1: structured responses for `mutate`, the defects library.
+export type { MutateOp, MutateValue, MutateAt, SeedScope, ScriptResponse } from './script/rule.js';
+export type { ScriptResponseCode } from './script/response.js';
+export { defects, defectNames } from './script/defects.js';
+export type { Defect } from './script/defects.js';

@@ -394,6 +394,12 @@ export class ImapSession implements SessionHandle {
       return;
     }
     if (this.server.script.has('response')) {
+      // One line the rules can read as structure (the greeting, IDLE's `+`): mutate and defer act on it too.
+      const structured = this.shaper.structureOf(data);
+      if (structured) {
+        this.shaper.respond(structured);
+        return;
+      }
       const ctx = this.scriptContext('response', data);
       ctx.untagged = this.shaper.typeOfText(ctx.text);
       const action = this.server.script.fire(ctx);

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { isServiceError, ServiceError } from '../errors.js';
 import type { ScriptRule } from '../script/rule.js';
 import { validateRules } from '../script/validate.js';
+import { defectNamed, defectNames } from '../script/defects.js';
 import { checkTypos, childPath, describeValue, indexPath, isPlainObject, Problems } from './problems.js';
 import type { Extension, StoreField } from '../extensions/extension.js';
 import { builtinExtensions } from '../extensions/index.js';
@@ -56,6 +57,7 @@ export const TOP_LEVEL_KEYS = [
   ...LIMIT_KEYS,
   'debug',
   'script',
+  'defects',
   'secure',
   'loginDisabled',
   'starttls',
@@ -129,7 +131,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const scriptSeed = optional(options.scriptSeed, DEFAULTS.scriptSeed, (v) =>
     typeof v === 'number' && Number.isSafeInteger(v) ? v : problems.expected('scriptSeed', 'an integer', v),
   );
-  const script = resolveScript(problems, options.script);
+  const script = [...resolveScript(problems, options.script), ...resolveDefects(problems, options.defects)];
   const port = optional(options.port, DEFAULTS.port, (v) => portNumber(problems, v, 'port'));
   const host = optional(options.host, DEFAULTS.host, (v) => nonEmptyString(problems, v, 'host'));
   const secure = optional(options.secure, false, (v) => booleanValue(problems, v, 'secure'));
@@ -308,6 +310,26 @@ function resolveScript(problems: Problems, value: unknown): ScriptRule[] {
     problems.add('script', err.message);
     return [];
   }
+}
+
+/** The `defects` option: names from the defects library, as their rules. */
+function resolveDefects(problems: Problems, value: unknown): ScriptRule[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    problems.expected('defects', 'an array of defect names', value);
+    return [];
+  }
+  const rules: ScriptRule[] = [];
+  value.forEach((name, i) => {
+    const defect = typeof name === 'string' ? defectNamed(name) : undefined;
+    if (defect) {
+      rules.push(...validateRules(defect.rules));
+      return;
+    }
+    const hint = typeof name === 'string' ? suggestKey(name, defectNames()) : undefined;
+    problems.add(indexPath('defects', i), `no defect ${describeValue(name)}${hint ? `; did you mean ${JSON.stringify(hint)}?` : `; defects: ${defectNames().join(', ')}`}`);
+  });
+  return rules;
 }
 
 /** `fallback` when `value` is undefined, else `check(value)` (undefined when invalid, then `fallback`). */

@@ -117,6 +117,12 @@ export interface ServerOptions {
   scriptSeed?: number;
   /** Script rules to start with: an array, or a path to a JSON file holding one. */
   script?: ScriptRule[] | string;
+  /**
+   * Real server defects to reproduce, by name from the defects library
+   * (`['uidvalidity-zero']`; docs/script-rules.md): their rules go after
+   * those of `script`.
+   */
+  defects?: string[];
   /** Clock used for internal dates, token expiry and timers. Default: the real clock. */
   now?: ClockOption;
   /** REST API; started by `start()` only when a port is given. */

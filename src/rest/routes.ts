@@ -499,7 +499,7 @@ const ms = (min: number, description: string): Schema => ({ type: 'integer', min
  */
 export const SCRIPT_RULE: Schema = obj(
   {
-    on: { type: 'string', enum: SCRIPT_EVENTS, description: 'When the rule is asked: greeting, command, input (IDLE DONE, SASL lines), response (bytes about to go out), quiet (no traffic for quietFor ms), smtp (an SMTP MAIL, RCPT or DATA of the SMTP intake)' },
+    on: { type: 'string', enum: SCRIPT_EVENTS, description: 'When the rule is asked: greeting, command, input (IDLE DONE, SASL lines), response (bytes about to go out), quiet (no traffic for quietFor ms), smtp (an SMTP MAIL, RCPT or DATA of the SMTP intake), continuation (a + line: before a literal, in AUTHENTICATE, IDLE)' },
     command: str('Command name as sessions see it (`FETCH`, `UID FETCH`, `AUTHENTICATE PLAIN`), any case; a server refuses a name that neither the core nor a loaded plugin defines. For on: smtp one of MAIL, RCPT, DATA'),
     tag: str('Only the command with this tag'),
     session: { ...int(1), description: 'Only this session number' },
@@ -521,6 +521,19 @@ export const SCRIPT_RULE: Schema = obj(
     close: dflt({ oneOf: [bool, { type: 'string', enum: ['reset'] }] }, false, 'true: close the connection after acting; "reset": a TCP reset'),
     before: str('Text to send before the output'),
     after: str('Text to send after the output'),
+    // --- rule language, issue 14 part 1 (docs/script-rules.md)
+    untagged: str('on: response: only untagged responses of this type (EXISTS, FETCH, OK, LIST; "*" any). on: command: the responses mutate, literals and defer act on'),
+    description: str('A free label, shown in listings and script events'),
+    mutate: {
+      type: 'array',
+      description:
+        'Change the structured response before it is serialized: ops {set, value, at}, {add, value, at}, {drop, at}, {order: [names]}, {literal, at}, {quoted, at}, {unescaped, at}, {unquote, at}, {suffix, text, at}, {replace, with}; items are FETCH/STATUS items, response codes, "text", a counted type (EXISTS), LIST attributes/delimiter/mailbox',
+      items: { type: 'object', additionalProperties: true },
+    },
+    literals: dflt(bool, false, 'true: every string that may be a literal goes out as one'),
+    defer: { type: 'string', enum: ['tagged', 'next'], description: 'Hold the response: until after the next tagged response, or until the next command\'s output' },
+    seedScope: dflt({ type: 'string', enum: ['server', 'session', 'rule'] }, 'server', 'With chance: one PRNG stream for the server, one per session and rule (same faults whatever the interleaving), or one per rule'),
+    // --- end issue 14 part 1
   },
   ['on'],
 );

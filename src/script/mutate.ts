@@ -23,11 +23,23 @@ export function valueFromJson(value: MutateValue): ImapValue {
   return quotedRaw(Buffer.from(value.quoted, 'latin1'));
 }
 
-/** `"..."` with only `"` and `\` escaped, whatever the bytes (CR, LF, 8-bit stay as they are). */
-function quotedRaw(data: Buffer): Raw {
+/** The item an op names (every op but `order` and `replace`). */
+function targetOf(op: Exclude<MutateOp, { order: string[] } | { replace: string }>): string {
+  if ('set' in op) return op.set;
+  if ('add' in op) return op.add;
+  if ('drop' in op) return op.drop;
+  if ('literal' in op) return op.literal;
+  if ('quoted' in op) return op.quoted;
+  if ('unescaped' in op) return op.unescaped;
+  if ('unquote' in op) return op.unquote;
+  return op.suffix;
+}
+
+/** `"..."` with only `"` and `\` escaped (or, `escape` false, nothing), whatever the bytes (CR, LF, 8-bit stay). */
+function quotedRaw(data: Buffer, escape = true): Raw {
   const parts: number[] = [0x22];
   for (const b of data) {
-    if (b === 0x22 || b === 0x5c) parts.push(0x5c);
+    if (escape && (b === 0x22 || b === 0x5c)) parts.push(0x5c);
     parts.push(b);
   }
   parts.push(0x22);
@@ -58,6 +70,13 @@ interface Item {
 
 const same = (a: string, b: string): boolean => a.toUpperCase() === b.toUpperCase();
 
+/** An op's item name against a label: `*` is every item, `BODY[*` every label starting `BODY[`. */
+function named(pattern: string, label: string): boolean {
+  if (pattern === '*') return true;
+  if (pattern.endsWith('*')) return label.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase());
+  return same(pattern, label);
+}
+
 /** The `NAME value` pairs of FETCH and STATUS data, or null. */
 function pairList(r: ScriptResponse): ImapValue[] | null {
   if (r.kind !== 'data') return null;
@@ -77,7 +96,7 @@ function items(r: ScriptResponse, name: string): Item[] {
   if (r.kind === 'status') {
     if (same(name, 'text')) return [{ get: () => r.text, set: (v) => (r.text = textOf(v)), remove: () => (r.text = '') }];
     const code = r.code;
-    if (code && (name === '*' || same(code.name, name))) {
+    if (code && named(name, code.name)) {
       return [{ get: () => (code.args.length === 1 ? code.args[0]! : code.args), set: (v) => (code.args = [v]), remove: () => (r.code = null) }];
     }
     return [];
@@ -88,7 +107,7 @@ function items(r: ScriptResponse, name: string): Item[] {
     const out: Item[] = [];
     for (let i = 0; i + 1 < pairs.length; i += 2) {
       const label = pairs[i];
-      if (!(label instanceof Atom) || !(name === '*' || same(label.value, name))) continue;
+      if (!(label instanceof Atom) || !named(name, label.value)) continue;
       const at = i;
       out.push({
         get: () => pairs[at + 1]!,
@@ -163,8 +182,7 @@ export function applyOps(r: ScriptResponse, ops: readonly MutateOp[]): { replace
       reorder(r, op.order);
       continue;
     }
-    const name = 'set' in op ? op.set : 'add' in op ? op.add : 'drop' in op ? op.drop : 'literal' in op ? op.literal : 'quoted' in op ? op.quoted : 'unquote' in op ? op.unquote : op.suffix;
-    for (const found of items(r, name)) {
+    for (const found of items(r, targetOf(op))) {
       const item = within(found, atOf(op));
       if (!item) continue;
       if ('set' in op) item.set(valueFromJson(op.value));
@@ -173,7 +191,8 @@ export function applyOps(r: ScriptResponse, ops: readonly MutateOp[]): { replace
         if (typeof now === 'number') item.set(valueFromJson(now + op.value));
       } else if ('drop' in op) item.remove();
       else if ('literal' in op) item.set(deep(item.get(), (b) => new Literal(b)));
-      else if ('quoted' in op) item.set(deep(item.get(), quotedRaw));
+      else if ('quoted' in op) item.set(deep(item.get(), (b) => quotedRaw(b)));
+      else if ('unescaped' in op) item.set(deep(item.get(), (b) => quotedRaw(b, false)));
       else if ('unquote' in op) item.set(deep(item.get(), (b) => new Raw(b)));
       else item.set(new Raw(Buffer.concat([encodeValue(item.get()), Buffer.from(op.text, 'latin1')])));
     }
@@ -190,10 +209,10 @@ function reorder(r: ScriptResponse, names: readonly string[]): void {
   for (const name of names) {
     for (let i = 0; i + 1 < pairs.length; i += 2) {
       const label = pairs[i];
-      if (label instanceof Atom && same(label.value, name)) {
+      if (label instanceof Atom && named(name, label.value)) {
         taken.push(label, pairs[i + 1]!);
         pairs.splice(i, 2);
-        break;
+        i -= 2;
       }
     }
   }

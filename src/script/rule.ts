@@ -116,6 +116,7 @@ export type MutateOp =
   | { order: string[] }
   | ({ literal: string } & MutateAt)
   | ({ quoted: string } & MutateAt)
+  | ({ unescaped: string } & MutateAt)
   | ({ unquote: string } & MutateAt)
   | ({ suffix: string; text: string } & MutateAt)
   | { replace: string; with: string };

@@ -82,6 +82,12 @@ export class ResponseShaper {
     return script.has('response') || (kind === 'continuation' && script.has('continuation'));
   }
 
+  /** The structure of `data` when it is one response line this parser reads (no literal), else null. */
+  structureOf(data: Buffer): ScriptResponse | null {
+    if (data.length > 8192 || data.indexOf('\r\n') !== data.length - 2) return null;
+    return parseResponseLine(data.toString('latin1'));
+  }
+
   typeOfText(text: string): string | null {
     return textResponseType(text);
   }

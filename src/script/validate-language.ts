@@ -19,6 +19,7 @@ const VERBS: ReadonlyMap<string, readonly string[]> = new Map([
   ['order', []],
   ['literal', ['at']],
   ['quoted', ['at']],
+  ['unescaped', ['at']],
   ['unquote', ['at']],
   ['suffix', ['text', 'at']],
   ['replace', ['with']],
