@@ -941,6 +941,8 @@ export class ImapSession implements SessionHandle {
       return;
     }
     // After `* BYE` only the tagged OK may follow (RFC 3501 §6.1.3, §7.1.5).
+    // The updates a command flushes belong to it: script rules see its name and tag.
+    this.finishing = { name, tag };
     if (this.state !== 'logout') this.flushUpdates(this.updatePolicy.timing === 'immediate' || !spec?.holdsExpunges);
     this.finish(tag, name, result);
     this.shaper.endCommand();
