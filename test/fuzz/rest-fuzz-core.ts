@@ -194,7 +194,7 @@ const FIELD_VALUES: Record<string, (g: Gen) => string> = {
 };
 
 const RULE_FIELDS: Record<string, (g: Gen) => string> = {
-  on: (g) => JSON.stringify(g.pick(['command', 'greeting', 'input', 'response', 'quiet', 'bogus'])),
+  on: (g) => JSON.stringify(g.pick(['command', 'greeting', 'input', 'response', 'quiet', 'continuation', 'bogus'])),
   command: (g) => {
     const command = g.pick(['NOOP', 'LOGIN', 'FETCH', 'UID FETCH', '', 'fetch', 'uid store', 'AUTHENTICATE PLAIN', 'IDLE', 'FECTH', 'UID FECTH', 'NOOOP', 'XYZZY', 'UID XYZZY']);
     // Names no server defines: a rule with one would never match.
@@ -216,6 +216,48 @@ const RULE_FIELDS: Record<string, (g: Gen) => string> = {
     const state = g.pick(['Authenticated', 'Selected', 'Not Authenticated', 'x', 'Authenticted', 'selected']);
     if (['x', 'Authenticted', 'selected'].includes(state)) g.mustRefuse(`state ${JSON.stringify(state)}`);
     return JSON.stringify(state);
+  },
+  // The rule language of issue 14 part 1.
+  untagged: (g) => {
+    const type = g.pick(['EXISTS', 'FETCH', 'OK', '*', 'fetch', 'LIST', '', 'TWO WORDS', '{3}']);
+    if (['', 'TWO WORDS', '{3}'].includes(type)) g.mustRefuse(`untagged ${JSON.stringify(type)}`);
+    return JSON.stringify(type);
+  },
+  description: (g) => JSON.stringify(g.pick(['defect: x', '', 'x'.repeat(2000), '\u0000'])),
+  mutate: (g) => {
+    const ops = [
+      '{"set":"UID","value":99}',
+      '{"set":"BODYSTRUCTURE","at":[7],"value":-1}',
+      '{"set":"ENVELOPE","value":[null,"x",{"atom":"y"},{"literal":"z"},{"quoted":"w"}]}',
+      '{"add":"EXISTS","value":-2}',
+      '{"drop":"text"}',
+      '{"drop":"FLAGS","at":[0]}',
+      '{"order":["BODY[*","UID"]}',
+      '{"literal":"ENVELOPE","at":[1]}',
+      '{"quoted":"BODY[]"}',
+      '{"unescaped":"ENVELOPE"}',
+      '{"unquote":"*"}',
+      '{"suffix":"BODY[*","text":"\\r\\n"}',
+      '{"replace":"(UID) (\\\\d+)","with":"$1 0"}',
+    ];
+    const broken = ['{"set":"UID"}', '{"set":"UID","drop":"X","value":1}', '{"replace":"(","with":""}', '{"order":[]}', '{"drop":"X","at":[-1]}', '{"set":"UID","value":{"raw":1}}', '{"bogus":1}', '1', '"UID"'];
+    if (g.chance(0.2)) {
+      const bad = g.pick(broken);
+      g.mustRefuse(`mutate op ${bad}`);
+      return `[${bad}]`;
+    }
+    return `[${Array.from({ length: g.int(4) }, () => g.pick(ops)).join(',')}]`;
+  },
+  literals: (g) => g.pick(['true', 'false']),
+  defer: (g) => {
+    const value = g.pick(['"tagged"', '"next"', '"later"', 'true']);
+    if (value === '"later"' || value === 'true') g.mustRefuse(`defer ${value}`);
+    return value;
+  },
+  seedScope: (g) => {
+    const value = g.pick(['"server"', '"session"', '"rule"', '"sesion"', '1']);
+    if (value === '"sesion"' || value === '1') g.mustRefuse(`seedScope ${value}`);
+    return value;
   },
 };
 
