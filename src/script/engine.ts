@@ -154,6 +154,17 @@ export class ScriptEngine {
 
   /** Asks the rules about an event; returns what to do, or null for normal behaviour. Emits the script event. */
   fire(ctx: ScriptContext): ScriptAction | null {
+    return this.fireAll(ctx, () => false)[0] ?? null;
+  }
+
+  /**
+   * Like `fire`, but after a rule acts the next matching rules are asked
+   * too while `more(rule)` says the acting rule leaves the event to them
+   * (rules that only change a response: mutate, literals, defer). Each
+   * acting rule counts a hit and emits its script event.
+   */
+  fireAll(ctx: ScriptContext, more: (rule: ScriptRule) => boolean): ScriptAction[] {
+    const actions: ScriptAction[] = [];
     for (const entry of [...this.entries]) {
       if (!this.matches(entry, ctx)) continue;
       entry.matched++;
@@ -168,9 +179,10 @@ export class ScriptEngine {
         send = Buffer.from(text.replace(/\$TAG/g, ctx.tag ?? '*'), 'latin1');
       }
       this.onFire({ rule: ruleForEvent(rule), event: ctx.event, session: ctx.session, tag: ctx.tag, command: ctx.command });
-      return { rule, send };
+      actions.push({ rule, send });
+      if (!more(rule)) break;
     }
-    return null;
+    return actions;
   }
 
   private matches(entry: Entry, ctx: ScriptContext): boolean {

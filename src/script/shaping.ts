@@ -150,8 +150,9 @@ export class ResponseShaper {
       const bytes = this.bytes(shaped)!;
       const ctx = this.host.context('response', bytes);
       ctx.untagged = responseType(shaped.response);
-      const action = script.fire(ctx);
-      if (action) {
+      // Rules that only change the response compose (two defects on one response); a rule that shapes output ends the chain.
+      for (const action of script.fireAll(ctx, (rule) => shapesResponses(rule) && !shapesOutput(rule))) {
+        if (!shaped.response) break;
         shaped = this.apply(action.rule, shaped, () => ctx);
         if (shapesOutput(action.rule)) {
           this.host.applyOutput(action, this.bytes(shaped) ?? Buffer.alloc(0));

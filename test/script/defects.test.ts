@@ -263,3 +263,21 @@ test('Python imaplib: aborts on the blank line after a literal (cpython#88574) a
     await server.stop();
   }
 });
+
+test('rookery --defect NAME (repeatable) turns defects on; an unknown name exits with the likely one', { timeout: 20000 }, async () => {
+  const { startCli, exited, CLI } = await import('../helpers/cli.js');
+  const { child, port } = await startCli(['--port', '0', '--defect', 'uidvalidity-zero', '--defect', 'missing-resp-text']);
+  try {
+    const c = await rawSession(port);
+    const select = await c.command('SELECT INBOX');
+    assert.ok(select.includes('* OK [UIDVALIDITY 0]'), select.join('\n'));
+    assert.match(select[select.length - 1]!, /^T\d+ OK \[READ-WRITE\]$/);
+    c.close();
+  } finally {
+    child.kill();
+    await exited(child);
+  }
+  const bad = spawnSync(process.execPath, [CLI, '--port', '0', '--defect', 'uid-after-literl'], { encoding: 'utf8', timeout: 10000 });
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /defects\[0\]: no defect "uid-after-literl"; did you mean "uid-after-literal"\?/);
+});
