@@ -311,3 +311,25 @@ test('the script option and a JSON file carry the new fields', async () => {
     await server.stop();
   }
 });
+
+test('docs/script-rules.md: every one-line example rule is accepted by a server with every plugin', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { defects } = await import('../../src/index.js');
+  const page = readFileSync(new URL('../../../docs/script-rules.md', import.meta.url), 'utf8');
+  const lines = page.split('\n').filter((l) => l.startsWith('server.script.add(') && l.trimEnd().match(/\);( *\/\/.*)?$/));
+  assert.ok(lines.length >= 30, `${lines.length} examples`);
+  const { server } = await startServer({ plugins: 'all' });
+  try {
+    for (const line of lines) {
+      const run = new Function('server', 'defects', line) as (s: unknown, d: unknown) => void;
+      assert.doesNotThrow(() => run(server, defects), line);
+    }
+    // The page names every event and every rule field.
+    const { SCRIPT_EVENTS } = await import('../../src/script/rule.js');
+    const { RULE_FIELDS } = await import('../../src/script/validate.js');
+    for (const on of SCRIPT_EVENTS) assert.ok(page.includes(`| \`${on}\` |`), `event ${on}`);
+    for (const field of RULE_FIELDS) assert.ok(page.includes(`\`${field}\``), `field ${field}`);
+  } finally {
+    await server.stop();
+  }
+});
