@@ -21,7 +21,7 @@ export const SMTP_SCRIPT_COMMANDS = ['MAIL', 'RCPT', 'DATA'] as const;
  * session numbers, states or mailboxes, and its replies are whole SMTP
  * replies, not IMAP output to shape.
  */
-export const SMTP_RULE_FIELDS: readonly string[] = ['on', 'command', 'user', 'match', 'nth', 'times', 'chance', 'send', 'delay', 'close', 'when'];
+export const SMTP_RULE_FIELDS: readonly string[] = ['on', 'command', 'user', 'match', 'nth', 'times', 'chance', 'send', 'delay', 'close', 'when', 'description', 'seedScope'];
 
 /** What a rule sees about the event it is asked about. */
 export interface ScriptContext {

@@ -85,6 +85,8 @@ export class ResponseShaper {
   /** The structure of `data` when it is one response line this parser reads (no literal), else null. */
   structureOf(data: Buffer): ScriptResponse | null {
     if (data.length > 8192 || data.indexOf('\r\n') !== data.length - 2) return null;
+    // 8-bit text (a UTF-8 greeting) stays bytes: resp-text is 7-bit when serialized again.
+    for (const b of data) if (b > 0x7f) return null;
     return parseResponseLine(data.toString('latin1'));
   }
 

@@ -333,3 +333,14 @@ test('docs/script-rules.md: every one-line example rule is accepted by a server 
     await server.stop();
   }
 });
+
+test('description and seedScope are fields of smtp rules too; the IMAP-only fields are refused there', async () => {
+  const { server } = await startServer();
+  try {
+    server.script.add({ on: 'smtp', command: 'RCPT', chance: 0.5, seedScope: 'session', description: 'flaky relay', send: '451 4.3.0 Try again later' });
+    assert.throws(() => server.script.add({ on: 'smtp', command: 'DATA', defer: 'tagged' } as never), /defer: not meaningful for on: smtp/);
+    assert.throws(() => server.script.add({ on: 'smtp', command: 'DATA', mutate: [] } as never), /mutate: not meaningful for on: smtp/);
+  } finally {
+    await server.stop();
+  }
+});
