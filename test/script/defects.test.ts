@@ -281,3 +281,56 @@ test('rookery --defect NAME (repeatable) turns defects on; an unknown name exits
   assert.notEqual(bad.status, 0);
   assert.match(bad.stderr, /defects\[0\]: no defect "uid-after-literl"; did you mean "uid-after-literal"\?/);
 });
+
+/** node-imap: the envelope subject and UID of message 1 as it parses them. */
+async function nodeImapFetch(port: number): Promise<{ subject: string | undefined; uid: number; body: string }> {
+  const { default: Imap } = await import('imap');
+  const c = new Imap({ user: 'testuser', password: 'testpass', host: '127.0.0.1', port, tls: false });
+  c.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    c.once('ready', () => resolve());
+    c.once('error', reject);
+    c.connect();
+  });
+  await new Promise<void>((resolve, reject) => c.openBox('INBOX', true, (e) => (e ? reject(e) : resolve())));
+  const out = { subject: undefined as string | undefined, uid: 0, body: '' };
+  const f = c.seq.fetch('1', { bodies: [''], envelope: true });
+  const bodies: Promise<void>[] = [];
+  f.on('message', (m) => {
+    m.on('attributes', (a) => {
+      out.subject = a.envelope?.subject ?? undefined;
+      out.uid = a.uid;
+    });
+    m.on('body', (stream) => {
+      bodies.push(
+        new Promise((resolve) => {
+          stream.on('data', (d: Buffer) => (out.body += d.toString('latin1')));
+          stream.on('end', () => resolve());
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => f.once('end', () => resolve()));
+  await Promise.all(bodies);
+  c.end();
+  return out;
+}
+
+test('node-imap: literals everywhere and UID after the literal parse fine; an unquoted subject is cut at the first space', { timeout: 20000 }, async () => {
+  for (const [rules, subject] of [
+    [[{ on: 'command', command: 'FETCH', literals: true }], 'Hello world'],
+    [defects['uid-after-literal']!.rules, 'Hello world'],
+    [defects['envelope-unquoted-strings']!.rules, 'Hello'],
+  ] as const) {
+    const { server, port } = await startServer({ storage: STORAGE });
+    try {
+      server.script.add([...rules]);
+      const got = await nodeImapFetch(port);
+      assert.equal(got.subject, subject);
+      assert.equal(got.uid, 1);
+      assert.equal(got.body, ONE);
+    } finally {
+      await server.stop();
+    }
+  }
+});
