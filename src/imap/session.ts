@@ -415,6 +415,11 @@ export class ImapSession implements SessionHandle {
   /** `write` past the response rules: a rule has seen (and shaped) these bytes already. */
   private writeOut(data: Buffer): void {
     if (this.closed || this.socket.destroyed) return;
+    // Responses the rules shaped come here without passing write(): the same bound applies.
+    if (this.socket.writableLength > this.server.options.maxOutputBuffer) {
+      this.resetConnection();
+      return;
+    }
     if (this.capture) {
       this.capture.parts.push(data);
       return;
@@ -458,11 +463,6 @@ export class ImapSession implements SessionHandle {
       return;
     }
     this.shaper.respond({ kind: 'continuation', text });
-  }
-
-  /** True while rules want responses one by one and structured (no text fast paths). */
-  get scriptShapesResponses(): boolean {
-    return this.shaper.active();
   }
 
   private scriptContext(event: ScriptOn, data: Buffer | null, tag?: string, command?: string): ScriptContext {
@@ -940,9 +940,9 @@ export class ImapSession implements SessionHandle {
       this.shaper.endCommand();
       return;
     }
-    // After `* BYE` only the tagged OK may follow (RFC 3501 §6.1.3, §7.1.5).
     // The updates a command flushes belong to it: script rules see its name and tag.
     this.finishing = { name, tag };
+    // After `* BYE` only the tagged OK may follow (RFC 3501 §6.1.3, §7.1.5).
     if (this.state !== 'logout') this.flushUpdates(this.updatePolicy.timing === 'immediate' || !spec?.holdsExpunges);
     this.finish(tag, name, result);
     this.shaper.endCommand();
