@@ -105,6 +105,9 @@ export function checkRuleLanguage(rule: Record<string, unknown>, on: ScriptOn): 
   for (const [field, events] of WHERE) {
     if (has(field) && !events.includes(on)) return { field, message: `not meaningful for on: ${on} (only for on: ${events.join(', ')})` };
   }
+  if (on === 'command' && has('untagged') && !has('mutate') && rule.literals !== true && !has('defer')) {
+    return { field: 'untagged', message: 'on a command rule it picks the responses mutate, literals or defer act on: give one of them' };
+  }
   if (has('seedScope') && !has('chance')) return { field: 'seedScope', message: 'needs chance (it picks the stream chance draws from)' };
   const shaping = has('mutate') || rule.literals === true || has('defer');
   if (shaping) {

@@ -344,3 +344,26 @@ test('description and seedScope are fields of smtp rules too; the IMAP-only fiel
     await server.stop();
   }
 });
+
+test('defer holds at most maxOutputBuffer bytes: past it, what is held goes out at once, in order', async () => {
+  const body = 'x'.repeat(700);
+  const { server, port } = await startServer({ maxOutputBuffer: 1000, storage: { INBOX: { messages: [mail('One', body), mail('Two', body), mail('Three', body)] } } });
+  try {
+    server.script.add({ on: 'command', command: 'FETCH', untagged: 'FETCH', defer: 'next' });
+    assert.throws(() => server.script.add({ on: 'command', command: 'FETCH', untagged: 'FETCH' }), (e: Error) => /^untagged: on a command rule it picks/.test(e.message));
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    c.write('F1 FETCH 1:3 (BODY.PEEK[TEXT])\r\n');
+    const first = await c.line();
+    const second = await c.line();
+    assert.match(first, /^\* 1 FETCH \(BODY\[TEXT\] \{702\}/);
+    assert.match(second, /^\* 2 FETCH \(BODY\[TEXT\] \{702\}/);
+    assert.equal(await c.line(), 'F1 OK Fetch completed');
+    c.write('N1 NOOP\r\n');
+    assert.match(await c.line(), /^\* 3 FETCH \(BODY\[TEXT\] \{702\}/);
+    assert.equal(await c.line(), 'N1 OK NOOP completed');
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
