@@ -367,3 +367,34 @@ test('defer holds at most maxOutputBuffer bytes: past it, what is held goes out 
     await server.stop();
   }
 });
+
+test('imapflow: APPEND waits for a delayed, reworded literal go-ahead and completes; IDLE takes a reworded +', { timeout: 20000 }, async () => {
+  const { ImapFlow } = await import('imapflow');
+  const { server, port } = await startServer({ plugins: ['IDLE'] });
+  try {
+    const fired = collect(server, 'script');
+    server.script.add([
+      { on: 'continuation', match: '^\\+ OK', delay: 300, send: '+ Ready for literal data\r\n' },
+      { on: 'continuation', command: 'IDLE', mutate: [{ set: 'text', value: 'IDLE accepted, awaiting DONE command.' }] },
+    ]);
+    const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false, disableAutoIdle: true });
+    client.on('error', () => undefined);
+    await client.connect();
+    const t0 = Date.now();
+    const appended = await client.append('INBOX', mail('Appended'));
+    assert.ok(Date.now() - t0 >= 250);
+    assert.ok(appended);
+    assert.equal(server.control.listMessages('INBOX').length, 1);
+    await client.mailboxOpen('INBOX');
+    const idle = client.idle();
+    await server.waitFor('session', (e) => e.type === 'waiting');
+    server.control.addMessage('INBOX', { raw: mail('During IDLE') });
+    await new Promise<void>((resolve) => client.once('exists', () => resolve()));
+    await client.logout();
+    await idle.catch(() => undefined);
+    assert.ok(fired.some((e) => e.event === 'continuation' && e.command === 'IDLE'));
+    assert.ok(fired.some((e) => e.event === 'continuation' && e.command === null));
+  } finally {
+    await server.stop();
+  }
+});
