@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ScriptEvent } from '../../src/index.js';
+import { createServer, type ScriptEvent } from '../../src/index.js';
 import { collect, mail, rawSession, startServer } from '../helpers/server.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { request, startRest } from '../rest/helpers.js';
@@ -302,14 +302,30 @@ test('REST: rules with the new fields go in and show in GET /v1/script/rules; a 
 });
 
 test('the script option and a JSON file carry the new fields', async () => {
-  const { server, port } = await startServer({ storage: { INBOX: { messages: [MSG] } }, script: [{ on: 'response', untagged: 'EXISTS', mutate: [{ set: 'EXISTS', value: 5 }] }] });
-  try {
-    const c = await rawSession(port);
-    assert.ok((await c.command('SELECT INBOX')).includes('* 5 EXISTS'));
-    c.close();
-  } finally {
-    await server.stop();
+  const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'rookery-rules-'));
+  const file = join(dir, 'rules.json');
+  writeFileSync(file, JSON.stringify([{ on: 'response', untagged: 'OK', match: 'UIDNEXT', description: 'from a file', mutate: [{ drop: 'text' }] }]));
+  for (const script of [[{ on: 'response', untagged: 'EXISTS', mutate: [{ set: 'EXISTS', value: 5 }] }], file] as const) {
+    const { server, port } = await startServer({ storage: { INBOX: { messages: [MSG] } }, script: script as never });
+    try {
+      const c = await rawSession(port);
+      const select = await c.command('SELECT INBOX');
+      if (typeof script === 'string') {
+        assert.ok(select.includes('* OK [UIDNEXT 2]'), select.join('\n'));
+        assert.equal(server.script.rules[0]!.rule.description, 'from a file');
+      } else {
+        assert.ok(select.includes('* 5 EXISTS'));
+      }
+      c.close();
+    } finally {
+      await server.stop();
+    }
   }
+  rmSync(dir, { recursive: true });
+  assert.throws(() => createServer({ port: 0, script: [{ on: 'response', mutate: [{ set: 'UID' }] }] as never }), /script: \[0\]\.mutate\[0\]\.value: required for set/);
 });
 
 test('docs/script-rules.md: every one-line example rule is accepted by a server with every plugin', async () => {
