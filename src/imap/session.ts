@@ -144,6 +144,8 @@ export class ImapSession implements SessionHandle {
   private capture: { parts: Buffer[]; action: ScriptAction } | null = null;
   /** Script rules on structured responses (mutate, literals, defer, continuation): src/script/shaping.ts. */
   private readonly shaper: ResponseShaper;
+  /** The command whose literal the reader is about to accept (a `+` for it may follow). */
+  private literalOf: { name: string; tag: string } | null = null;
   private quietTimers: NodeJS.Timeout[] = [];
   /** Set by STARTTLS: the connection switches to TLS once the command's answer is out. */
   private tlsUpgrade: tls.SecureContext | null = null;
@@ -197,6 +199,8 @@ export class ImapSession implements SessionHandle {
         onCommand: (segments) => void this.runCommand(segments),
         onLine: (line) => this.takeLine(line),
         checkLiteral: (info) => {
+          // The go-ahead that may follow belongs to this command: continuation rules see its tag and name.
+          this.literalOf = info.tag !== null && info.command !== null ? { tag: info.tag, name: info.command } : null;
           const before = this.state === 'notAuthenticated';
           const limit = before ? options.maxLiteralBeforeLogin : options.maxLiteral;
           if (info.size > limit) {
@@ -212,8 +216,12 @@ export class ImapSession implements SessionHandle {
           if (refused) return { ok: false, response: refused.response ?? 'NO', code: refused.code, text: refused.text };
           return { ok: true };
         },
-        sendContinuation: () => this.continueRequest('OK'),
+        sendContinuation: () => {
+          this.continueRequest('OK');
+          this.literalOf = null;
+        },
         onReject: (r) => {
+          this.literalOf = null;
           // A line the reader refused inside IDLE or AUTHENTICATE ends that command with its
           // tagged BAD (RFC 3501 §6.2.2, §7.1.3); an untagged one would leave it pending.
           const waiter = this.lineWaiter;
@@ -467,7 +475,7 @@ export class ImapSession implements SessionHandle {
 
   private scriptContext(event: ScriptOn, data: Buffer | null, tag?: string, command?: string): ScriptContext {
     const info = this.info();
-    const running = this.current ?? this.finishing;
+    const running = this.current ?? this.finishing ?? this.literalOf;
     return {
       event,
       session: this.id,
@@ -889,6 +897,7 @@ export class ImapSession implements SessionHandle {
   }
 
   private async runCommand(segments: Segment[]): Promise<void> {
+    this.literalOf = null;
     if (this.server.options.debug) this.server.options.debug(`S${this.id} C: ${describeCommand(segments)}`);
     const protocol = imapProtocol(this.server);
     const utf8 = protocol.utf8(this);

@@ -49,8 +49,8 @@ test('continuation: the + before a literal, in AUTHENTICATE and in IDLE are aske
     assert.deepEqual(
       events.map((e) => [e.command, e.rule.description ?? null]),
       [
-        [null, 'literal go-ahead'],
-        [null, 'literal go-ahead'],
+        ['LOGIN', 'literal go-ahead'],
+        ['LOGIN', 'literal go-ahead'],
         ['IDLE', null],
         ['AUTHENTICATE', null],
       ],
@@ -409,7 +409,7 @@ test('imapflow: APPEND waits for a delayed, reworded literal go-ahead and comple
     await client.logout();
     await idle.catch(() => undefined);
     assert.ok(fired.some((e) => e.event === 'continuation' && e.command === 'IDLE'));
-    assert.ok(fired.some((e) => e.event === 'continuation' && e.command === null));
+    assert.ok(fired.some((e) => e.event === 'continuation' && e.command === 'APPEND'));
   } finally {
     await server.stop();
   }
