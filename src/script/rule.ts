@@ -3,6 +3,7 @@
  * in-process API share them. In-process rules may also use a RegExp for
  * `match`/`tag` and functions for `send` and `when`.
  */
+import type { ScriptResponse } from './response.js';
 
 /**
  * When a rule is considered. `smtp`: an SMTP command (MAIL, RCPT, DATA) of
@@ -127,8 +128,7 @@ export interface MutateAt {
 }
 
 /** The structured response a `mutate` function receives (see src/script/response.ts). */
-export type { ScriptResponse } from './response.js';
-import type { ScriptResponse } from './response.js';
+export type { ScriptResponse };
 
 /** A rule as the in-process API accepts it. */
 export interface ScriptRule extends Omit<ScriptRuleJson, 'match' | 'tag' | 'send' | 'mutate'> {
