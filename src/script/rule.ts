@@ -46,6 +46,8 @@ export interface ScriptContext {
    * `OK`, `LIST`, upper case), null for a tagged one or a continuation.
    */
   untagged?: string | null;
+  /** For `response` and `continuation`: the response as structure, when the session built it from values (read it; `mutate` changes it). */
+  response?: ScriptResponse;
 }
 
 /** A rule as JSON carries it. */

@@ -137,7 +137,7 @@ export class ResponseShaper {
     }
     if (r.kind === 'continuation' && script.has('continuation')) {
       const bytes = this.bytes(shaped);
-      const action = bytes && script.fire(this.host.context('continuation', bytes));
+      const action = bytes && script.fire({ ...this.host.context('continuation', bytes), response: r });
       if (action) {
         // A `+` must not overtake the command output a rule still holds.
         if (this.host.capturing()) this.host.endCapture();
@@ -152,6 +152,7 @@ export class ResponseShaper {
       const bytes = this.bytes(shaped)!;
       const ctx = this.host.context('response', bytes);
       ctx.untagged = responseType(shaped.response);
+      ctx.response = shaped.response;
       // Rules that only change the response compose (two defects on one response); a rule that shapes output ends the chain.
       for (const action of script.fireAll(ctx, (rule) => shapesResponses(rule) && !shapesOutput(rule))) {
         if (!shaped.response) break;

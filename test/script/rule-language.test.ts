@@ -125,6 +125,8 @@ test('mutate (function, in-process): the structured response, changed in place o
     server.script.add({
       on: 'response',
       untagged: 'FETCH',
+      // `when` sees the structure too.
+      when: (ctx) => ctx.response?.kind === 'data',
       mutate: (r, ctx) => {
         seen.push(`${ctx.command}:${r.kind}`);
         if (r.kind !== 'data') return;
