@@ -416,3 +416,29 @@ test('imapflow: APPEND waits for a delayed, reworded literal go-ahead and comple
     await server.stop();
   }
 });
+
+test('recipe, reconnect on BYE: imapflow sees the close right after login, and a reconnect logs in', { timeout: 20000 }, async () => {
+  const { ImapFlow } = await import('imapflow');
+  const { server, port } = await startServer();
+  try {
+    server.script.add({ on: 'response', match: '^\\S+ OK .*Logged in', times: 1, after: '* BYE Server shutting down\r\n', close: true });
+    const connect = (): InstanceType<typeof ImapFlow> => {
+      const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false, disableAutoIdle: true });
+      client.on('error', () => undefined);
+      return client;
+    };
+    const first = connect();
+    const closed = new Promise<void>((resolve) => first.once('close', () => resolve()));
+    await first.connect().catch(() => undefined);
+    await closed;
+    assert.equal(first.usable, false);
+    const second = connect();
+    await second.connect();
+    assert.ok(second.authenticated);
+    const login = await server.waitFor('session', (e) => e.type === 'login' && e.session.session === 2, { since: 0, timeout: 2000 });
+    assert.equal(login.data.session.user, 'testuser');
+    await second.logout();
+  } finally {
+    await server.stop();
+  }
+});
