@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { demoOptions } from './demo.js';
-import type { ServerOptions } from './options/types.js';
+import type { ServerOptions, Storage } from './options/types.js';
 import { suggestKey } from './options/typos.js';
 import { createServer } from './server.js';
 import { TEST_CERTIFICATE } from './tls/test-certificate.js';
@@ -25,6 +25,7 @@ const FLAGS = {
   'tls-cert': { type: 'string', help: 'PEM file with the TLS certificate (chain)' },
   'print-certificate': { type: 'boolean', help: 'print the built-in test certificate (PEM) for clients to trust, and exit' },
   storage: { type: 'string', help: 'JSON file with the storage option' },
+  'user-mailboxes': { type: 'boolean', help: 'each user has their own mailbox tree; storage is {users: {name: tree}, shared} (docs/user-mailboxes.md)' },
   preset: { type: 'string', help: 'provider quirk preset: gmail, outlook, yahoo, icloud or dovecot; other options win over it (docs/presets.md)' },
   config: { type: 'string', help: 'JSON file with any options, e.g. {"plugins":"all","rest":{"port":8080}}' },
   plugin: { type: 'string', multiple: true, help: 'extension to load (repeatable or comma list; "all": every built-in but the opt-in X-GM-EXT-1)' },
@@ -232,7 +233,7 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 function demoFor(withPreset: boolean): ServerOptions {
   const demo = demoOptions();
   if (!withPreset) return demo;
-  return { users: demo.users, storage: { INBOX: demo.storage?.INBOX ?? {} } };
+  return { users: demo.users, storage: { INBOX: (demo.storage as Storage | undefined)?.INBOX ?? {} } };
 }
 
 /** Builds server options from flags (already merged with the environment) over a config file. */
@@ -249,6 +250,7 @@ function buildOptions(flags: FlagValues): ServerOptions {
   if (flags.secure) options.secure = true;
   if (flags.starttls) options.starttls = true;
   if (flags['login-disabled']) options.loginDisabled = true;
+  if (flags['user-mailboxes']) options.userMailboxes = true;
   if (typeof flags['tls-key'] === 'string' || typeof flags['tls-cert'] === 'string') {
     const key = flags['tls-key'];
     const cert = flags['tls-cert'];

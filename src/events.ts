@@ -41,22 +41,30 @@ export interface MailboxEvent {
   path: string;
   oldPath: string | null;
   origin: number | null;
+  /** With `userMailboxes`: whose own tree the mailbox is in (null: the shared tree). Absent otherwise. */
+  user?: string | null;
 }
 
 export interface ExpungeEvent {
   path: string;
   uids: number[];
   origin: number | null;
+  /** With `userMailboxes`: whose own tree the mailbox is in (null: the shared tree). Absent otherwise. */
+  user?: string | null;
 }
 
 export interface FlagsEvent {
   path: string;
   messages: { uid: number; flags: string[] }[];
   origin: number | null;
+  /** With `userMailboxes`: whose own tree the mailbox is in (null: the shared tree). Absent otherwise. */
+  user?: string | null;
 }
 
 export interface AclEvent {
   path: string;
+  /** With `userMailboxes`: whose own tree the mailbox is in (null: the shared tree). Absent otherwise. */
+  user?: string | null;
 }
 
 export interface ScriptEvent {
@@ -78,6 +86,8 @@ export interface DeliveryEvent {
   /** Storage name of the mailbox the message went to. */
   mailbox: string;
   uid: number;
+  /** With `userMailboxes`: the user whose INBOX got this copy (one event per user). Absent otherwise. */
+  user?: string;
 }
 
 /** Event type → payload. */

@@ -31,6 +31,7 @@ export type {
   RestOptions,
   SmtpOptions,
   ClockOption,
+  UserStorage,
 } from './options/types.js';
 export { ControlApi } from './control/control.js';
 export type {
@@ -43,7 +44,9 @@ export type {
   UidMapping,
   XOAuth2Input,
   AppendCheck,
+  MailboxScope,
 } from './control/control.js';
+export type { MailboxView } from './store/view.js';
 export type { MailboxInfo, MessageInfo, UserInfo } from './control/resources.js';
 export type { SnapshotMessage } from './store/snapshot.js';
 export { EVENT_TYPES } from './events.js';

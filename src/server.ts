@@ -18,6 +18,10 @@ import { SessionRegistry } from './session/registry.js';
 import { SmtpIntake } from './smtp/intake.js';
 import type { StoreChange } from './store/changes.js';
 import { Store } from './store/store.js';
+import type { Mailbox } from './store/mailbox.js';
+import { UserTrees } from './store/user-trees.js';
+import { UserView } from './store/user-view.js';
+import type { MailboxView } from './store/view.js';
 
 /** Where a listener listens. */
 export interface ListenAddress {
@@ -38,7 +42,10 @@ export interface ServerAddresses {
  */
 export class Server extends EventEmitter<ServerEventMap> {
   readonly options: ResolvedOptions;
+  /** The one mail tree; with `userMailboxes`, the shared tree (shared namespaces) and the users. */
   readonly store: Store;
+  /** With `userMailboxes`: every user's own tree; null with one tree for everyone. */
+  readonly trees: UserTrees | null;
   readonly sessions = new SessionRegistry();
   readonly control: ControlApi;
   /** Script rules: make the server misbehave on purpose, repeatably. */
@@ -70,6 +77,7 @@ export class Server extends EventEmitter<ServerEventMap> {
     this.options = resolveOptions(options);
     this.eventLog = new EventLog(this.options.events);
     this.store = new Store(this.options.storage, this.options.users);
+    this.trees = this.options.userStorage ? new UserTrees(this.store, this.options.userStorage) : null;
     // Rules are checked against the command table (a `command` no one defines would never match).
     this.script = new ScriptEngine(this.options.scriptSeed, (firing) => this.emit('script', firing), () => imapProtocol(this).commands);
     // Extensions see every change before sessions and events do (quota usage, ACL of a new mailbox).
@@ -79,6 +87,7 @@ export class Server extends EventEmitter<ServerEventMap> {
     this.store.onChange(() => this.eventLog.poke());
     this.control = new ControlApi({
       store: this.store,
+      trees: this.trees,
       sessions: this.sessions,
       now: () => this.now(),
       shutdown: (graceful) => this.shutdown(graceful),
@@ -198,6 +207,29 @@ export class Server extends EventEmitter<ServerEventMap> {
     }
   }
 
+  // ------------------------------------------------------------ mailbox names (userMailboxes)
+
+  /**
+   * The mailboxes `user` sees by name: the store itself with one tree for
+   * everyone; with `userMailboxes` the user's own tree, Other Users and
+   * Shared. Every lookup by name of the IMAP core and the extensions goes
+   * through here (`session.mailboxes`).
+   */
+  viewOf(user: string | null): MailboxView {
+    if (this.trees === null || user === null) return this.store;
+    return new UserView(user, this.trees, () => imapProtocol(this).controlsAccess);
+  }
+
+  /** The user whose own tree holds the mailbox; null for the one shared tree (and always without `userMailboxes`). */
+  ownerOf(mailbox: Mailbox): string | null {
+    return this.trees?.ownerOf(mailbox) ?? null;
+  }
+
+  /** Every mailbox of every tree: whole-server counts (quota, object ids). */
+  everyMailbox(): Mailbox[] {
+    return this.trees?.everyMailbox() ?? this.store.list();
+  }
+
   /** The server clock in epoch milliseconds (the `now` option). */
   now(): number {
     return this.options.now();
@@ -205,12 +237,14 @@ export class Server extends EventEmitter<ServerEventMap> {
 
   /** Turns store changes into the public events of the spec. */
   private publish(change: StoreChange): void {
+    // With userMailboxes, events that name a mailbox say whose tree it is in (null: the shared tree).
+    const user = this.trees ? { user: this.trees.userOf(change) } : {};
     switch (change.kind) {
       case 'mailbox':
-        this.emit('mailbox', { type: change.type, path: change.path, oldPath: change.oldPath, origin: change.origin });
+        this.emit('mailbox', { type: change.type, path: change.path, oldPath: change.oldPath, origin: change.origin, ...user });
         break;
       case 'expunge':
-        this.emit('expunge', { path: change.mailbox.path, uids: [...change.uids], origin: change.origin });
+        this.emit('expunge', { path: change.mailbox.path, uids: [...change.uids], origin: change.origin, ...user });
         break;
       case 'flags':
         // IMAP clients' flag changes show as `command` events; `flags` is for the control API and REST.
@@ -219,6 +253,7 @@ export class Server extends EventEmitter<ServerEventMap> {
             path: change.mailbox.path,
             messages: change.messages.map((m) => ({ uid: m.uid, flags: [...m.flags] })),
             origin: null,
+            ...user,
           });
         }
         break;

@@ -1,11 +1,12 @@
 import { ServiceError } from '../errors.js';
 import type { SessionInfo } from '../events.js';
-import type { Storage, UserRecord } from '../options/types.js';
+import type { Storage, UserRecord, UserStorage } from '../options/types.js';
 import type { SessionRegistry } from '../session/registry.js';
 import { internalDateFromMs, parseInternalDate, type InternalDate } from '../store/internal-date.js';
 import type { Mailbox } from '../store/mailbox.js';
 import { snapshotStore } from '../store/snapshot.js';
 import type { FlagMode, Store, UidMode } from '../store/store.js';
+import type { UserTrees } from '../store/user-trees.js';
 import {
   checkInteger,
   checkObject,
@@ -27,6 +28,8 @@ export type AppendCheck = (mailbox: Mailbox, size: number) => void;
 /** What the control API needs from the server that owns it. */
 export interface ControlContext {
   readonly store: Store;
+  /** With `userMailboxes`: every user's own tree (null: one tree for everyone). */
+  readonly trees?: UserTrees | null;
   readonly sessions: SessionRegistry;
   now(): number;
   shutdown(graceful: boolean): Promise<void>;
@@ -61,6 +64,17 @@ export interface AddMessageInput {
   internaldate?: string;
   /** Refuse the message as APPEND would (QUOTA, APPENDLIMIT). */
   checks?: boolean;
+}
+
+/**
+ * Whose mailboxes a mailbox or message operation is about, the last
+ * argument of each. With `userMailboxes`, `user` names the user whose own
+ * tree the path is in (`addMessage('INBOX', { raw }, { user: 'alice' })`);
+ * without it, the path must be in a shared namespace. Without
+ * `userMailboxes` there is one tree and `user` is refused (INVALID).
+ */
+export interface MailboxScope {
+  user?: string;
 }
 
 /** Options of `createMailbox(path, options)`. */
@@ -118,15 +132,54 @@ export class ControlApi {
     return this.ctx.store;
   }
 
+  /**
+   * The tree a scope names (see MailboxScope): the user's own, or the shared
+   * (one) tree; with `userMailboxes` and no user, `paths` must be in a shared
+   * namespace. Extensions' control APIs resolve their paths through it.
+   */
+  treeOf(scope: MailboxScope | undefined, ...paths: unknown[]): Store {
+    const o = scope === undefined ? {} : checkObject(scope, 'scope', ['user']);
+    const user = optionalString(o.user, 'user');
+    const trees = this.ctx.trees ?? null;
+    if (user === undefined) {
+      if (trees) {
+        for (const path of paths) {
+          if (typeof path !== 'string') continue;
+          const ns = this.store.namespaceOf(path);
+          if (ns.type !== 'shared' || ns.prefix === '') {
+            throw invalid(`user: required for ${JSON.stringify(path)} (userMailboxes: every user has their own tree; only shared namespaces need none)`);
+          }
+        }
+      }
+      return this.store;
+    }
+    if (!trees) throw invalid('user: only with the userMailboxes option (without it all users share one tree)');
+    if (!this.store.users.has(user)) throw new ServiceError('NONEXISTENT', `User ${JSON.stringify(user)} does not exist`);
+    return trees.tree(user);
+  }
+
   // ------------------------------------------------------------ server
 
-  /** The whole store in the shape of the storage option (no credentials). */
+  /**
+   * The whole store in the shape of the storage option (no credentials).
+   * With `userMailboxes` it is the per-user form `{ users, shared }`
+   * (a UserStorage; `userSnapshot()` gives it typed as such).
+   */
   snapshot(): Storage {
+    if (this.ctx.trees) return this.ctx.trees.snapshot() as Storage;
     return snapshotStore(this.store);
+  }
+
+  /** The per-user snapshot `{ users: { name: tree }, shared }` (userMailboxes); INVALID without the option. */
+  userSnapshot(): UserStorage {
+    if (!this.ctx.trees) throw invalid('userSnapshot: only with the userMailboxes option; snapshot() gives the one tree');
+    return this.ctx.trees.snapshot();
   }
 
   /** Restores mailboxes and users to those of the options; every session gets `* BYE Server reset`. */
   reset(): { reset: true } {
+    // Users' trees are dropped first: the shared store's reset event finds them made again from the seeds.
+    this.ctx.trees?.reset();
     this.store.reset();
     return { reset: true };
   }
@@ -209,8 +262,12 @@ export class ControlApi {
   // ------------------------------------------------------------ mailboxes
 
   /** Every mailbox, ordered by name. */
-  listMailboxes(): MailboxInfo[] {
-    return this.store.list().map((m) => mailboxInfo(this.store, m, this.shown().mailbox));
+  listMailboxes(scope?: MailboxScope): MailboxInfo[] {
+    const tree = this.treeOf(scope);
+    let list = tree.list();
+    // Without a user, the shared tree shows its shared namespaces (its own INBOX is nobody's).
+    if (this.ctx.trees && tree === this.store) list = list.filter((m) => tree.namespaceOf(m.path).type === 'shared' && tree.namespaceOf(m.path).prefix !== '');
+    return list.map((m) => mailboxInfo(tree, m, this.shown().mailbox));
   }
 
   /**
@@ -218,11 +275,12 @@ export class ControlApi {
    * every other mailbox operation does (`createMailbox('A/B')`, options
    * second), or the REST body `{ path, subscribed }`.
    */
-  createMailbox(path: string, options?: CreateMailboxOptions): MailboxInfo;
-  createMailbox(input: CreateMailboxInput): MailboxInfo;
-  createMailbox(input: string | CreateMailboxInput, options: CreateMailboxOptions = {}): MailboxInfo {
+  createMailbox(path: string, options?: CreateMailboxOptions, scope?: MailboxScope): MailboxInfo;
+  createMailbox(input: CreateMailboxInput, scope?: MailboxScope): MailboxInfo;
+  createMailbox(input: string | CreateMailboxInput, second: CreateMailboxOptions | MailboxScope = {}, third?: MailboxScope): MailboxInfo {
     let o: Record<string, unknown>;
-    if (typeof input === 'string') o = { ...checkObject(options, 'options', ['subscribed']), path: input };
+    const scope = typeof input === 'string' ? third : (second as MailboxScope);
+    if (typeof input === 'string') o = { ...checkObject(second, 'options', ['subscribed']), path: input };
     else {
       if (typeof input !== 'object' || input === null) {
         throw invalid(`mailbox: expected a path or an object { path, subscribed }, got ${input === null ? 'null' : typeof input}`);
@@ -233,44 +291,49 @@ export class ControlApi {
     // One rule for mailboxes a test makes (storage, control API, REST): subscribed unless told
     // otherwise. Only a client's own IMAP CREATE leaves the subscription to the client.
     const subscribed = optionalBoolean(o.subscribed, 'subscribed') ?? true;
-    const mailbox = this.store.createMailbox(path, null, { subscribed });
-    return mailboxInfo(this.store, mailbox, this.shown().mailbox);
+    const tree = this.treeOf(scope, path);
+    const mailbox = tree.createMailbox(path, null, { subscribed });
+    return mailboxInfo(tree, mailbox, this.shown().mailbox);
   }
 
-  getMailbox(path: string): MailboxInfo {
-    return mailboxInfo(this.store, this.mailbox(path), this.shown().mailbox);
+  getMailbox(path: string, scope?: MailboxScope): MailboxInfo {
+    const tree = this.treeOf(scope, path);
+    return mailboxInfo(tree, this.mailbox(path, tree), this.shown().mailbox);
   }
 
   /** Deletes a mailbox; sessions that have it selected get BYE. INBOX: CANNOT. */
-  deleteMailbox(path: string): { deleted: true } {
-    this.store.deleteMailbox(checkString(path, 'path'), null);
+  deleteMailbox(path: string, scope?: MailboxScope): { deleted: true } {
+    this.treeOf(scope, path).deleteMailbox(checkString(path, 'path'), null);
     return { deleted: true };
   }
 
   /** Renames a mailbox with its children; renaming INBOX moves its messages. */
-  renameMailbox(path: string, input: { newPath: string }): MailboxInfo {
+  renameMailbox(path: string, input: { newPath: string }, scope?: MailboxScope): MailboxInfo {
     checkString(path, 'path');
     const o = checkObject(input, 'rename', ['newPath']);
     const newPath = checkString(o.newPath, 'newPath', { nonEmpty: true });
-    return mailboxInfo(this.store, this.store.renameMailbox(path, newPath, null), this.shown().mailbox);
+    const tree = this.treeOf(scope, path, newPath);
+    return mailboxInfo(tree, tree.renameMailbox(path, newPath, null), this.shown().mailbox);
   }
 
   /** Subscribes an existing mailbox. */
-  subscribe(path: string): { changed: boolean } {
-    return { changed: this.store.subscribe(checkString(path, 'path'), null, { mustExist: true }) };
+  subscribe(path: string, scope?: MailboxScope): { changed: boolean } {
+    return { changed: this.treeOf(scope, path).subscribe(checkString(path, 'path'), null, { mustExist: true }) };
   }
 
   /** Unsubscribes a name; it need not be a mailbox. */
-  unsubscribe(path: string): { changed: boolean } {
-    return { changed: this.store.unsubscribe(checkString(path, 'path'), null) };
+  unsubscribe(path: string, scope?: MailboxScope): { changed: boolean } {
+    return { changed: this.treeOf(scope, path).unsubscribe(checkString(path, 'path'), null) };
   }
 
   /** New UIDVALIDITY and optionally new UIDs; sessions that have the mailbox selected get BYE. */
   resetUidValidity(
     path: string,
     input: ResetUidValidityInput = {},
+    scope?: MailboxScope,
   ): { uidvalidity: number; uidnext: number; uids: { uid: number; newUid: number }[] } {
-    const mailbox = this.mailbox(path);
+    const tree = this.treeOf(scope, path);
+    const mailbox = this.mailbox(path, tree);
     const o = checkObject(input, 'options', ['uidvalidity', 'uids', 'offset', 'seed']);
     const uids = checkOneOf(o.uids, 'uids', ['keep', 'renumber', 'offset', 'shuffle'] as const, 'keep');
     const options: ResetUidValidityInput = { uids };
@@ -280,18 +343,18 @@ export class ControlApi {
     if (offset !== undefined) options.offset = offset;
     const seed = optionalInteger(o.seed, 'seed');
     if (seed !== undefined) options.seed = seed;
-    return this.store.resetUidValidity(mailbox, options, null);
+    return tree.resetUidValidity(mailbox, options, null);
   }
 
   // ------------------------------------------------------------ messages
 
-  private mailbox(path: string): Mailbox {
-    return this.store.require(checkString(path, 'path'));
+  private mailbox(path: string, tree: Store): Mailbox {
+    return tree.require(checkString(path, 'path'));
   }
 
   /** Messages ordered by UID; `uids` keeps only those, `raw` adds the source in base64. */
-  listMessages(path: string, options: { uids?: number[]; raw?: boolean } = {}): MessageInfo[] {
-    const mailbox = this.mailbox(path);
+  listMessages(path: string, options: { uids?: number[]; raw?: boolean } = {}, scope?: MailboxScope): MessageInfo[] {
+    const mailbox = this.mailbox(path, this.treeOf(scope, path));
     const o = checkObject(options, 'options', ['uids', 'raw']);
     const raw = optionalBoolean(o.raw, 'raw') ?? false;
     const shown = this.shown().message;
@@ -306,15 +369,17 @@ export class ControlApi {
   }
 
   /** One message, always with its source in base64. */
-  getMessage(path: string, uid: number): MessageInfo {
-    const mailbox = this.mailbox(path);
-    const [m] = this.store.requireMessages(mailbox, [checkInteger(uid, 'uid', 1)]);
+  getMessage(path: string, uid: number, scope?: MailboxScope): MessageInfo {
+    const tree = this.treeOf(scope, path);
+    const mailbox = this.mailbox(path, tree);
+    const [m] = tree.requireMessages(mailbox, [checkInteger(uid, 'uid', 1)]);
     return messageInfo(m!, true, this.shown().message);
   }
 
   /** Adds a message like a delivery. With `checks: true` it is refused as APPEND would refuse it. */
-  addMessage(path: string, input: AddMessageInput): { uid: number; uidvalidity: number } {
-    const mailbox = this.mailbox(path);
+  addMessage(path: string, input: AddMessageInput, scope?: MailboxScope): { uid: number; uidvalidity: number } {
+    const tree = this.treeOf(scope, path);
+    const mailbox = this.mailbox(path, tree);
     const o = checkObject(input, 'message', ['raw', 'encoding', 'flags', 'internaldate', 'checks']);
     if (o.raw === undefined) throw invalid('raw: required');
     const raw = decodeSource(o.raw, o.encoding);
@@ -328,44 +393,49 @@ export class ControlApi {
       internaldate = parsed;
     }
     if (optionalBoolean(o.checks, 'checks')) this.ctx.checkAppend(mailbox, raw.length);
-    const [message] = this.store.append(mailbox, [{ raw, flags, internaldate }], null);
+    const [message] = tree.append(mailbox, [{ raw, flags, internaldate }], null);
     return { uid: message!.uid, uidvalidity: mailbox.uidvalidity };
   }
 
   /** Sets, adds or removes flags; answers with the new flags of every named message. */
-  setFlags(path: string, input: { uids: number[]; flags: string[]; mode?: FlagMode }): { uid: number; flags: string[] }[] {
-    const mailbox = this.mailbox(path);
+  setFlags(path: string, input: { uids: number[]; flags: string[]; mode?: FlagMode }, scope?: MailboxScope): { uid: number; flags: string[] }[] {
+    const tree = this.treeOf(scope, path);
+    const mailbox = this.mailbox(path, tree);
     const o = checkObject(input, 'options', ['uids', 'flags', 'mode']);
     const uids = checkUids(o.uids);
     const flags = checkFlags(o.flags, 'flags');
     const mode = checkOneOf(o.mode, 'mode', ['set', 'add', 'remove'] as const, 'set');
-    const messages = this.store.requireMessages(mailbox, uids);
-    this.store.setFlags(mailbox, messages, flags, mode, null);
+    const messages = tree.requireMessages(mailbox, uids);
+    tree.setFlags(mailbox, messages, flags, mode, null);
     return messages.map((m) => ({ uid: m.uid, flags: [...m.flags] }));
   }
 
   /** Removes messages; answers with the UIDs removed (unknown UIDs are skipped). */
-  expungeMessages(path: string, input: { uids: number[] }): { uids: number[] } {
-    const mailbox = this.mailbox(path);
+  expungeMessages(path: string, input: { uids: number[] }, scope?: MailboxScope): { uids: number[] } {
+    const tree = this.treeOf(scope, path);
+    const mailbox = this.mailbox(path, tree);
     const o = checkObject(input, 'options', ['uids']);
-    return { uids: this.store.expunge(mailbox, checkUids(o.uids), null) };
+    return { uids: tree.expunge(mailbox, checkUids(o.uids), null) };
   }
 
-  copyMessages(path: string, input: { uids: number[]; target: string }): { uidvalidity: number; uids: UidMapping[] } {
-    return this.transfer(path, input, false);
+  /** Copies messages to `target`, a mailbox of the same user's tree. */
+  copyMessages(path: string, input: { uids: number[]; target: string }, scope?: MailboxScope): { uidvalidity: number; uids: UidMapping[] } {
+    return this.transfer(path, input, false, scope);
   }
 
-  moveMessages(path: string, input: { uids: number[]; target: string }): { uidvalidity: number; uids: UidMapping[] } {
-    return this.transfer(path, input, true);
+  /** Moves messages to `target`, a mailbox of the same user's tree. */
+  moveMessages(path: string, input: { uids: number[]; target: string }, scope?: MailboxScope): { uidvalidity: number; uids: UidMapping[] } {
+    return this.transfer(path, input, true, scope);
   }
 
-  private transfer(path: string, input: unknown, move: boolean): { uidvalidity: number; uids: UidMapping[] } {
-    const source = this.mailbox(path);
+  private transfer(path: string, input: unknown, move: boolean, scope: MailboxScope | undefined): { uidvalidity: number; uids: UidMapping[] } {
+    const tree = this.treeOf(scope, path);
+    const source = this.mailbox(path, tree);
     const o = checkObject(input, 'options', ['uids', 'target']);
     const uids = checkUids(o.uids);
-    const target = this.store.require(checkString(o.target, 'target'));
-    const messages = this.store.requireMessages(source, uids);
-    const pairs = move ? this.store.move(source, messages, target, null) : this.store.copy(messages, target, null);
+    const target = this.treeOf(scope, o.target).require(checkString(o.target, 'target'));
+    const messages = tree.requireMessages(source, uids);
+    const pairs = move ? tree.move(source, messages, target, null) : tree.copy(messages, target, null);
     return { uidvalidity: target.uidvalidity, uids: pairs };
   }
 }

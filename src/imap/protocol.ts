@@ -150,6 +150,12 @@ export interface ImapProtocol {
   checkLiteral(info: LiteralInfo): LiteralRefusal | undefined;
   /** The message data of an APPEND after every `appendData` point. */
   appendData(data: Buffer, session: ImapSession): Buffer;
+  /**
+   * True when an extension answers the `access` point (ACL). With
+   * `userMailboxes`, other users' mailboxes show only then: without access
+   * control a user's tree is theirs alone.
+   */
+  readonly controlsAccess: boolean;
   /** Combined access verdict; allow when no extension has an opinion or the session has no user. */
   access(session: ImapSession, right: Right, mailbox: Mailbox | null, path: string, command: string): AccessVerdict;
   appendCode(mailbox: Mailbox, uids: readonly number[]): string | undefined;
@@ -636,6 +642,7 @@ function buildProtocol(server: Server): ImapProtocol {
       for (const e of appendRewriters) out = e.appendData!(out, session, state(e)) ?? out;
       return out;
     },
+    controlsAccess: accessors.length > 0,
     access(session, right, mailbox, path, command) {
       const user = session.user;
       if (user === null || accessors.length === 0) return { allow: true };

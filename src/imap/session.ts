@@ -10,6 +10,7 @@ import type { Server } from '../server.js';
 import type { SessionHandle } from '../session/registry.js';
 import type { StoreChange } from '../store/changes.js';
 import type { Mailbox } from '../store/mailbox.js';
+import type { MailboxView } from '../store/view.js';
 import { CommandFailure, type CommandContext, type CommandResult, type CommandSpec, type ImapState } from './command.js';
 import { decodeMutf7 } from '../store/mutf7.js';
 import { imapProtocol } from './protocol.js';
@@ -120,6 +121,8 @@ export class ImapSession implements SessionHandle {
   readonly id: number;
   state: ImapState | 'logout' = 'notAuthenticated';
   user: string | null = null;
+  /** The view of `mailboxes`, for the user it was made for. */
+  private view: { user: string | null; names: MailboxView } | null = null;
   selected: SelectedMailbox | null = null;
   /** Last selected mailbox path; kept for the close event. */
   private lastMailbox: string | null = null;
@@ -366,7 +369,7 @@ export class ImapSession implements SessionHandle {
       session: this.id,
       user: this.user,
       state: STATE_NAMES[this.state],
-      mailbox: this.selected?.mailbox.path ?? (this.state === 'logout' ? this.lastMailbox : null),
+      mailbox: this.selected ? this.mailboxes.nameOf(this.selected.mailbox) : this.state === 'logout' ? this.lastMailbox : null,
       readOnly: this.selected?.readOnly ?? false,
       enabled: [...this.enabled],
       secure: this.secure,
@@ -705,6 +708,21 @@ export class ImapSession implements SessionHandle {
     return utf8Text(decodeMutf7(path) ?? path);
   }
 
+  /** A mailbox's name in responses: the name this user knows it by (see `mailboxes`), as `mailboxName` sends it. */
+  nameOf(mailbox: Mailbox): ImapValue {
+    return this.mailboxName(this.mailboxes.nameOf(mailbox));
+  }
+
+  /**
+   * The mailboxes of the logged-in user by name: every lookup of a mailbox
+   * by name goes through here (the store itself with one tree for everyone;
+   * with `userMailboxes` the user's own tree, Other Users and Shared).
+   */
+  get mailboxes(): MailboxView {
+    if (this.view === null || this.view.user !== this.user) this.view = { user: this.user, names: this.server.viewOf(this.user) };
+    return this.view.names;
+  }
+
   /** Sends `* <values>`. */
   untagged(...values: ImapValue[]): void {
     this.untaggedList(values);
@@ -812,7 +830,7 @@ export class ImapSession implements SessionHandle {
     this.selected.shape = imapProtocol(this.server).updateShape(this);
     // No \Recent for this session (IMAP4rev2): SELECT has still taken it from later sessions.
     if (!this.selected.shape.recent) this.selected.recent.clear();
-    this.lastMailbox = mailbox.path;
+    this.lastMailbox = this.mailboxes.nameOf(mailbox);
     this.state = 'selected';
     this.emitSession('select');
     return this.selected;
@@ -1178,7 +1196,7 @@ export class ImapSession implements SessionHandle {
     const drainWaiters = this.drainWaiters;
     this.drainWaiters = [];
     for (const w of drainWaiters) w();
-    this.lastMailbox = this.selected?.mailbox.path ?? this.lastMailbox;
+    this.lastMailbox = this.selected ? this.mailboxes.nameOf(this.selected.mailbox) : this.lastMailbox;
     this.selected = null;
     this.unsubscribe();
     this.server.sessions.remove(this.id);

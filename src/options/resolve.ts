@@ -65,6 +65,7 @@ export const TOP_LEVEL_KEYS = [
   'smtp',
   'pingInterval',
   'events',
+  'userMailboxes',
 ] as const;
 
 export const REST_KEYS = ['port', 'host', 'token', 'pingInterval', 'maxEventStreams', 'maxStreamBuffer'] as const;
@@ -121,8 +122,15 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const now = resolveClock(problems, options.now);
   const plugins = resolvePlugins(problems, options.plugins);
   const pluginOptions = resolvePluginOptions(problems, options.pluginOptions, plugins.extensions);
-  const storage = resolveStorage(options.storage, problems, now, storageContext(context, plugins.extensions, plugins.custom));
+  const userMailboxes = optional(options.userMailboxes, false, (v) => booleanValue(problems, v, 'userMailboxes'));
+  const storageCtx = storageContext(context, plugins.extensions, plugins.custom);
+  const { storage, userStorage } = userMailboxes
+    ? resolveUserStorage(problems, options.storage, now, storageCtx)
+    : { storage: resolveStorage(options.storage, problems, now, storageCtx), userStorage: null };
   const users = resolveUsers(problems, options.users);
+  for (const name of userStorage?.keys() ?? []) {
+    if (!users.has(name)) problems.add(childPath('storage.users', name), `no such user; users: ${[...users.keys()].join(', ')}`);
+  }
   const loginDisabled = optional(options.loginDisabled, false, (v) => booleanValue(problems, v, 'loginDisabled'));
   // LOGINDISABLED without a way to get TLS would lock every client out.
   const starttls = loginDisabled || optional(options.starttls, false, (v) => booleanValue(problems, v, 'starttls'));
@@ -160,6 +168,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   problems.throwIfAny();
   return {
     storage,
+    userStorage,
     users,
     plugins: plugins.names,
     customPlugins: plugins.custom,
@@ -186,6 +195,59 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     debug,
     events,
   };
+}
+
+const USER_STORAGE_KEYS = ['users', 'shared'] as const;
+const USER_STORAGE_SET = new Set<string>(USER_STORAGE_KEYS);
+
+/**
+ * The storage option with `userMailboxes`: `{ users: { name: tree }, shared: tree }`.
+ * A tree of the one-tree form here is the likeliest mistake, so its keys get
+ * a message that shows the per-user form.
+ */
+function resolveUserStorage(
+  problems: Problems,
+  value: unknown,
+  now: () => number,
+  context: StorageContext,
+): { storage: ResolvedOptions['storage']; userStorage: Map<string, ResolvedOptions['storage']> } {
+  const userStorage = new Map<string, ResolvedOptions['storage']>();
+  if (value === undefined) return { storage: resolveStorage(undefined, problems, now, context, 'storage.shared'), userStorage };
+  if (!isPlainObject(value)) {
+    problems.expected('storage', 'an object { users: { name: storage }, shared: storage } (userMailboxes is on)', value);
+    return { storage: { namespaces: [], mailboxes: [] }, userStorage };
+  }
+  for (const key of Object.keys(value)) {
+    if (USER_STORAGE_SET.has(key) || value[key] === undefined) continue;
+    const hint = suggestKey(key, USER_STORAGE_KEYS);
+    problems.add(
+      childPath('storage', key),
+      hint !== undefined
+        ? `unknown key; did you mean ${JSON.stringify(hint)}?`
+        : 'with userMailboxes the storage is { users: { <name>: { INBOX, "": ... } }, shared: { <shared namespaces> } }',
+    );
+  }
+  const users = value.users;
+  if (users !== undefined) {
+    if (!isPlainObject(users)) problems.expected('storage.users', 'an object of user name → storage', users);
+    else {
+      for (const name of Object.keys(users)) {
+        const base = childPath('storage.users', name);
+        const seed = resolveStorage(users[name], problems, now, context, base);
+        for (const ns of seed.namespaces) {
+          if (ns.type !== 'personal') problems.add(childPath(base, ns.prefix), `a ${ns.type} namespace belongs in storage.shared, not in a user's own tree`);
+        }
+        userStorage.set(name, seed);
+      }
+    }
+  }
+  const shared = value.shared;
+  if (isPlainObject(shared)) {
+    for (const key of Object.keys(shared)) {
+      if (key.toUpperCase() === 'INBOX') problems.add(childPath('storage.shared', key), "the shared part has no INBOX; each user's is under storage.users.<name>");
+    }
+  }
+  return { storage: resolveStorage(shared, problems, now, context, 'storage.shared'), userStorage };
 }
 
 /** `events`: the backlog's size and the number of pending waits. */

@@ -126,6 +126,8 @@ export function resolveStorage(
   problems: Problems,
   now: () => number,
   context: StorageContext = {},
+  /** Where the value sits in the options, for messages (`storage.users.alice` with userMailboxes). */
+  base = 'storage',
 ): StorageSeed {
   let date: InternalDate | undefined;
   const walk: Walk = {
@@ -144,7 +146,7 @@ export function resolveStorage(
   };
   const storage: Record<string, unknown> = input === undefined ? { INBOX: {}, '': {} } : (input as Record<string, unknown>);
   if (input !== undefined && !isPlainObject(input)) {
-    problems.expected('storage', 'an object', input);
+    problems.expected(base, 'an object', input);
     return { namespaces: [], mailboxes: [] };
   }
 
@@ -154,7 +156,7 @@ export function resolveStorage(
     if (storage[key] === undefined) continue;
     if (key.toUpperCase() === 'INBOX') {
       if (inboxKey !== undefined) {
-        problems.add(childPath('storage', key), `duplicates ${childPath('storage', inboxKey)} (INBOX is case-insensitive)`);
+        problems.add(childPath(base, key), `duplicates ${childPath(base, inboxKey)} (INBOX is case-insensitive)`);
         continue;
       }
       inboxKey = key;
@@ -166,7 +168,7 @@ export function resolveStorage(
   const namespaces: SeedNamespace[] = [];
   const namespaceFolders: unknown[] = [];
   for (const prefix of namespaceKeys) {
-    const resolved = resolveNamespace(prefix, storage[prefix], problems, context);
+    const resolved = resolveNamespace(prefix, storage[prefix], problems, context, base);
     if (resolved) {
       namespaces.push(resolved.namespace);
       namespaceFolders.push(resolved.folders);
@@ -180,7 +182,7 @@ export function resolveStorage(
     namespaces.find((ns) => ns.type === 'personal');
   const inboxDelimiter = reference?.separator ?? '/';
 
-  const inboxPath = inboxKey === undefined ? 'storage.INBOX' : childPath('storage', inboxKey);
+  const inboxPath = inboxKey === undefined ? `${base}.INBOX` : childPath(base, inboxKey);
   const inboxValue = inboxKey === undefined ? undefined : storage[inboxKey];
   walk.paths.set('INBOX', inboxPath);
   walkMailbox(walk, inboxValue ?? {}, inboxPath, 'INBOX', inboxDelimiter);
@@ -188,10 +190,10 @@ export function resolveStorage(
   namespaces.forEach((ns, i) => {
     const folders = namespaceFolders[i];
     if (folders === undefined) return;
-    const nsPath = childPath(childPath('storage', ns.prefix), 'folders');
-    let base = ns.prefix;
-    if (base !== '' && !base.endsWith(ns.separator)) base += ns.separator;
-    walkFolders(walk, folders, nsPath, base, ns.separator, ns.prefix === '');
+    const nsPath = childPath(childPath(base, ns.prefix), 'folders');
+    let root = ns.prefix;
+    if (root !== '' && !root.endsWith(ns.separator)) root += ns.separator;
+    walkFolders(walk, folders, nsPath, root, ns.separator, ns.prefix === '');
   });
 
   return { namespaces, mailboxes: walk.mailboxes };
@@ -202,8 +204,9 @@ function resolveNamespace(
   value: unknown,
   problems: Problems,
   context: StorageContext,
+  base: string,
 ): { namespace: SeedNamespace; folders: unknown } | null {
-  const path = childPath('storage', prefix);
+  const path = childPath(base, prefix);
   if (!isPlainObject(value)) {
     problems.expected(path, 'a namespace object ({type, separator, folders})', value);
     return null;

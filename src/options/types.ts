@@ -98,9 +98,27 @@ export interface SmtpOptions {
 /** The clock: a fixed instant or a function returning the current one. */
 export type ClockOption = Date | number | (() => Date | number);
 
+/**
+ * The storage option with `userMailboxes: true`: each user's own tree (INBOX
+ * and personal namespace) in the usual shape, keyed by user name, and the
+ * shared namespaces (type `shared`; server-wide fields on `shared[""]`).
+ * A user without an entry starts with `{ "INBOX": {}, "": {} }`.
+ */
+export interface UserStorage {
+  users?: Record<string, Storage>;
+  shared?: Storage;
+}
+
 export interface ServerOptions {
-  /** Initial mailboxes and messages (design §3 shape). */
-  storage?: Storage;
+  /** Initial mailboxes and messages (design §3 shape); with `userMailboxes`, a UserStorage. */
+  storage?: Storage | UserStorage;
+  /**
+   * Per-user mailboxes: every user has their own tree (INBOX and personal
+   * namespace); other users' mailboxes show under the Other Users namespace
+   * as ACL allows, shared namespaces under Shared. Default false: one tree
+   * for everyone. See docs/user-mailboxes.md.
+   */
+  userMailboxes?: boolean;
   /** Users by name. Default `{ testuser: { password: 'testpass', xoauth2: { accessToken: 'testtoken' } } }`. */
   users?: Record<string, UserOptions>;
   /**
@@ -266,7 +284,10 @@ export interface UserRecord {
 }
 
 export interface ResolvedOptions {
+  /** The one tree; with `userMailboxes`, the shared namespaces (and server-wide fields). */
   storage: StorageSeed;
+  /** With `userMailboxes`: each user's own tree from `storage.users`; null without. */
+  userStorage: Map<string, StorageSeed> | null;
   users: Map<string, UserRecord>;
   /** Loaded plugin names: built-ins (dependencies included) in a stable order, then plugin objects'. */
   plugins: string[];

@@ -3,6 +3,7 @@
  * operation; schemas here validate requests and produce the OpenAPI document.
  */
 import { ServiceError } from '../errors.js';
+import { scopeOf, userQuery } from './scope.js';
 import { EVENT_TYPES } from '../events.js';
 import { LIMIT_KEYS } from '../options/resolve.js';
 import { SCRIPT_EVENTS, type ScriptRule } from '../script/rule.js';
@@ -307,38 +308,38 @@ export const userRoutes: Route[] = [
 export const mailboxRoutes: Route[] = [
   {
     method: 'GET', path: '/v1/mailboxes', summary: 'List mailboxes, ordered by name', operation: 'listMailboxes',
-    status: 200, response: arrayOf(ref('MailboxInfo')),
-    handle: ({ server }) => server.control.listMailboxes(),
+    query: [userQuery], status: 200, response: arrayOf(ref('MailboxInfo')),
+    handle: ({ server, query }) => server.control.listMailboxes(scopeOf(query)),
   },
   {
     method: 'POST', path: '/v1/mailboxes', summary: 'Create a mailbox with missing superior levels', operation: 'createMailbox',
-    body: obj({ path: str('Plain mailbox name'), subscribed: dflt(bool, true) }, ['path']), status: 201, response: ref('MailboxInfo'),
-    handle: ({ server, body }) => server.control.createMailbox(body as never),
+    body: obj({ path: str('Plain mailbox name'), subscribed: dflt(bool, true) }, ['path']), query: [userQuery], status: 201, response: ref('MailboxInfo'),
+    handle: ({ server, body, query }) => server.control.createMailbox(body as never, scopeOf(query)),
   },
   {
     method: 'GET', path: '/v1/mailboxes/{path}', summary: 'One mailbox', operation: 'getMailbox', params: [P_PATH],
-    status: 200, response: ref('MailboxInfo'),
-    handle: (ctx) => ctx.server.control.getMailbox(p(ctx, 'path')),
+    query: [userQuery], status: 200, response: ref('MailboxInfo'),
+    handle: (ctx) => ctx.server.control.getMailbox(p(ctx, 'path'), scopeOf(ctx.query)),
   },
   {
     method: 'DELETE', path: '/v1/mailboxes/{path}', summary: 'Delete a mailbox', operation: 'deleteMailbox', params: [P_PATH],
-    body: obj({}), status: 200, response: deleted,
-    handle: (ctx) => ctx.server.control.deleteMailbox(p(ctx, 'path')),
+    body: obj({}), query: [userQuery], status: 200, response: deleted,
+    handle: (ctx) => ctx.server.control.deleteMailbox(p(ctx, 'path'), scopeOf(ctx.query)),
   },
   {
     method: 'POST', path: '/v1/mailboxes/{path}/rename', summary: 'Rename a mailbox with its children', operation: 'renameMailbox', params: [P_PATH],
-    body: obj({ newPath: str() }, ['newPath']), status: 200, response: ref('MailboxInfo'),
-    handle: (ctx) => ctx.server.control.renameMailbox(p(ctx, 'path'), ctx.body as never),
+    body: obj({ newPath: str() }, ['newPath']), query: [userQuery], status: 200, response: ref('MailboxInfo'),
+    handle: (ctx) => ctx.server.control.renameMailbox(p(ctx, 'path'), ctx.body as never, scopeOf(ctx.query)),
   },
   {
     method: 'PUT', path: '/v1/mailboxes/{path}/subscription', summary: 'Subscribe a mailbox', operation: 'subscribe', params: [P_PATH],
-    body: obj({}), status: 200, response: changed,
-    handle: (ctx) => ctx.server.control.subscribe(p(ctx, 'path')),
+    body: obj({}), query: [userQuery], status: 200, response: changed,
+    handle: (ctx) => ctx.server.control.subscribe(p(ctx, 'path'), scopeOf(ctx.query)),
   },
   {
     method: 'DELETE', path: '/v1/mailboxes/{path}/subscription', summary: 'Unsubscribe a name', operation: 'unsubscribe', params: [P_PATH],
-    body: obj({}), status: 200, response: changed,
-    handle: (ctx) => ctx.server.control.unsubscribe(p(ctx, 'path')),
+    body: obj({}), query: [userQuery], status: 200, response: changed,
+    handle: (ctx) => ctx.server.control.unsubscribe(p(ctx, 'path'), scopeOf(ctx.query)),
   },
   {
     method: 'POST', path: '/v1/mailboxes/{path}/uidvalidity', summary: 'New UIDVALIDITY and optionally new UIDs', operation: 'resetUidValidity',
@@ -349,8 +350,8 @@ export const mailboxRoutes: Route[] = [
       offset: dflt(int(), 0, 'For uids: offset'),
       seed: dflt(int(), 1, 'For uids: shuffle; the same seed gives the same order'),
     }),
-    status: 200, response: obj({ uidvalidity: int(), uidnext: int(), uids: arrayOf(obj({ uid: int(), newUid: int() })) }),
-    handle: (ctx) => ctx.server.control.resetUidValidity(p(ctx, 'path'), ctx.body as never),
+    query: [userQuery], status: 200, response: obj({ uidvalidity: int(), uidnext: int(), uids: arrayOf(obj({ uid: int(), newUid: int() })) }),
+    handle: (ctx) => ctx.server.control.resetUidValidity(p(ctx, 'path'), ctx.body as never, scopeOf(ctx.query)),
   },
 ];
 
@@ -371,6 +372,7 @@ export const messageRoutes: Route[] = [
     query: [
       { name: 'uids', description: 'Comma-separated UIDs; only these', schema: str() },
       { name: 'raw', description: '`true` includes the source in base64', schema: dflt({ type: 'string', enum: ['true', 'false'] }, 'false') },
+      userQuery,
     ],
     status: 200, response: arrayOf(ref('MessageInfo')),
     handle: (ctx) => {
@@ -382,7 +384,7 @@ export const messageRoutes: Route[] = [
         if (raw !== 'true' && raw !== 'false') throw new ServiceError('INVALID', `raw: expected true or false, got ${JSON.stringify(raw)}`);
         options.raw = raw === 'true';
       }
-      return ctx.server.control.listMessages(p(ctx, 'path'), options);
+      return ctx.server.control.listMessages(p(ctx, 'path'), options, scopeOf(ctx.query));
     },
   },
   {
@@ -397,42 +399,43 @@ export const messageRoutes: Route[] = [
       },
       ['raw'],
     ),
-    status: 201, response: obj({ uid: int(), uidvalidity: int() }),
-    handle: (ctx) => ctx.server.control.addMessage(p(ctx, 'path'), ctx.body as never),
+    query: [userQuery], status: 201, response: obj({ uid: int(), uidvalidity: int() }),
+    handle: (ctx) => ctx.server.control.addMessage(p(ctx, 'path'), ctx.body as never, scopeOf(ctx.query)),
   },
   {
     method: 'POST', path: '/v1/mailboxes/{path}/messages/flags', summary: 'Set, add or remove flags', operation: 'setFlags', params: [P_PATH],
     body: obj({ uids, flags: arrayOf(str()), mode: dflt({ type: 'string', enum: ['set', 'add', 'remove'] }, 'set') }, ['uids', 'flags']),
-    status: 200, response: arrayOf(obj({ uid: int(), flags: arrayOf(str()) })),
-    handle: (ctx) => ctx.server.control.setFlags(p(ctx, 'path'), ctx.body as never),
+    query: [userQuery], status: 200, response: arrayOf(obj({ uid: int(), flags: arrayOf(str()) })),
+    handle: (ctx) => ctx.server.control.setFlags(p(ctx, 'path'), ctx.body as never, scopeOf(ctx.query)),
   },
   {
     method: 'POST', path: '/v1/mailboxes/{path}/messages/expunge', summary: 'Remove messages', operation: 'expungeMessages', params: [P_PATH],
-    body: obj({ uids }, ['uids']), status: 200, response: obj({ uids }),
-    handle: (ctx) => ctx.server.control.expungeMessages(p(ctx, 'path'), ctx.body as never),
+    body: obj({ uids }, ['uids']), query: [userQuery], status: 200, response: obj({ uids }),
+    handle: (ctx) => ctx.server.control.expungeMessages(p(ctx, 'path'), ctx.body as never, scopeOf(ctx.query)),
   },
   {
     method: 'POST', path: '/v1/mailboxes/{path}/messages/copy', summary: 'Copy messages', operation: 'copyMessages', params: [P_PATH],
-    body: obj({ uids, target: str('Plain mailbox name') }, ['uids', 'target']), status: 200, response: uidMap,
-    handle: (ctx) => ctx.server.control.copyMessages(p(ctx, 'path'), ctx.body as never),
+    body: obj({ uids, target: str('Plain mailbox name (of the same user with ?user=)') }, ['uids', 'target']), query: [userQuery], status: 200, response: uidMap,
+    handle: (ctx) => ctx.server.control.copyMessages(p(ctx, 'path'), ctx.body as never, scopeOf(ctx.query)),
   },
   {
     method: 'POST', path: '/v1/mailboxes/{path}/messages/move', summary: 'Move messages', operation: 'moveMessages', params: [P_PATH],
-    body: obj({ uids, target: str('Plain mailbox name') }, ['uids', 'target']), status: 200, response: uidMap,
-    handle: (ctx) => ctx.server.control.moveMessages(p(ctx, 'path'), ctx.body as never),
+    body: obj({ uids, target: str('Plain mailbox name (of the same user with ?user=)') }, ['uids', 'target']), query: [userQuery], status: 200, response: uidMap,
+    handle: (ctx) => ctx.server.control.moveMessages(p(ctx, 'path'), ctx.body as never, scopeOf(ctx.query)),
   },
   {
     method: 'GET', path: '/v1/mailboxes/{path}/messages/{uid}', summary: 'One message with its source', operation: 'getMessage', params: [P_PATH, P_UID],
-    status: 200, response: ref('MessageInfo'),
-    handle: (ctx) => ctx.server.control.getMessage(p(ctx, 'path'), n(ctx, 'uid')),
+    query: [userQuery], status: 200, response: ref('MessageInfo'),
+    handle: (ctx) => ctx.server.control.getMessage(p(ctx, 'path'), n(ctx, 'uid'), scopeOf(ctx.query)),
   },
   {
     method: 'DELETE', path: '/v1/mailboxes/{path}/messages/{uid}', summary: 'Remove one message', operation: 'expungeMessages', params: [P_PATH, P_UID],
-    body: obj({}), status: 200, response: obj({ uids }),
+    body: obj({}), query: [userQuery], status: 200, response: obj({ uids }),
     handle: (ctx) => {
       const uid = n(ctx, 'uid');
-      ctx.server.control.getMessage(p(ctx, 'path'), uid); // 404 NONEXISTENT for an unknown UID
-      return ctx.server.control.expungeMessages(p(ctx, 'path'), { uids: [uid] });
+      const scope = scopeOf(ctx.query);
+      ctx.server.control.getMessage(p(ctx, 'path'), uid, scope); // 404 NONEXISTENT for an unknown UID
+      return ctx.server.control.expungeMessages(p(ctx, 'path'), { uids: [uid] }, scope);
     },
   },
 ];

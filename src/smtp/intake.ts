@@ -182,6 +182,7 @@ export class SmtpIntake {
       now: this.server.now(),
     });
     const raw = Buffer.concat([Buffer.from(trace, 'latin1'), message]);
+    if (this.server.trees) return this.deliverPerUser(raw, from, to, done);
     let uid: number;
     try {
       ({ uid } = this.server.control.addMessage(INBOX, { raw, checks: true }));
@@ -190,6 +191,35 @@ export class SmtpIntake {
     }
     this.server.emit('delivery', { from, to, mailbox: INBOX, uid });
     done(null, `OK: stored in ${INBOX} as UID ${uid}`);
+  }
+
+  /**
+   * userMailboxes: one copy in each recipient user's own INBOX (a user named
+   * by several recipients gets one). Recipients a catch-all accepted that
+   * name no user have no tree to go to: their copy is dropped.
+   */
+  private deliverPerUser(raw: Buffer, from: string, to: string[], done: (err?: Error | null, reply?: string) => void): void {
+    const users = new Map<string, string[]>();
+    for (const address of to) {
+      const user = recipientUser(address, this.config, this.server.store.users);
+      if (user === null || user === '') continue;
+      const list = users.get(user);
+      if (list) list.push(address);
+      else users.set(user, [address]);
+    }
+    const stored: { user: string; to: string[]; uid: number }[] = [];
+    for (const [user, addresses] of users) {
+      try {
+        const { uid } = this.server.control.addMessage(INBOX, { raw, checks: true }, { user });
+        stored.push({ user, to: addresses, uid });
+      } catch (err) {
+        // Copies already stored stay (as with any MTA that delivered to some recipients); the client hears the refusal.
+        for (const s of stored) this.server.emit('delivery', { from, to: s.to, mailbox: INBOX, uid: s.uid, user: s.user });
+        return done(refusalReply(err, this.largerThanQuota(raw.length)));
+      }
+    }
+    for (const s of stored) this.server.emit('delivery', { from, to: s.to, mailbox: INBOX, uid: s.uid, user: s.user });
+    done(null, `OK: stored in ${stored.length} ${stored.length === 1 ? 'INBOX' : 'INBOXes'}`);
   }
 
   /** True when a message of `size` octets exceeds the STORAGE quota even in an empty store. */

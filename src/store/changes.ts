@@ -10,7 +10,7 @@ export type Origin = number | null;
 
 export type MailboxChangeType = 'create' | 'delete' | 'rename' | 'subscribe' | 'unsubscribe';
 
-export type StoreChange =
+export type StoreChange = (
   | { kind: 'append'; mailbox: Mailbox; messages: Message[]; origin: Origin }
   | {
       kind: 'expunge';
@@ -31,6 +31,14 @@ export type StoreChange =
   | { kind: 'mailbox'; type: MailboxChangeType; path: string; oldPath: string | null; mailbox: Mailbox | null; origin: Origin }
   | { kind: 'uidvalidity'; mailbox: Mailbox; origin: Origin }
   | { kind: 'user'; type: 'add' | 'update' | 'delete'; name: string; disconnect: boolean; origin: Origin }
-  | { kind: 'reset'; origin: null };
+  | { kind: 'reset'; origin: null }
+) & {
+  /**
+   * With `userMailboxes`: the user whose own tree made the change (set on
+   * changes relayed from a user's tree; absent for the shared tree). Message
+   * changes name their mailbox, whose owner `server.ownerOf` gives.
+   */
+  user?: string;
+};
 
 export type ChangeListener = (change: StoreChange) => void;

@@ -53,6 +53,17 @@ export class Store {
     for (const listener of [...this.listeners]) listener(change);
   }
 
+  // ---------------------------------------------------------------- per-user mailboxes (userMailboxes)
+
+  /**
+   * Announces a change made in another tree (a user's own tree, with
+   * `userMailboxes`) on this store's feed, so sessions, extensions and
+   * events follow every tree through one feed.
+   */
+  relay(change: StoreChange): void {
+    this.emit(change);
+  }
+
   // ---------------------------------------------------------------- load and reset
 
   /** Restores mailboxes, messages, subscriptions and users to those of the options. */
@@ -178,6 +189,16 @@ export class Store {
     const mailbox = this.get(path);
     if (!mailbox) throw new ServiceError('NONEXISTENT', `Mailbox ${JSON.stringify(path)} does not exist`);
     return mailbox;
+  }
+
+  /** The name a mailbox has in this tree: its path (a MailboxView of one tree). */
+  nameOf(mailbox: Mailbox): string {
+    return mailbox.path;
+  }
+
+  /** A path of this tree as its one user sees it: itself (a MailboxView of one tree). */
+  nameAt(_owner: string | null, path: string): string | null {
+    return path;
   }
 
   /** Every mailbox, ordered by name. */

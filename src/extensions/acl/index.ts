@@ -33,6 +33,8 @@ import { atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Route } from '../../rest/route.js';
 import { obj, str, type Schema } from '../../rest/schema.js';
 import type { Server } from '../../server.js';
+import type { MailboxScope } from '../../control/control.js';
+import { scopeOf, userQuery } from '../../rest/scope.js';
 import { getField, setField } from '../../store/fields.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import type { Extension } from '../extension.js';
@@ -64,19 +66,24 @@ export type AclObject = Record<string, string>;
 
 /** The control API of ACL: `server.extension('ACL')`. */
 export interface AclApi {
-  /** The ACL of a mailbox; a mailbox without one shows `{ anyone: "lrswipkxtea" }`. NONEXISTENT for an unknown mailbox. */
-  getAcl(path: string): AclObject;
+  /**
+   * The ACL of a mailbox; a mailbox without one shows `{ anyone: "lrswipkxtea" }`
+   * (with `userMailboxes`, one of a user's own tree shows `{ <owner>: "lrswipkxtea" }`).
+   * NONEXISTENT for an unknown mailbox. `scope.user`: whose tree (userMailboxes), as for
+   * every mailbox operation of the control API.
+   */
+  getAcl(path: string, scope?: MailboxScope): AclObject;
   /**
    * Sets an identifier's rights: `"lr"` replaces them, `"+w"` adds, `"-w"`
    * removes (`c` and `d` stand for `kx` and `et`); an entry left without
    * rights is removed. Answers the new ACL; emits `acl` when it changed.
    * INVALID for an unknown right or an empty identifier.
    */
-  setAcl(path: string, identifier: string, rights: string): AclObject;
+  setAcl(path: string, identifier: string, rights: string, scope?: MailboxScope): AclObject;
   /** Removes an identifier's entry; NONEXISTENT when it has none. Answers the new ACL and emits `acl`. */
-  deleteAcl(path: string, identifier: string): AclObject;
+  deleteAcl(path: string, identifier: string, scope?: MailboxScope): AclObject;
   /** The rights `user` has on the mailbox, in standard letters (`lrs`). */
-  myRights(path: string, user: string): string;
+  myRights(path: string, user: string, scope?: MailboxScope): string;
 }
 
 declare module '../extension.js' {
@@ -116,9 +123,17 @@ function setup(server: Server): State {
     if (err instanceof RightsError) throw new ServiceError('INVALID', err.message);
     throw err;
   };
-  const mailboxAt = (path: string): Mailbox => {
+  const mailboxAt = (path: string, scope: MailboxScope | undefined): Mailbox => {
     if (typeof path !== 'string') throw new ServiceError('INVALID', 'path: expected a string');
-    return server.store.require(path);
+    return server.control.treeOf(scope, path).require(path);
+  };
+  // userMailboxes: a mailbox of a user's own tree without an ACL is its owner's alone (RFC 4314 §2: the
+  // owner holds the rights an implementation ties to ownership; here all of them), not everyone's.
+  const ownerAcls = new Map<string, Acl>();
+  const ownerAcl = (owner: string): Acl => {
+    let acl = ownerAcls.get(owner);
+    if (!acl) ownerAcls.set(owner, (acl = new Map([[owner, new Set(ALL_RIGHTS)]])));
+    return acl;
   };
   const identifierOf = (identifier: unknown): string => {
     if (typeof identifier !== 'string') throw new ServiceError('INVALID', 'identifier: expected a string');
@@ -136,6 +151,10 @@ function setup(server: Server): State {
     aclOf(mailbox) {
       // Parsed once per stored value: every command asks, the value changes only when replaced.
       const field = getField(mailbox, ACL_KEY);
+      if (field === undefined) {
+        const owner = server.ownerOf(mailbox);
+        if (owner !== null) return ownerAcl(owner);
+      }
       if (field === null || typeof field !== 'object') return aclFromField(field);
       let acl = parsed.get(field);
       if (acl === undefined) parsed.set(field, (acl = aclFromField(field)));
@@ -144,17 +163,18 @@ function setup(server: Server): State {
     rightsOf: (mailbox, user) => effectiveRights(state.aclOf(mailbox), user),
     change(mailbox, edit) {
       const before = state.aclOf(mailbox) ?? openAcl();
+      const owner = server.ownerOf(mailbox);
       const after: Acl = new Map([...before].map(([id, rights]) => [id, new Set(rights)]));
       edit(after);
       // Nothing changed: no write and no event (an open mailbox stays without the key).
       if (sameAcl(before, after)) return after;
       setField(mailbox, ACL_KEY, aclToObject(after));
-      server.emit('acl', { path: mailbox.path });
+      server.emit('acl', server.trees ? { path: mailbox.path, user: owner } : { path: mailbox.path });
       return after;
     },
-    getAcl: (path) => aclToObject(state.aclOf(mailboxAt(path)) ?? openAcl()),
-    setAcl(path, identifier, rights) {
-      const mailbox = mailboxAt(path);
+    getAcl: (path, scope) => aclToObject(state.aclOf(mailboxAt(path, scope)) ?? openAcl()),
+    setAcl(path, identifier, rights, scope) {
+      const mailbox = mailboxAt(path, scope);
       const id = identifierOf(identifier);
       if (typeof rights !== 'string') throw new ServiceError('INVALID', 'rights: expected a string');
       let parsed;
@@ -165,16 +185,16 @@ function setup(server: Server): State {
       }
       return aclToObject(state.change(mailbox, (acl) => applyChange(acl, id, parsed)));
     },
-    deleteAcl(path, identifier) {
-      const mailbox = mailboxAt(path);
+    deleteAcl(path, identifier, scope) {
+      const mailbox = mailboxAt(path, scope);
       const id = identifierOf(identifier);
       if (!(state.aclOf(mailbox) ?? openAcl()).has(id)) {
         throw new ServiceError('NONEXISTENT', `The ACL of ${JSON.stringify(mailbox.path)} has no entry for ${JSON.stringify(id)}`);
       }
       return aclToObject(state.change(mailbox, (acl) => acl.delete(id)));
     },
-    myRights(path, user) {
-      const mailbox = mailboxAt(path);
+    myRights(path, user, scope) {
+      const mailbox = mailboxAt(path, scope);
       if (typeof user !== 'string') throw new ServiceError('INVALID', 'user: expected a string');
       return formatRights(state.rightsOf(mailbox, user));
     },
@@ -192,7 +212,7 @@ function identifierArg(ctx: CommandContext): string {
 /** The mailbox of an ACL command, or the NO that answers it. */
 function target(ctx: CommandContext, path: string | InvalidName): Mailbox | CommandResult {
   if (path instanceof InvalidName) return path.no('NONEXISTENT');
-  const mailbox = ctx.session.server.store.get(path);
+  const mailbox = ctx.session.mailboxes.get(path);
   return mailbox ?? no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
 }
 
@@ -277,7 +297,7 @@ const getacl: CommandSpec = {
     const path = mailboxArg(ctx.args);
     ctx.args.end();
     return administer(ctx, path, (mailbox, state) => {
-      const line: ImapValue[] = [atom('ACL'), ctx.session.mailboxName(mailbox.path)];
+      const line: ImapValue[] = [atom('ACL'), ctx.session.nameOf(mailbox)];
       for (const [identifier, rights] of state.aclOf(mailbox) ?? openAcl()) line.push(identifier, rightsValue(formatImapRights(rights)));
       ctx.session.untaggedList(line);
       return ok('Getacl completed');
@@ -300,7 +320,7 @@ const listrights: CommandSpec = {
       // No right is always granted and none are tied: each can be granted alone, the virtual
       // c and d by themselves too (RFC 4314 §2.1.1). The identifier comes back as given (§3.4).
       const optional = [...RIGHTS.slice(0, -1), 'c', 'd', 'a'].map(atom);
-      ctx.session.untaggedList([atom('LISTRIGHTS'), ctx.session.mailboxName(mailbox.path), identifier, '', ...optional]);
+      ctx.session.untaggedList([atom('LISTRIGHTS'), ctx.session.nameOf(mailbox), identifier, '', ...optional]);
       return ok('Listrights completed');
     });
   },
@@ -331,7 +351,7 @@ function rightsValue(rights: string): ImapValue {
 
 /** `MYRIGHTS mailbox rights` (without `*`), for MYRIGHTS and LIST-MYRIGHTS. */
 export function myRightsResponse(session: ImapSession, mailbox: Mailbox, rights: ReadonlySet<string>): ImapValue[] {
-  return [atom('MYRIGHTS'), session.mailboxName(mailbox.path), rightsValue(formatImapRights(rights))];
+  return [atom('MYRIGHTS'), session.nameOf(mailbox), rightsValue(formatImapRights(rights))];
 }
 
 /** The rights the logged-in user of a session has on a mailbox (every right without ACL plugin state or user). */
@@ -364,7 +384,8 @@ const routes: Route[] = [
     params: [pathParam],
     status: 200,
     response: aclSchema,
-    handle: ({ server, params }) => server.extension('ACL')!.getAcl(params.path as string),
+    query: [userQuery],
+    handle: ({ server, params, query }) => server.extension('ACL')!.getAcl(params.path as string, scopeOf(query)),
   },
   {
     method: 'PUT',
@@ -375,8 +396,9 @@ const routes: Route[] = [
     body: { ...obj({ rights: str('Rights, e.g. "lr", "+w" or "-w" (c and d stand for kx and et)') }, ['rights']), additionalProperties: false },
     status: 200,
     response: aclSchema,
-    handle: ({ server, params, body }) =>
-      server.extension('ACL')!.setAcl(params.path as string, params.identifier as string, (body as { rights: string }).rights),
+    query: [userQuery],
+    handle: ({ server, params, body, query }) =>
+      server.extension('ACL')!.setAcl(params.path as string, params.identifier as string, (body as { rights: string }).rights, scopeOf(query)),
   },
   {
     method: 'DELETE',
@@ -386,7 +408,8 @@ const routes: Route[] = [
     params: [pathParam, identifierParam],
     status: 200,
     response: aclSchema,
-    handle: ({ server, params }) => server.extension('ACL')!.deleteAcl(params.path as string, params.identifier as string),
+    query: [userQuery],
+    handle: ({ server, params, query }) => server.extension('ACL')!.deleteAcl(params.path as string, params.identifier as string, scopeOf(query)),
   },
 ];
 
@@ -451,7 +474,7 @@ export const extension: Extension<State> = {
       if (!made.some((c) => c.mailbox === mailbox)) made.push({ mailbox, origin: session.id });
       const user = session.user;
       if (user === null) return;
-      const store = session.server.store;
+      const store = session.mailboxes;
       for (const { mailbox: m } of made) {
         const parentPath = store.parentOf(m.path);
         const parent = parentPath === null ? undefined : store.get(parentPath);
@@ -459,7 +482,7 @@ export const extension: Extension<State> = {
         const acl: Acl = new Map([...(inherited ?? [])].map(([id, rights]) => [id, new Set(rights)]));
         acl.set(user, new Set(ALL_RIGHTS));
         setField(m, ACL_KEY, aclToObject(acl));
-        session.server.emit('acl', { path: m.path });
+        session.server.emit('acl', session.server.trees ? { path: m.path, user: session.server.ownerOf(m) } : { path: m.path });
       }
     },
   },
@@ -471,7 +494,7 @@ export const extension: Extension<State> = {
     // RENAME keeps the ACLs), and INBOX keeps its own. Other renames move the Mailbox object
     // with its fields; a delete drops the object and its ACL.
     if (change.kind === 'mailbox' && change.type === 'rename' && change.oldPath === 'INBOX' && change.mailbox) {
-      const source = state.server.store.get('INBOX');
+      const source = (state.server.trees?.treeOf(change.mailbox) ?? state.server.store).get('INBOX');
       const acl = source ? state.aclOf(source) : null;
       if (acl) setField(change.mailbox, ACL_KEY, aclToObject(acl));
     }

@@ -13,7 +13,7 @@ import type { ImapUrl } from './imap-url.js';
 
 /** A URL's mailbox name (UTF-8, RFC 5092 §3.2) as a store path; a modified UTF-7 spelling is taken as well. */
 export function findUrlMailbox(session: ImapSession, name: string): Mailbox | undefined {
-  const store = session.server.store;
+  const store = session.mailboxes;
   return store.get(encodeMutf7(name)) ?? (isValidMutf7(name) ? store.get(name) : undefined);
 }
 

@@ -6,5 +6,5 @@ import { always } from '../shared.js';
 export const extension: Extension = {
   name: 'CHILDREN',
   capabilities: always('CHILDREN'),
-  list: { attributes: (entry, ctx) => (ctx.lsub ? [] : childAttributes(ctx.session.server.store, entry, ctx)) },
+  list: { attributes: (entry, ctx) => (ctx.lsub ? [] : childAttributes(ctx.session.mailboxes, entry, ctx)) },
 };

@@ -31,12 +31,12 @@ const RULES: SessionRules = Object.freeze({ noRecent: true, noUnseenCode: true, 
 
 /** The attributes of the selected mailbox as LIST would show them (RFC 9051 §6.3.2: they MUST be accurate). */
 function selectedListLine(session: ImapSession, path: string): ImapValue[] {
-  const store = session.server.store;
+  const store = session.mailboxes;
   const mailbox = store.get(path) ?? null;
   // \HasChildren counts only children the user may list (RFC 4314), as LIST does.
   const hasChildren = (parent: string): boolean => {
     const prefix = parent + store.delimiterFor(parent);
-    return store.list().some((m) => m.path.startsWith(prefix) && accessRefusal(session, 'l', m, m.path, 'SELECT') === null);
+    return store.list().some((m) => store.nameOf(m).startsWith(prefix) && accessRefusal(session, 'l', m, store.nameOf(m), 'SELECT') === null);
   };
   const ctx: ListContext = { session, lsub: false, selection: new Set(), returns: new Set(), returnArguments: new Map(), hasChildren };
   const attrs: string[] = [];

@@ -23,7 +23,7 @@ function statusResponse(entry: ListEntry, ctx: ListContext): readonly (readonly 
   const mailbox = entry.mailbox;
   if (ctx.lsub || items === undefined || mailbox === null || !mailbox.selectable) return [];
   if (accessRefusal(ctx.session, 'r', mailbox, mailbox.path, 'LIST') !== null) return [];
-  return [[atom('STATUS'), ctx.session.mailboxName(mailbox.path), statusValues(ctx.session, mailbox, items)]];
+  return [[atom('STATUS'), ctx.session.nameOf(mailbox), statusValues(ctx.session, mailbox, items)]];
 }
 
 export const extension = defineExtension<ListStatusState>({

@@ -38,11 +38,11 @@ function resolve(session: ImapSession, state: MetadataState, path: string | Inva
   if (!state.mailboxEntries) {
     return { refusal: no('This server has server entries only (METADATA-SERVER): use the mailbox name ""') };
   }
-  const mailbox = session.server.store.get(path);
+  const mailbox = session.mailboxes.get(path);
   if (!mailbox) return { refusal: no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT') };
   const refused = accessRefusal(session, 'r', mailbox, mailbox.path, command) ?? (right === 'w' ? accessRefusal(session, 'w', mailbox, mailbox.path, command) : null);
   if (refused) return { refusal: refused };
-  return { holder: mailbox, path: mailbox.path };
+  return { holder: mailbox, path: session.mailboxes.nameOf(mailbox) };
 }
 
 /** The state of the server a session belongs to. */

@@ -10,7 +10,7 @@ export const namespaceCommand: CommandSpec = {
   run({ session, args }) {
     args.end();
     const groups: ImapValue[] = (['personal', 'user', 'shared'] as const).map((type) => {
-      const list = session.server.store.namespaces.filter((ns) => ns.type === type).map((ns) => [session.mailboxName(ns.prefix), ns.separator]);
+      const list = session.mailboxes.namespaces.filter((ns) => ns.type === type).map((ns) => [session.mailboxName(ns.prefix), ns.separator]);
       return list.length ? list : null;
     });
     session.untagged(atom('NAMESPACE'), ...groups);

@@ -117,15 +117,15 @@ const notifyCommand: CommandSpec = {
       own: new Set(),
       overflowed: false,
     };
-    const store = server.store;
+    const store = session.mailboxes;
     // §3.1: a named mailbox the user may list but not read gets `\NoAccess`; one it may not list is ignored.
     for (const group of watch.groups) {
       if (group.filter.kind !== 'mailboxes' && group.filter.kind !== 'subtree') continue;
       if (![...group.events].some((e) => MESSAGE_EVENTS.has(e))) continue;
       for (const name of group.filter.names) {
         const mailbox = store.get(name);
-        if (!mailbox || !allowed(session, 'l', mailbox, mailbox.path) || allowed(session, 'r', mailbox, mailbox.path)) continue;
-        session.untagged(atom('LIST'), [atom('\\NoAccess')], store.delimiterFor(mailbox.path), mailbox.path);
+        if (!mailbox || !allowed(session, 'l', mailbox, name) || allowed(session, 'r', mailbox, name)) continue;
+        session.untagged(atom('LIST'), [atom('\\NoAccess')], store.delimiterFor(name), store.nameOf(mailbox));
       }
     }
     state.watches.set(session.id, watch);
@@ -141,8 +141,9 @@ const notifyCommand: CommandSpec = {
       for (const mailbox of store.list()) {
         if (session.selected?.mailbox === mailbox || !mailbox.selectable) continue;
         // MessageNew goes with MessageExpunge, and FlagChange needs both (§5): one stands for all.
-        if (!wants(watch, mailbox.path, 'MessageNew')) continue;
-        if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) continue;
+        const name = store.nameOf(mailbox);
+        if (!wants(watch, name, 'MessageNew')) continue;
+        if (!allowed(session, 'l', mailbox, name) || !allowed(session, 'r', mailbox, name)) continue;
         session.untaggedList(statusLine(session, mailbox));
       }
     }

@@ -28,7 +28,7 @@ function statusItems(session: ImapSession): string[] {
 
 /** `STATUS box (items)` with the values the mailbox has now. */
 export function statusLine(session: ImapSession, mailbox: Mailbox): ImapValue[] {
-  return [atom('STATUS'), session.mailboxName(mailbox.path), statusValues(session, mailbox, statusItems(session))];
+  return [atom('STATUS'), session.nameOf(mailbox), statusValues(session, mailbox, statusItems(session))];
 }
 
 /**
@@ -37,7 +37,7 @@ export function statusLine(session: ImapSession, mailbox: Mailbox): ImapValue[] 
  * special-use), children (§5.4 SHOULD) and `\\Subscribed` (§5.5).
  */
 export function listLine(session: ImapSession, path: string, mailbox: Mailbox | null, oldName: string | null): ImapValue[] {
-  const store = session.server.store;
+  const store = session.mailboxes;
   const attrs = mailbox ? [...mailbox.attributes, ...childAttributes(store, { path, mailbox })] : ['\\NonExistent'];
   if (mailbox) {
     const ctx: ListContext = { session, lsub: false, selection: NO_OPTIONS, returns: NO_OPTIONS };

@@ -55,7 +55,7 @@ export const HELD: SelectedUpdatePolicy = { timing: 'held', flags: false };
  * no, a matching group without the event leaves it to the next ones.
  */
 export function wants(watch: Watch, path: string, event: EventName): boolean {
-  const store = watch.session.server.store;
+  const store = watch.session.mailboxes;
   for (const group of watch.groups) {
     const f = group.filter;
     let match = false;
@@ -98,8 +98,8 @@ function enqueue(state: Watches, watch: Watch, key: string, item: Pending): void
   watch.session.wakeUnsolicited();
 }
 
-function queueStatus(state: Watches, watch: Watch, mailbox: Mailbox): void {
-  enqueue(state, watch, `S${mailbox.path}`, { kind: 'status', mailbox });
+function queueStatus(state: Watches, watch: Watch, mailbox: Mailbox, name: string): void {
+  enqueue(state, watch, `S${name}`, { kind: 'status', mailbox });
 }
 
 function queueLine(state: Watches, watch: Watch, values: ImapValue[]): void {
@@ -128,32 +128,36 @@ export function onStoreChange(change: StoreChange, state: Watches): void {
     switch (change.kind) {
       case 'append':
       case 'expunge':
-      case 'flags': {
+      case 'flags':
+      case 'uidvalidity': {
         const mailbox = change.mailbox;
         // The selected mailbox's updates are the session's own (its update policy).
         if (session.selected?.mailbox === mailbox) break;
-        if (!wants(watch, mailbox.path, EVENT_OF[change.kind]!)) break;
-        if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) break;
-        queueStatus(state, watch, mailbox);
-        break;
-      }
-      case 'uidvalidity': {
-        const mailbox = change.mailbox;
-        if (session.selected?.mailbox === mailbox) break;
-        if (!wants(watch, mailbox.path, 'MessageNew')) break;
-        if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) break;
-        queueStatus(state, watch, mailbox);
+        // Names are the session user's (userMailboxes): a mailbox of a tree they cannot see is none of theirs.
+        const view = session.mailboxes;
+        const name = view.nameOf(mailbox);
+        if (view.get(name) !== mailbox) break;
+        if (!wants(watch, name, change.kind === 'uidvalidity' ? 'MessageNew' : EVENT_OF[change.kind]!)) break;
+        if (!allowed(session, 'l', mailbox, name) || !allowed(session, 'r', mailbox, name)) break;
+        queueStatus(state, watch, mailbox, name);
         break;
       }
       case 'mailbox': {
         const subscription = change.type === 'subscribe' || change.type === 'unsubscribe';
         const wanted: EventName = subscription ? 'SubscriptionChange' : 'MailboxName';
-        const matches = wants(watch, change.path, wanted) || (change.oldPath !== null && wants(watch, change.oldPath, wanted));
+        // Change records carry paths of the tree that changed; the session knows them by its own names.
+        const owner = subscription ? (change.user ?? null) : (session.server.trees?.userOf(change) ?? null);
+        // Subscriptions are each user's own.
+        if (subscription && owner !== null && owner !== session.user) break;
+        const path = subscription ? change.path : session.mailboxes.nameAt(owner, change.path);
+        if (path === null) break;
+        const oldPath = change.oldPath === null ? null : session.mailboxes.nameAt(owner, change.oldPath);
+        const matches = wants(watch, path, wanted) || (oldPath !== null && wants(watch, oldPath, wanted));
         if (!matches) break;
-        if (change.mailbox && !allowed(session, 'l', change.mailbox, change.path)) break;
-        if (change.type === 'delete') queueLine(state, watch, listLine(session, change.path, null, null));
-        else if (change.type === 'rename') queueLine(state, watch, listLine(session, change.path, change.mailbox, change.oldPath));
-        else enqueue(state, watch, `L${watch.serial++}`, { kind: 'list', path: change.path });
+        if (change.mailbox && !allowed(session, 'l', change.mailbox, path)) break;
+        if (change.type === 'delete') queueLine(state, watch, listLine(session, path, null, null));
+        else if (change.type === 'rename') queueLine(state, watch, listLine(session, path, change.mailbox, oldPath));
+        else enqueue(state, watch, `L${watch.serial++}`, { kind: 'list', path });
         break;
       }
       default:
@@ -170,9 +174,9 @@ export function onMetadataChange(change: MetadataChange, state: Watches): void {
     if (change.path === '') {
       if (!watch.groups.some((g) => g.events.has('ServerMetadataChange'))) continue;
     } else {
-      const mailbox = session.server.store.get(change.path);
-      if (!mailbox || !wants(watch, mailbox.path, 'MailboxMetadataChange')) continue;
-      if (!allowed(session, 'l', mailbox, mailbox.path) || !allowed(session, 'r', mailbox, mailbox.path)) continue;
+      const mailbox = session.mailboxes.get(change.path);
+      if (!mailbox || !wants(watch, change.path, 'MailboxMetadataChange')) continue;
+      if (!allowed(session, 'l', mailbox, change.path) || !allowed(session, 'r', mailbox, change.path)) continue;
     }
     queueLine(state, watch, [atom('METADATA'), session.mailboxName(change.path), ...change.entries.map(entryValue)]);
   }
@@ -188,12 +192,12 @@ export function deliver(session: ImapSession, state: Watches): (readonly ImapVal
   }
   if (watch.pending.size === 0) return [];
   const out: ImapValue[][] = [];
-  const store = session.server.store;
+  const store = session.mailboxes;
   for (const item of watch.pending.values()) {
     if (item.kind === 'line') out.push(item.values);
     else if (item.kind === 'list') out.push(listLine(session, item.path, store.get(item.path) ?? null, null));
     // A mailbox deleted since (its LIST said so) has no status.
-    else if (store.get(item.mailbox.path) === item.mailbox) out.push(statusLine(session, item.mailbox));
+    else if (store.get(store.nameOf(item.mailbox)) === item.mailbox) out.push(statusLine(session, item.mailbox));
   }
   watch.pending.clear();
   return out;

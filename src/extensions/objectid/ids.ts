@@ -101,7 +101,7 @@ export class ObjectIds {
    * Two mailboxes with one MAILBOXID (storage option) cannot be: INVALID.
    */
   assignAll(): void {
-    const mailboxes = this.server.store.list();
+    const mailboxes = this.server.everyMailbox();
     let next = this.counter();
     const owners = new Map<string, string>();
     const bump = (id: string): void => {

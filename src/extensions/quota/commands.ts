@@ -52,13 +52,13 @@ export const getQuotaRoot: CommandSpec = {
     const path = mailboxArg(args);
     args.end();
     if (path instanceof InvalidName) return path.no('NONEXISTENT');
-    const mailbox = session.server.store.get(path);
+    const mailbox = session.mailboxes.get(path);
     if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
     const refused = accessRefusal(session, 'r', mailbox, mailbox.path, name);
     if (refused) return refused;
     const quota = state(session.server);
     const limited = quota.quotaList().length > 0;
-    session.untagged(atom('QUOTAROOT'), session.mailboxName(mailbox.path), ...(limited ? [ROOT] : []));
+    session.untagged(atom('QUOTAROOT'), session.nameOf(mailbox), ...(limited ? [ROOT] : []));
     sendQuota(session, quota);
     return ok('Getquotaroot completed');
   },

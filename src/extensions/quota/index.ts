@@ -113,10 +113,11 @@ export const extension: Extension<QuotaState> = {
     // No `move`: MOVE keeps the messages inside the one root, usage does not change.
 
     // The mailbox and every missing superior level the store will create with it.
-    create: ({ path }, state) => state.check({ mailboxes: 1 + state.missingParents(path) }),
+    create: ({ path, session }, state) => state.check({ mailboxes: 1 + state.missingParents(path, session?.mailboxes) }),
     // A rename moves mailboxes (no new usage) but creates the new name's missing superior
     // levels; renaming INBOX also creates the new mailbox (INBOX stays, its messages move).
-    rename: ({ source, newPath }, state) => state.check({ mailboxes: state.missingParents(newPath) + (source.path === 'INBOX' ? 1 : 0) }),
+    rename: ({ source, newPath, session }, state) =>
+      state.check({ mailboxes: state.missingParents(newPath, session?.mailboxes) + (source.path === 'INBOX' ? 1 : 0) }),
   },
   onChange: (change, state) => state.onChange(change),
   statusItems: [

@@ -9,6 +9,7 @@ import type { Server } from '../../server.js';
 import type { StoreChange } from '../../store/changes.js';
 import { getField, serverFields, setField } from '../../store/fields.js';
 import type { Mailbox } from '../../store/mailbox.js';
+import type { MailboxView } from '../../store/view.js';
 import type { Message } from '../../store/message.js';
 
 /** The resources this server limits (RFC 9208 §5): STORAGE in KiB, MESSAGE and MAILBOX as counts. */
@@ -105,7 +106,7 @@ export class QuotaState implements QuotaApi {
   private recount(): void {
     let octets = 0;
     let messages = 0;
-    const all = this.server.store.list();
+    const all = this.server.everyMailbox();
     for (const mailbox of all) {
       messages += mailbox.messages.length;
       for (const m of mailbox.messages) octets += octetsOf(m);
@@ -169,8 +170,8 @@ export class QuotaState implements QuotaApi {
   }
 
   /** Superior levels of `path` that do not exist yet (the store creates them with it). */
-  missingParents(path: string): number {
-    const store = this.server.store;
+  missingParents(path: string, names: MailboxView = this.server.store): number {
+    const store = names;
     let count = 0;
     for (let parent = store.parentOf(path); parent !== null && !store.has(parent); parent = store.parentOf(parent)) count++;
     return count;

@@ -237,7 +237,7 @@ const resetkey: CommandSpec = {
     }
     const unknown = mechanisms.find((m) => m !== MECHANISM);
     if (unknown !== undefined) return no(`Unknown URLAUTH mechanism ${unknown.slice(0, 40)}`);
-    const mailbox = session.server.store.get(path);
+    const mailbox = session.mailboxes.get(path);
     if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
     const refused = accessRefusal(session, 'l', mailbox, mailbox.path, 'RESETKEY');
     if (refused?.code === 'NONEXISTENT') return refused;

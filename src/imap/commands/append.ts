@@ -63,7 +63,7 @@ export const append: CommandSpec = {
     }
     // A name that cannot be created gets no TRYCREATE (RFC 3501 §6.3.11).
     if (path instanceof InvalidName) return path.no('NONEXISTENT');
-    const mailbox = server.store.get(path);
+    const mailbox = session.mailboxes.get(path);
     if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'TRYCREATE');
     const refused = accessRefusal(session, 'i', mailbox, mailbox.path, name);
     // A hidden mailbox answers as a missing one does.

@@ -24,7 +24,7 @@ function transfer(ctx: CommandContext, move: boolean): CommandResult {
   const selected = session.selected!;
   const store = session.server.store;
   const protocol = imapProtocol(session.server);
-  const target = store.get(path);
+  const target = session.mailboxes.get(path);
   if (!target) return no(`Mailbox doesn't exist: ${path}`, 'TRYCREATE');
   const refused = accessRefusal(session, 'i', target, target.path, ctx.name);
   if (refused) return refused.code === 'NONEXISTENT' ? no(refused.text, 'TRYCREATE') : refused;

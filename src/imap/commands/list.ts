@@ -9,7 +9,7 @@
 import type { ListContext, ListEntry } from '../../extensions/extension.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import { decodeMutf7, isValidMutf7 } from '../../store/mutf7.js';
-import type { Store } from '../../store/store.js';
+import type { MailboxView } from '../../store/view.js';
 import { AUTHENTICATED, failBad, ok, type CommandContext, type CommandResult, type CommandSpec } from '../command.js';
 import type { ArgParser } from '../parser.js';
 import { accessRefusal, imapProtocol } from '../protocol.js';
@@ -60,12 +60,12 @@ function joinReference(reference: string, pattern: string, delimiter: string): s
  * counts only children the user may list (RFC 4314: a hidden mailbox must
  * not show, not even as a `\HasChildren`) and answers in O(1).
  */
-export function childAttributes(store: Store, entry: ListEntry, ctx?: Pick<ListContext, 'hasChildren'>): string[] {
+export function childAttributes(store: MailboxView, entry: ListEntry, ctx?: Pick<ListContext, 'hasChildren'>): string[] {
   if (ctx?.hasChildren && entry.mailbox !== null) return [ctx.hasChildren(entry.path) ? '\\HasChildren' : '\\HasNoChildren'];
   if (entry.mailbox === null) {
     // A level that is no mailbox: children below it under any namespace's separator.
     const prefixes = [...new Set(store.namespaces.map((ns) => entry.path + ns.separator))];
-    return [store.list().some((m) => prefixes.some((p) => m.path.startsWith(p))) ? '\\HasChildren' : '\\HasNoChildren'];
+    return [store.list().some((m) => prefixes.some((p) => store.nameOf(m).startsWith(p))) ? '\\HasChildren' : '\\HasNoChildren'];
   }
   return [store.hasChildren(entry.mailbox) ? '\\HasChildren' : '\\HasNoChildren'];
 }
@@ -148,7 +148,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
   const { session } = ctx;
   const request = readList(ctx, lsub);
   const { reference, selection, returns } = request;
-  const store = session.server.store;
+  const store = session.mailboxes;
   const protocol = imapProtocol(session.server);
   const name = lsub ? 'LSUB' : 'LIST';
   // Paths with at least one child the user may list, found once per LIST (not once per line).
@@ -157,8 +157,9 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
     if (parents === null) {
       parents = new Set();
       for (const m of store.list()) {
-        if (accessRefusal(session, 'l', m, m.path, ctx.name) !== null) continue;
-        for (let up = store.parentOf(m.path); up !== null && !parents.has(up); up = store.parentOf(up)) parents.add(up);
+        const name = store.nameOf(m);
+        if (accessRefusal(session, 'l', m, name, ctx.name) !== null) continue;
+        for (let up = store.parentOf(name); up !== null && !parents.has(up); up = store.parentOf(up)) parents.add(up);
       }
     }
     return parents.has(path);
@@ -189,7 +190,7 @@ function run(ctx: CommandContext, lsub: boolean): CommandResult {
   };
   const matches = (path: string): boolean => matchesWith(path, store.delimiterFor(path));
   const bySubscription = lsub || selection.has('SUBSCRIBED');
-  const names = bySubscription ? store.subscribedNames() : store.list().map((m) => m.path);
+  const names = bySubscription ? store.subscribedNames() : store.list().map((m) => store.nameOf(m));
   const visible = (mailbox: Mailbox | null, path: string): boolean => mailbox === null || accessRefusal(session, 'l', mailbox, path, ctx.name) === null;
   const withChildren = returns.has('CHILDREN');
   const found = new Map<string, { entry: ListEntry; attrs: string[]; delimiter: string; childInfo: boolean }>();

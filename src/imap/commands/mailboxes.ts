@@ -6,7 +6,7 @@
  */
 import type { Mailbox } from '../../store/mailbox.js';
 import { isValidMutf7 } from '../../store/mutf7.js';
-import type { Store } from '../../store/store.js';
+import type { MailboxView } from '../../store/view.js';
 import { AUTHENTICATED, no, ok, readParameters, type CommandResult, type CommandSpec } from '../command.js';
 import type { ArgParser } from '../parser.js';
 import { accessRefusal, checkResult, imapProtocol } from '../protocol.js';
@@ -40,7 +40,7 @@ export function mailboxArg(args: ArgParser): string | InvalidName {
 }
 
 /** The nearest existing mailbox above `path` (the one whose `k` right a CREATE needs), or null at the top. */
-function existingParent(store: Store, path: string): Mailbox | null {
+function existingParent(store: MailboxView, path: string): Mailbox | null {
   for (let parent = store.parentOf(path); parent !== null; parent = store.parentOf(parent)) {
     const found = store.get(parent);
     if (found) return found;
@@ -50,7 +50,7 @@ function existingParent(store: Store, path: string): Mailbox | null {
 
 /** `k` on the parent of a name about to be created. */
 function createRefusal(session: ImapSession, path: string, command: string): CommandResult | null {
-  const parent = existingParent(session.server.store, path);
+  const parent = existingParent(session.mailboxes, path);
   const refused = accessRefusal(session, 'k', parent, parent?.path ?? '', command);
   // Creating below a hidden mailbox is refused without saying it exists.
   return refused && refused.code === 'NONEXISTENT' ? no('Permission denied', 'NOPERM') : refused;
@@ -69,7 +69,7 @@ export const create: CommandSpec = {
     }
     args.end();
     if (path instanceof InvalidName) return path.no('CANNOT');
-    const store = session.server.store;
+    const store = session.mailboxes;
     // A trailing delimiter only says the client wants to create inferiors (RFC 3501 §6.3.3).
     const delimiter = store.delimiterFor(path);
     if (path.endsWith(delimiter) && path.length > delimiter.length) path = path.slice(0, -delimiter.length);
@@ -92,7 +92,7 @@ export const del: CommandSpec = {
     const path = mailboxArg(args);
     args.end();
     if (path instanceof InvalidName) return path.no('NONEXISTENT');
-    const store = session.server.store;
+    const store = session.mailboxes;
     const mailbox = store.get(path);
     if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
     const refused = accessRefusal(session, 'x', mailbox, mailbox.path, name);
@@ -113,7 +113,7 @@ export const rename: CommandSpec = {
     const to = mailboxArg(args);
     args.end();
     if (from instanceof InvalidName) return from.no('NONEXISTENT');
-    const store = session.server.store;
+    const store = session.mailboxes;
     const source = store.get(from);
     if (!source) return no(`Mailbox doesn't exist: ${from}`, 'NONEXISTENT');
     const refused = accessRefusal(session, 'x', source, source.path, name);
@@ -137,7 +137,7 @@ export const subscribe: CommandSpec = {
     args.end();
     // Such a name can never be a mailbox, so it can never be subscribed.
     if (path instanceof InvalidName) return path.no('CANNOT');
-    session.server.store.subscribe(path, session.id);
+    session.mailboxes.subscribe(path, session.id);
     return ok('Subscribe completed');
   },
 };
@@ -150,7 +150,7 @@ export const unsubscribe: CommandSpec = {
     args.end();
     // Nothing by that name can be subscribed (SUBSCRIBE refuses it).
     if (path instanceof InvalidName) return path.no('NONEXISTENT', 'Subscription');
-    session.server.store.unsubscribe(path, session.id);
+    session.mailboxes.unsubscribe(path, session.id);
     return ok('Unsubscribe completed');
   },
 };

@@ -24,7 +24,7 @@ function open(ctx: CommandContext, examine: boolean): CommandResult {
   if (session.selected) for (const response of protocol.selectClosing(session)) session.untaggedList(response);
   session.unselect();
   if (path instanceof InvalidName) return path.no('NONEXISTENT');
-  const mailbox = session.server.store.get(path);
+  const mailbox = session.mailboxes.get(path);
   if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
   const refused = accessRefusal(session, 'r', mailbox, mailbox.path, ctx.name);
   if (refused) return refused;

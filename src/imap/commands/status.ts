@@ -60,13 +60,13 @@ export const status: CommandSpec = {
     const items = args.statusAttributes(protocol.statusItems);
     args.end();
     if (path instanceof InvalidName) return path.no('NONEXISTENT');
-    const mailbox = session.server.store.get(path);
+    const mailbox = session.mailboxes.get(path);
     if (!mailbox) return no(`Mailbox doesn't exist: ${path}`, 'NONEXISTENT');
     const refused = accessRefusal(session, 'r', mailbox, mailbox.path, name);
     if (refused) return refused;
     if (!mailbox.selectable) return no(`Mailbox isn't selectable: ${path}`, 'CANNOT');
     const out = statusValues(session, mailbox, items);
-    session.untagged(atom('STATUS'), session.mailboxName(mailbox.path), out);
+    session.untagged(atom('STATUS'), session.nameOf(mailbox), out);
     return ok('Status completed');
   },
 };

@@ -1,0 +1,293 @@
+/**
+ * Per-user mailboxes (`userMailboxes: true`) over real sockets: separate
+ * INBOXes over IMAP (raw and imapflow) and REST (`?user=`), the Other Users
+ * namespace of RFC 2342 governed by RFC 4314 rights, SMTP delivering a copy
+ * to each recipient's INBOX, events naming the user, snapshot and reset per
+ * user, and the default (one tree) refusing `?user=`.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ImapFlow } from 'imapflow';
+import { createServer, type Server } from '../../src/index.js';
+import type { ServerOptions, UserStorage } from '../../src/options/types.js';
+import { collect, mail, rawSession } from '../helpers/server.js';
+import type { RawClient } from '../helpers/raw-client.js';
+import { request } from '../rest/helpers.js';
+import { RawSmtp, transaction } from '../smtp/smtp-client.js';
+
+const users = { alice: { password: 'alicepass' }, bob: { password: 'bobpass' }, carol: { password: 'carolpass' } };
+
+const storage: UserStorage = {
+  users: {
+    alice: { INBOX: { messages: [mail('For alice 1'), mail('For alice 2')] }, '': { folders: { Notes: {} } } },
+    bob: {
+      INBOX: { messages: [mail('For bob')] },
+      // bob shares Team with alice (read and list) and no one else.
+      '': { folders: { Team: { acl: { bob: 'lrswipkxtea', alice: 'lr' }, messages: [mail('Team plan')] }, Private: {} } },
+    },
+  },
+  shared: { '#shared/': { type: 'shared', separator: '/', folders: { Board: { messages: [mail('Notice')] } } } },
+};
+
+async function start(options: ServerOptions = {}): Promise<{ server: Server; imap: number; rest: number }> {
+  const server = createServer({ port: 0, users, userMailboxes: true, storage, rest: { port: 0 }, ...options });
+  const a = await server.start();
+  return { server, imap: a.imap.port, rest: a.rest!.port };
+}
+
+async function login(port: number, user: string, password: string): Promise<RawClient> {
+  const c = await rawSession(port, false);
+  const lines = await c.command(`LOGIN ${user} ${password}`);
+  assert.match(lines.at(-1)!, /^T\d+ OK/);
+  return c;
+}
+
+const existsOf = (lines: string[]): number => Number(/^\* (\d+) EXISTS/m.exec(lines.join('\n'))![1]);
+const listed = (lines: string[]): string[] =>
+  lines.filter((l) => l.startsWith('* LIST ')).map((l) => /^\* LIST \([^)]*\) (?:"[^"]*"|NIL) (.*)$/.exec(l)![1]!.replace(/^"(.*)"$/, '$1'));
+
+describe('per-user trees over IMAP and REST (ACL loaded)', () => {
+  let server: Server;
+  let imap: number;
+  let rest: number;
+  before(async () => ({ server, imap, rest } = await start({ plugins: ['ACL', 'NAMESPACE'] })));
+  after(() => server.stop());
+
+  test('raw IMAP: each user selects their own INBOX; LIST shows their tree, shared mailboxes and what ACL lets them see of others', async () => {
+    const alice = await login(imap, 'alice', 'alicepass');
+    const bob = await login(imap, 'bob', 'bobpass');
+    const carol = await login(imap, 'carol', 'carolpass');
+    try {
+      assert.equal(existsOf(await alice.command('SELECT INBOX')), 2);
+      assert.equal(existsOf(await bob.command('SELECT INBOX')), 1);
+      // A user without storage of their own starts with an empty INBOX.
+      assert.equal(existsOf(await carol.command('SELECT INBOX')), 0);
+      // bob's Team (alice has l r), not bob's INBOX or Private (no ACL: bob's alone).
+      assert.deepEqual(listed(await alice.command('LIST "" "*"')).sort(), ['#shared/Board', 'INBOX', 'Notes', 'Other Users/bob/Team']);
+      // `%` stops at the namespace's levels (RFC 3501 §6.3.8), which are not mailboxes.
+      const top = await alice.command('LIST "" "Other Users/%"');
+      assert.ok(top.some((l) => /^\* LIST \([^)]*\\Noselect[^)]*\) "\/" "Other Users\/bob"$/.test(l)), top.join('\n'));
+      // carol has no rights on bob's mailboxes: nothing of bob's shows.
+      assert.deepEqual(listed(await carol.command('LIST "" "Other Users/*"')), []);
+      assert.deepEqual(listed(await bob.command('LIST "" "*"')).sort(), ['#shared/Board', 'INBOX', 'Private', 'Team']);
+    } finally {
+      alice.close();
+      bob.close();
+      carol.close();
+    }
+  });
+
+  test('NAMESPACE (RFC 2342) lists the personal, Other Users and shared namespaces', async () => {
+    const alice = await login(imap, 'alice', 'alicepass');
+    try {
+      const lines = await alice.command('NAMESPACE');
+      assert.ok(lines.includes('* NAMESPACE (("" "/")) (("Other Users/" "/")) (("#shared/" "/"))'), lines.join('\n'));
+    } finally {
+      alice.close();
+    }
+  });
+
+  test('another user\'s mailbox: readable with l r, read-only, hidden without rights (RFC 4314 §4 NONEXISTENT)', async () => {
+    const alice = await login(imap, 'alice', 'alicepass');
+    const carol = await login(imap, 'carol', 'carolpass');
+    try {
+      const sel = await alice.command('SELECT "Other Users/bob/Team"');
+      assert.match(sel.at(-1)!, /OK \[READ-ONLY\]/);
+      assert.equal(existsOf(sel), 1);
+      const fetched = await alice.command('FETCH 1 (BODY.PEEK[HEADER.FIELDS (SUBJECT)])');
+      assert.ok(fetched.join('\n').includes('Subject: Team plan'));
+      const status = await alice.command('STATUS "Other Users/bob/Team" (MESSAGES)');
+      assert.ok(status.includes('* STATUS "Other Users/bob/Team" (MESSAGES 1)'), status.join('\n'));
+      const myrights = await alice.command('MYRIGHTS "Other Users/bob/Team"');
+      assert.ok(myrights.includes('* MYRIGHTS "Other Users/bob/Team" lr'), myrights.join('\n'));
+      // No rights on bob's INBOX: it does not exist for alice.
+      assert.match((await alice.command('SELECT "Other Users/bob/INBOX"')).at(-1)!, /NO \[NONEXISTENT\]/);
+      assert.match((await carol.command('SELECT "Other Users/bob/Team"')).at(-1)!, /NO \[NONEXISTENT\]/);
+      // Without the i right an APPEND is refused, and bob's mailbox is unchanged.
+      assert.match((await alice.command('APPEND "Other Users/bob/Team" {5+}\r\nHi\r\n')).at(-1)!, /NO \[NOPERM\]/);
+      assert.equal(server.control.listMessages('Team', {}, { user: 'bob' }).length, 1);
+      // A name under Other Users that is no user names nothing.
+      assert.match((await alice.command('CREATE "Other Users/nobody/x"')).at(-1)!, /^T\d+ NO/);
+    } finally {
+      alice.close();
+      carol.close();
+    }
+  });
+
+  test('imapflow: two users, separate INBOXes; an APPEND by one never reaches the other', { timeout: 15_000 }, async () => {
+    const flow = (user: string, pass: string): ImapFlow => {
+      const c = new ImapFlow({ host: '127.0.0.1', port: imap, secure: false, auth: { user, pass }, logger: false, disableAutoIdle: true });
+      c.on('error', () => undefined);
+      return c;
+    };
+    const a = flow('alice', 'alicepass');
+    const b = flow('bob', 'bobpass');
+    await a.connect();
+    await b.connect();
+    try {
+      const subjects = async (c: ImapFlow): Promise<string[]> => {
+        const lock = await c.getMailboxLock('INBOX');
+        try {
+          const out: string[] = [];
+          for await (const m of c.fetch('1:*', { envelope: true })) out.push(m.envelope?.subject ?? '');
+          return out;
+        } finally {
+          lock.release();
+        }
+      };
+      assert.deepEqual(await subjects(a), ['For alice 1', 'For alice 2']);
+      assert.deepEqual(await subjects(b), ['For bob']);
+      await a.append('INBOX', mail('Appended by alice'));
+      assert.deepEqual(await subjects(b), ['For bob']);
+      const st = await a.status('INBOX', { messages: true });
+      assert.equal(st && st.messages, 3);
+      const names = (await a.list()).map((m) => m.path).sort();
+      assert.ok(names.includes('Other Users/bob/Team') && !names.includes('Other Users/bob/INBOX'), names.join(', '));
+    } finally {
+      await a.logout().catch(() => a.close());
+      await b.logout().catch(() => b.close());
+    }
+  });
+
+  test('REST: ?user= on mailbox and message routes; a path outside the shared namespaces needs it', async () => {
+    const bobInbox = await request(rest, 'GET', '/v1/mailboxes/INBOX/messages?user=bob');
+    assert.equal(bobInbox.status, 200);
+    assert.equal(bobInbox.json.length, 1);
+    const added = await request(rest, 'POST', '/v1/mailboxes/INBOX/messages?user=carol', { json: { raw: mail('REST to carol') } });
+    assert.equal(added.status, 201);
+    assert.deepEqual((await request(rest, 'GET', '/v1/mailboxes/INBOX/messages?user=carol')).json.map((m: { uid: number }) => m.uid), [added.json.uid]);
+    const names = (await request(rest, 'GET', '/v1/mailboxes?user=bob')).json.map((m: { path: string }) => m.path);
+    assert.deepEqual(names, ['INBOX', 'Private', 'Team']);
+    // Without a user: the shared namespaces only.
+    assert.deepEqual((await request(rest, 'GET', '/v1/mailboxes')).json.map((m: { path: string }) => m.path), ['#shared/Board']);
+    const noUser = await request(rest, 'GET', '/v1/mailboxes/INBOX/messages');
+    assert.equal(noUser.status, 400);
+    assert.equal(noUser.json.error.code, 'INVALID');
+    assert.match(noUser.json.error.message, /user/);
+    const unknown = await request(rest, 'GET', '/v1/mailboxes/INBOX?user=zed');
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.json.error.code, 'NONEXISTENT');
+    const acl = await request(rest, 'GET', '/v1/mailboxes/Team/acl?user=bob');
+    assert.deepEqual(acl.json, { bob: 'lrswipkxtea', alice: 'lr' });
+    // A mailbox of a user's own tree without an ACL is its owner's alone.
+    assert.deepEqual((await request(rest, 'GET', '/v1/mailboxes/Private/acl?user=bob')).json, { bob: 'lrswipkxtea' });
+    const spec = (await request(rest, 'GET', '/v1/openapi.json')).json;
+    const params = spec.paths['/v1/mailboxes/{path}/messages'].get.parameters.map((p: { name: string }) => p.name);
+    assert.ok(params.includes('user'), params.join(', '));
+  });
+});
+
+describe('without access control', () => {
+  test('no other user\'s mailbox shows, even with rights stored (a tree is its owner\'s alone)', async () => {
+    const { server, imap } = await start({ plugins: ['NAMESPACE'] });
+    const alice = await login(imap, 'alice', 'alicepass');
+    try {
+      assert.deepEqual(listed(await alice.command('LIST "" "*"')).sort(), ['#shared/Board', 'INBOX', 'Notes']);
+      assert.match((await alice.command('SELECT "Other Users/bob/Team"')).at(-1)!, /NO \[NONEXISTENT\]/);
+    } finally {
+      alice.close();
+      await server.stop();
+    }
+  });
+});
+
+describe('changes, events, snapshot and reset per user', () => {
+  test('a change in one tree reaches only that user\'s sessions; events carry the user', async () => {
+    const { server, imap } = await start({ plugins: ['IDLE'] });
+    const mailboxEvents = collect(server, 'mailbox');
+    const expunges = collect(server, 'expunge');
+    const alice = await login(imap, 'alice', 'alicepass');
+    const bob = await login(imap, 'bob', 'bobpass');
+    try {
+      await alice.command('SELECT INBOX');
+      await bob.command('SELECT INBOX');
+      server.control.addMessage('INBOX', { raw: mail('late for bob') }, { user: 'bob' });
+      const bobNoop = await bob.command('NOOP');
+      assert.ok(bobNoop.includes('* 2 EXISTS'), bobNoop.join('\n'));
+      const aliceNoop = await alice.command('NOOP');
+      assert.ok(!aliceNoop.some((l) => /EXISTS/.test(l)), aliceNoop.join('\n'));
+      await bob.command('CREATE Projects');
+      assert.deepEqual(mailboxEvents.at(-1), { type: 'create', path: 'Projects', oldPath: null, origin: 2, user: 'bob' });
+      server.control.expungeMessages('INBOX', { uids: [1] }, { user: 'alice' });
+      assert.deepEqual(expunges.at(-1), { path: 'INBOX', uids: [1], origin: null, user: 'alice' });
+    } finally {
+      alice.close();
+      bob.close();
+      await server.stop();
+    }
+  });
+
+  test('snapshot is { users, shared }; it rebuilds the same trees; reset restores every user\'s tree', async () => {
+    const { server, imap } = await start();
+    try {
+      server.control.addMessage('INBOX', { raw: mail('extra') }, { user: 'alice' });
+      server.control.createMailbox('Later', {}, { user: 'carol' });
+      const snap = server.control.userSnapshot();
+      assert.deepEqual(Object.keys(snap.users!).sort(), ['alice', 'bob', 'carol']);
+      assert.equal(snap.users!.alice!.INBOX!.messages!.length, 3);
+      assert.ok('#shared/' in snap.shared!);
+      assert.equal(snap.shared!.INBOX, undefined);
+      const copy = createServer({ users, userMailboxes: true, storage: snap });
+      assert.deepEqual(copy.control.userSnapshot(), snap);
+      assert.deepEqual(server.control.snapshot(), snap);
+      const alice = await login(imap, 'alice', 'alicepass');
+      server.control.reset();
+      // Every session gets BYE on reset, as with one tree.
+      const bye = await alice.command('NOOP').catch(() => ['closed']);
+      assert.ok(alice.closed || bye.some((l) => l.startsWith('* BYE')), bye.join('\n'));
+      alice.close();
+      assert.equal(server.control.listMessages('INBOX', {}, { user: 'alice' }).length, 2);
+      assert.throws(() => server.control.getMailbox('Later', { user: 'carol' }), /does not exist/);
+      const again = await login(imap, 'alice', 'alicepass');
+      assert.equal(existsOf(await again.command('SELECT INBOX')), 2);
+      again.close();
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('SMTP', () => {
+  test('a message to two users leaves one copy in each INBOX, one delivery event per user', { timeout: 15_000 }, async () => {
+    const server = createServer({ port: 0, users, userMailboxes: true, storage, smtp: { port: 0, addresses: { 'ali@example.org': 'alice' } } });
+    const { smtp } = await server.start();
+    const deliveries = collect(server, 'delivery');
+    const { client } = await RawSmtp.connect(smtp!.port);
+    try {
+      const before = { alice: server.control.listMessages('INBOX', {}, { user: 'alice' }).length, bob: server.control.listMessages('INBOX', {}, { user: 'bob' }).length };
+      const data = await transaction(client, 'sender@example.com', ['alice@example.com', 'bob@example.com', 'ali@example.org']);
+      assert.equal(data.code, 354);
+      const done = await client.data('Subject: to both\r\n\r\nHi\r\n');
+      assert.equal(done.code, 250);
+      assert.equal(server.control.listMessages('INBOX', {}, { user: 'alice' }).length, before.alice + 1);
+      assert.equal(server.control.listMessages('INBOX', {}, { user: 'bob' }).length, before.bob + 1);
+      assert.equal(server.control.listMessages('INBOX', {}, { user: 'carol' }).length, 0);
+      assert.deepEqual(deliveries.map((d) => [d.user, d.to]).sort(), [['alice', ['alice@example.com', 'ali@example.org']], ['bob', ['bob@example.com']]]);
+    } finally {
+      client.close();
+      await server.stop();
+    }
+  });
+});
+
+describe('options', () => {
+  test('the one-tree storage form with userMailboxes is an error naming the field', () => {
+    assert.throws(() => createServer({ users, userMailboxes: true, storage: { INBOX: {} } as never }), /storage\.INBOX: .*users/);
+    assert.throws(() => createServer({ users, userMailboxes: true, storage: { users: { zed: {} } } }), /storage\.users\.zed: no such user/);
+    assert.throws(() => createServer({ userMailboxes: 'yes' as never }), /userMailboxes/);
+  });
+
+  test('without userMailboxes, ?user= is refused and the one tree is unchanged', async () => {
+    const server = createServer({ port: 0, rest: { port: 0 } });
+    const { rest } = await server.start();
+    try {
+      const r = await request(rest!.port, 'GET', '/v1/mailboxes/INBOX/messages?user=testuser');
+      assert.equal(r.status, 400);
+      assert.match(r.json.error.message, /userMailboxes/);
+      assert.equal((await request(rest!.port, 'GET', '/v1/mailboxes/INBOX/messages')).status, 200);
+      assert.equal(server.trees, null);
+    } finally {
+      await server.stop();
+    }
+  });
+});
