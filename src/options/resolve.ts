@@ -124,6 +124,10 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const pluginOptions = resolvePluginOptions(problems, options.pluginOptions, plugins.extensions);
   const userMailboxes = optional(options.userMailboxes, false, (v) => booleanValue(problems, v, 'userMailboxes'));
   const storageCtx = storageContext(context, plugins.extensions, plugins.custom);
+  // Gmail's labels are one account's view of one tree; per-user trees would need one label set each.
+  if (userMailboxes && plugins.names.includes('X-GM-EXT-1')) {
+    problems.add('userMailboxes', 'cannot go with the X-GM-EXT-1 plugin (its labels span one tree); leave one out');
+  }
   const { storage, userStorage } = userMailboxes
     ? resolveUserStorage(problems, options.storage, now, storageCtx)
     : { storage: resolveStorage(options.storage, problems, now, storageCtx), userStorage: null };

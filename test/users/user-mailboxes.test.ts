@@ -291,3 +291,106 @@ describe('options', () => {
     }
   });
 });
+
+describe('IDLE, NOTIFY, SETACL and METADATA in the session user\'s view', () => {
+  let server: Server;
+  let imap: number;
+  before(async () => ({ server, imap } = await start({ plugins: ['ACL', 'IDLE', 'NOTIFY', 'METADATA'] })));
+  after(() => server.stop());
+
+  test('IDLE: a delivery to bob\'s INBOX is no EXISTS for alice idling in hers; one to hers is', async () => {
+    const alice = await login(imap, 'alice', 'alicepass');
+    try {
+      const count = existsOf(await alice.command('SELECT INBOX'));
+      alice.write('I1 IDLE\r\n');
+      assert.match(await alice.line(), /^\+ /);
+      server.control.addMessage('INBOX', { raw: mail('to bob during IDLE') }, { user: 'bob' });
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(alice.pending(), '');
+      server.control.addMessage('INBOX', { raw: mail('to alice during IDLE') }, { user: 'alice' });
+      assert.equal(await alice.line(), `* ${count + 1} EXISTS`);
+      alice.write('DONE\r\n');
+      assert.match((await alice.until('I1')).at(-1)!, /^I1 OK/);
+    } finally {
+      alice.close();
+    }
+  });
+
+  test('NOTIFY (RFC 5465) personal: changes in another user\'s tree with the same names are not the session\'s', async () => {
+    const alice = await login(imap, 'alice', 'alicepass');
+    try {
+      assert.match((await alice.command('NOTIFY SET (personal (MessageNew MessageExpunge))')).at(-1)!, /^T\d+ OK/);
+      // bob gets a Notes of his own: same name as alice's, another mailbox.
+      server.control.createMailbox('Notes', {}, { user: 'bob' });
+      server.control.addMessage('Notes', { raw: mail('bob note') }, { user: 'bob' });
+      server.control.addMessage('INBOX', { raw: mail('bob only') }, { user: 'bob' });
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(alice.pending(), '');
+      server.control.addMessage('Notes', { raw: mail('alice note') }, { user: 'alice' });
+      const line = await alice.line();
+      assert.match(line, /^\* STATUS "?Notes"? \(.*MESSAGES 1 /);
+    } finally {
+      alice.close();
+    }
+  });
+
+  test('SETACL by the owner shows a mailbox to another user under Other Users; DELETEACL hides it again', async () => {
+    const bob = await login(imap, 'bob', 'bobpass');
+    const carol = await login(imap, 'carol', 'carolpass');
+    try {
+      assert.deepEqual(listed(await carol.command('LIST "Other Users/" "*"')), []);
+      assert.match((await bob.command('SETACL Private carol lr')).at(-1)!, /^T\d+ OK/);
+      assert.deepEqual(listed(await carol.command('LIST "Other Users/" "*"')), ['Other Users/bob/Private']);
+      const getacl = await bob.command('GETACL Private');
+      assert.ok(getacl.some((l) => /^\* ACL "?Private"? /.test(l) && / "?bob"? lrswipkxte/.test(l) && / "?carol"? lr$/.test(l)), getacl.join('\n'));
+      // carol may read but not change bob's ACL.
+      assert.match((await carol.command('SETACL "Other Users/bob/Private" carol lrswi')).at(-1)!, /NO \[NOPERM\]/);
+      assert.match((await bob.command('DELETEACL Private carol')).at(-1)!, /^T\d+ OK/);
+      assert.deepEqual(listed(await carol.command('LIST "Other Users/" "*"')), []);
+    } finally {
+      bob.close();
+      carol.close();
+    }
+  });
+
+  test('METADATA: each user\'s INBOX has its own entries; the control API takes the user', async () => {
+    const alice = await login(imap, 'alice', 'alicepass');
+    const bob = await login(imap, 'bob', 'bobpass');
+    try {
+      assert.match((await alice.command('SETMETADATA INBOX (/private/comment "alice says")')).at(-1)!, /^T\d+ OK/);
+      const bobs = await bob.command('GETMETADATA INBOX /private/comment');
+      assert.ok(!bobs.some((l) => l.includes('alice says')), bobs.join('\n'));
+      assert.deepEqual(server.extension('METADATA')!.getMetadata('INBOX', { user: 'alice' }), { '/private/comment': 'alice says' });
+      assert.deepEqual(server.extension('METADATA')!.getMetadata('INBOX', { user: 'bob' }), {});
+    } finally {
+      alice.close();
+      bob.close();
+    }
+  });
+});
+
+describe('the rookery command', () => {
+  test('--user-mailboxes with a per-user storage file: each user logs in to their own INBOX', { timeout: 15_000 }, async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { startCli, exited } = await import('../helpers/cli.js');
+    const dir = mkdtempSync(join(tmpdir(), 'rookery-users-'));
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ users }));
+    const file = join(dir, 'storage.json');
+    writeFileSync(file, JSON.stringify({ users: { bob: { INBOX: { messages: [mail('cli bob')] } } } }));
+    const { child, port } = await startCli(['--port', '0', '--user-mailboxes', '--storage', file, '--config', config]);
+    try {
+      const alice = await login(port, 'alice', 'alicepass');
+      const bob = await login(port, 'bob', 'bobpass');
+      assert.equal(existsOf(await alice.command('SELECT INBOX')), 0);
+      assert.equal(existsOf(await bob.command('SELECT INBOX')), 1);
+      alice.close();
+      bob.close();
+    } finally {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+  });
+});

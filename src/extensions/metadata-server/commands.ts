@@ -2,6 +2,7 @@
  * GETMETADATA and SETMETADATA (RFC 5464 §4.2, §4.3; options before the
  * mailbox name as the verified erratum 2785 and the ABNF say).
  */
+import type { Mailbox } from '../../store/mailbox.js';
 import { AUTHENTICATED, no, ok, type CommandSpec } from '../../imap/command.js';
 import { InvalidName, mailboxArg } from '../../imap/commands/mailboxes.js';
 import { ParseError, type ArgParser } from '../../imap/parser.js';
@@ -148,7 +149,8 @@ export const metadataCommands: readonly CommandSpec[] = (() => {
         return no(`Too many entries: at most ${limits.maxEntries} per mailbox (and for the server)`, 'METADATA TOOMANY');
       }
       s.write(target.holder, entries);
-      s.changed({ path: target.path, entries: items.map((i) => i.entry), origin: session.id });
+      const names = items.map((i) => i.entry);
+      s.changed(target.path === '' ? { path: '', entries: names, origin: session.id } : { path: target.path, mailbox: target.holder as Mailbox, entries: names, origin: session.id });
       return ok('SETMETADATA complete');
     },
   };

@@ -12,6 +12,7 @@
  * entries): entry name to a string, or `{ value, encoding: "base64" }` for
  * bytes that are not UTF-8 text. See ./state.ts for the `/private` model.
  */
+import { scopeOf, userQuery } from '../../rest/scope.js';
 import type { Route } from '../../rest/route.js';
 import { nullable, str, type Schema } from '../../rest/schema.js';
 import type { Extension } from '../extension.js';
@@ -76,7 +77,8 @@ const routes: Route[] = [
     params: pathParam,
     status: 200,
     response: entriesSchema,
-    handle: ({ server, params }) => api(server).getMetadata(mailboxPath(params.path)),
+    query: [userQuery],
+    handle: ({ server, params, query }) => api(server).getMetadata(mailboxPath(params.path), scopeOf(query)),
   },
   {
     method: 'PUT',
@@ -87,7 +89,8 @@ const routes: Route[] = [
     body: setBody,
     status: 200,
     response: entriesSchema,
-    handle: ({ server, params, body }) => api(server).setMetadata(mailboxPath(params.path), body as Record<string, string | null>),
+    query: [userQuery],
+    handle: ({ server, params, body, query }) => api(server).setMetadata(mailboxPath(params.path), body as Record<string, string | null>, scopeOf(query)),
   },
 ];
 

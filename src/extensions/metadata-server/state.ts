@@ -9,6 +9,7 @@
  * to that one tree: every user sees and sets the same `/private` entries.
  * `/private/x` and `/shared/x` stay two different entries.
  */
+import type { MailboxScope } from '../../control/control.js';
 import { invalid } from '../../control/check.js';
 import type { Server } from '../../server.js';
 import type { Mailbox } from '../../store/mailbox.js';
@@ -32,13 +33,13 @@ export const DEFAULT_LIMITS: MetadataLimits = { maxSize: 65536, maxEntries: 1000
 /** The control API of METADATA-SERVER and METADATA: `server.extension('METADATA')`. */
 export interface MetadataApi {
   /** The entries of a mailbox, or of the server for `""` (the default): entry name to text. */
-  getMetadata(path?: string): Record<string, string>;
+  getMetadata(path?: string, scope?: MailboxScope): Record<string, string>;
   /**
    * Sets entries (string values) and removes them (`null`); answers all
    * entries afterwards. `path` `""` is the server. Entry names are checked
    * (INVALID); the limits are IMAP's and do not apply here.
    */
-  setMetadata(path: string, entries: Record<string, string | null>): Record<string, string>;
+  setMetadata(path: string, entries: Record<string, string | null>, scope?: MailboxScope): Record<string, string>;
   /** The current limits. */
   readonly limits: Readonly<MetadataLimits>;
   /** Changes limits for every later SETMETADATA. */
@@ -56,6 +57,12 @@ export interface MetadataApi {
 /** Entries that changed: of a mailbox, or of the server (`path` `""`). */
 export interface MetadataChange {
   path: string;
+  /**
+   * The mailbox whose entries changed (absent for the server's): with
+   * `userMailboxes` each session names it by its own view (`path` is the
+   * name the changer used).
+   */
+  mailbox?: Mailbox;
   /** The entry names as given (set or removed). */
   entries: string[];
   /** The session that made the change, or null for the control API and REST. */
@@ -73,7 +80,8 @@ declare module '../extension.js' {
 export interface MetadataState extends MetadataApi {
   readonly server: Server;
   /** The holder of a path's entries (`""`: the server); NONEXISTENT for a missing mailbox. */
-  holder(path: string): FieldHolder;
+  /** The entries' holder: the server for `""`, else the mailbox (`scope.user`: whose tree, with userMailboxes). */
+  holder(path: string, scope?: MailboxScope): FieldHolder;
   read(holder: FieldHolder): Entries;
   write(holder: FieldHolder, entries: Entries): void;
   /** Tells the `onMetadataChange` listeners. */
@@ -125,12 +133,12 @@ export function createState(server: Server, options: Record<string, unknown>): M
     get mailboxEntries() {
       return server.extension('METADATA') !== undefined;
     },
-    holder(path) {
+    holder(path, scope) {
       if (path === '') return serverFields(server.store);
       if (!state.mailboxEntries) {
         throw invalid('mailbox metadata needs the METADATA plugin (only METADATA-SERVER is loaded: server entries only)');
       }
-      return server.store.require(path);
+      return server.control.treeOf(scope, path).require(path);
     },
     read(holder) {
       const stored = getField(holder, METADATA_KEY);
@@ -154,13 +162,13 @@ export function createState(server: Server, options: Record<string, unknown>): M
     changed(change) {
       for (const listener of [...listeners]) listener(change);
     },
-    getMetadata(path = '') {
+    getMetadata(path = '', scope) {
       if (typeof path !== 'string') throw invalid('path: expected a string');
-      return textEntries(state.read(state.holder(path)));
+      return textEntries(state.read(state.holder(path, scope)));
     },
-    setMetadata(path, input) {
+    setMetadata(path, input, scope) {
       if (typeof path !== 'string') throw invalid('path: expected a string');
-      const holder = state.holder(path);
+      const holder = state.holder(path, scope);
       if (input === null || typeof input !== 'object' || Array.isArray(input)) {
         throw invalid('body: expected an object of entry name to string value (null removes the entry)');
       }
@@ -182,7 +190,8 @@ export function createState(server: Server, options: Record<string, unknown>): M
         else entries.set(key, { name, value });
       }
       state.write(holder, entries);
-      state.changed({ path: path === '' ? '' : (holder as Mailbox).path, entries: changes.map(([, name]) => name), origin: null });
+      const names = changes.map(([, name]) => name);
+      state.changed(path === '' ? { path: '', entries: names, origin: null } : { path: (holder as Mailbox).path, mailbox: holder as Mailbox, entries: names, origin: null });
       return textEntries(entries);
     },
   };

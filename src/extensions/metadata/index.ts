@@ -21,8 +21,8 @@ export const extension: Extension<MetadataApi> = {
   setup: ({ server }) => {
     const owner = (): MetadataApi => server.extension('METADATA-SERVER')!;
     return {
-      getMetadata: (path) => owner().getMetadata(path),
-      setMetadata: (path, entries) => owner().setMetadata(path, entries),
+      getMetadata: (path, scope) => owner().getMetadata(path, scope),
+      setMetadata: (path, entries, scope) => owner().setMetadata(path, entries, scope),
       get limits() {
         return owner().limits;
       },

@@ -174,9 +174,14 @@ export function onMetadataChange(change: MetadataChange, state: Watches): void {
     if (change.path === '') {
       if (!watch.groups.some((g) => g.events.has('ServerMetadataChange'))) continue;
     } else {
-      const mailbox = session.mailboxes.get(change.path);
-      if (!mailbox || !wants(watch, change.path, 'MailboxMetadataChange')) continue;
-      if (!allowed(session, 'l', mailbox, change.path) || !allowed(session, 'r', mailbox, change.path)) continue;
+      // The changed mailbox by this session's name for it (userMailboxes: another user's tree has others).
+      const view = session.mailboxes;
+      const mailbox = change.mailbox ?? view.get(change.path);
+      const name = mailbox ? view.nameOf(mailbox) : change.path;
+      if (!mailbox || view.get(name) !== mailbox || !wants(watch, name, 'MailboxMetadataChange')) continue;
+      if (!allowed(session, 'l', mailbox, name) || !allowed(session, 'r', mailbox, name)) continue;
+      queueLine(state, watch, [atom('METADATA'), session.mailboxName(name), ...change.entries.map(entryValue)]);
+      continue;
     }
     queueLine(state, watch, [atom('METADATA'), session.mailboxName(change.path), ...change.entries.map(entryValue)]);
   }

@@ -5,6 +5,8 @@
  * `setSpecialUse` with its REST route, whose change LIST shows at once.
  */
 import type { MailboxInfo } from '../../control/resources.js';
+import type { MailboxScope } from '../../control/control.js';
+import { scopeOf, userQuery } from '../../rest/scope.js';
 import { mailboxInfo } from '../../control/resources.js';
 import { checkObject, checkStringArray, invalid } from '../../control/check.js';
 import { SPECIAL_USE } from '../../options/storage.js';
@@ -17,7 +19,7 @@ import { always } from '../shared.js';
 /** The control API of SPECIAL-USE: `server.extension('SPECIAL-USE')`. */
 export interface SpecialUseApi {
   /** Replaces a mailbox's special-use attributes (`[]` removes them); answers its MailboxInfo. */
-  setSpecialUse(path: string, input: { specialUse: string[] }): MailboxInfo;
+  setSpecialUse(path: string, input: { specialUse: string[] }, scope?: MailboxScope): MailboxInfo;
 }
 
 declare module '../extension.js' {
@@ -33,9 +35,10 @@ export function specialUseAttribute(name: string): string | undefined {
 
 function api(server: Server): SpecialUseApi {
   return {
-    setSpecialUse(path, input) {
+    setSpecialUse(path, input, scope) {
       if (typeof path !== 'string') throw invalid('path: expected a string');
-      const mailbox = server.store.require(path);
+      const tree = server.control.treeOf(scope, path);
+      const mailbox = tree.require(path);
       const o = checkObject(input, 'input');
       if (o.specialUse === undefined) throw invalid('specialUse: required');
       const wanted = checkStringArray(o.specialUse, 'specialUse');
@@ -48,7 +51,7 @@ function api(server: Server): SpecialUseApi {
         if (!out.includes(canonical)) out.push(canonical);
       });
       mailbox.specialUse = out;
-      return mailboxInfo(server.store, mailbox);
+      return mailboxInfo(tree, mailbox);
     },
   };
 }
@@ -63,7 +66,9 @@ const routes: Route[] = [
     body: { ...obj({ specialUse: arrayOf(str('A special-use attribute such as \\Sent')) }, ['specialUse']), additionalProperties: false },
     status: 200,
     response: ref('MailboxInfo'),
-    handle: ({ server, params, body }) => server.extension('SPECIAL-USE')!.setSpecialUse(params.path as string, body as { specialUse: string[] }),
+    query: [userQuery],
+    handle: ({ server, params, body, query }) =>
+      server.extension('SPECIAL-USE')!.setSpecialUse(params.path as string, body as { specialUse: string[] }, scopeOf(query)),
   },
 ];
 
