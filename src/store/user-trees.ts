@@ -90,9 +90,13 @@ export class UserTrees {
     return owner === null ? this.shared : this.tree(owner);
   }
 
-  /** Every mailbox of every tree (the shared one first): for whole-server counts. */
+  /** Every mailbox of every tree (the shared namespaces first): for whole-server counts. */
   everyMailbox(): Mailbox[] {
-    const out = this.shared.list();
+    // The shared store's own INBOX (and personal namespace) belongs to no one and is left out.
+    const out = this.shared.list().filter((m) => {
+      const ns = this.shared.namespaceOf(m.path);
+      return ns.type === 'shared' && ns.prefix !== '';
+    });
     for (const name of this.shared.users.keys()) out.push(...this.tree(name).list());
     return out;
   }

@@ -341,7 +341,7 @@ function segmentValue(g: Gen, param: string): string {
   }
 }
 
-const QUERIES = ['', '', '', '?raw=true', '?raw=false', '?raw=yes', '?uids=1,2,3', '?uids=', '?uids=a', '?uids=0', '?uids=1,,2', '?uids=99999999999', '?types=mailbox', '?types=', '?types=bogus', '?types=__proto__', '?%zz=1', '?a=%', '?uids=1&uids=2', '#frag', '?x=' + 'y'.repeat(3000)];
+const QUERIES = ['', '', '', '?raw=true', '?raw=false', '?raw=yes', '?uids=1,2,3', '?uids=', '?uids=a', '?uids=0', '?uids=1,,2', '?uids=99999999999', '?types=mailbox', '?types=', '?types=bogus', '?types=__proto__', '?%zz=1', '?a=%', '?uids=1&uids=2', '#frag', '?user=testuser', '?user=alice', '?user=', '?user=nobody', '?user=__proto__', '?user=a&user=b', '?raw=true&user=testuser', '?x=' + 'y'.repeat(3000)];
 
 /**
  * GET /v1/events/wait's query grammar (types, match `field=value,...`, since,

@@ -56,7 +56,7 @@ export function validateCounter(value: unknown, report: (message: string) => voi
 export class ObjectIds {
   private readonly threadIds = new WeakMap<Message, string | null>();
 
-  constructor(private readonly server: Server) {}
+  constructor(readonly server: Server) {}
 
   /** The MAILBOXID of a mailbox. */
   mailboxId(mailbox: Mailbox): string {

@@ -91,6 +91,10 @@ export const extension = defineExtension<ObjectIds>({
       case 'reset':
         state.assignAll();
         return;
+      case 'user':
+        // userMailboxes: a new user's tree (made from its seed) has objects without IDs yet.
+        if (change.type === 'add' && state.server.trees) state.assignAll();
+        return;
       default:
         return;
     }
