@@ -201,7 +201,10 @@ export class Server extends EventEmitter<ServerEventMap> {
       const c = checkCondition(condition);
       const timeout = options.timeout ?? DEFAULT_WAIT_TIMEOUT;
       if (!(timeout >= 0)) throw new ServiceError('INVALID', `waitUntil: timeout must be a number of milliseconds >= 0, got ${String(timeout)}`);
-      return this.eventLog.waitState(() => evaluate(c, this.store, this.sessions), describeCondition(c), { timeout, signal: options.signal });
+      // The tree the mailbox is in (userMailboxes: the user's own), checked now so a bad user fails at once.
+      const tree = () => ('mailbox' in c ? this.control.treeOf(c.user === undefined ? undefined : { user: c.user }, c.mailbox) : this.store);
+      tree();
+      return this.eventLog.waitState(() => evaluate(c, tree(), this.sessions), describeCondition(c), { timeout, signal: options.signal });
     } catch (err) {
       return Promise.reject(err);
     }
