@@ -13,17 +13,17 @@ export interface FieldCondition {
   value: string;
 }
 
-/** The data fields of the spec's event types (and `delivery`): what a condition may name first. */
+/** The data fields of the spec's event types (and `delivery`): what a condition may name first (`user`: with userMailboxes). */
 export const EVENT_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
   ['session', ['type', 'session', 'command']],
   ['command', ['session', 'tag', 'command', 'status', 'user']],
-  ['mailbox', ['type', 'path', 'oldPath', 'origin']],
-  ['expunge', ['path', 'uids', 'origin']],
-  ['flags', ['path', 'messages', 'origin']],
-  ['acl', ['path']],
+  ['mailbox', ['type', 'path', 'oldPath', 'origin', 'user']],
+  ['expunge', ['path', 'uids', 'origin', 'user']],
+  ['flags', ['path', 'messages', 'origin', 'user']],
+  ['acl', ['path', 'user']],
   ['script', ['rule', 'event', 'session', 'tag', 'command']],
   ['reset', []],
-  ['delivery', ['from', 'to', 'mailbox', 'uid']],
+  ['delivery', ['from', 'to', 'mailbox', 'uid', 'user']],
 ]);
 
 const FIELD = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;

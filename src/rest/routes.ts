@@ -188,7 +188,6 @@ export const sessionRoutes: Route[] = [
         schema: str(),
       },
       { name: 'messages', description: 'With `mailbox`: the least message count', schema: int(0) },
-      { name: 'user', description: 'With `mailbox` and userMailboxes: whose own tree the mailbox is in (leave out for a shared namespace)', schema: str() },
       {
         name: 'session',
         description: 'State condition (not with types/match/since): session number `session` is in IDLE (`idling=true`, the default) or not (`idling=false`; a closed session is not). Answers `{ id, type: "state", data: { session, idling } }`',
@@ -206,7 +205,7 @@ export const sessionRoutes: Route[] = [
   },
 ];
 
-const WAIT_QUERY = ['types', 'match', 'since', 'timeout', 'mailbox', 'messages', 'user', 'session', 'idling'];
+const WAIT_QUERY = ['types', 'match', 'since', 'timeout', 'mailbox', 'messages', 'session', 'idling'];
 
 /**
  * The state condition of a wait (`mailbox` with `messages`, or `session`
@@ -221,7 +220,6 @@ function stateCondition(
   const messages = single('messages');
   const session = single('session');
   const idling = single('idling');
-  if (mailbox === null && query.has('user')) throw new ServiceError('INVALID', 'user: only with a mailbox condition (mailbox and messages)');
   if (mailbox === null && messages === null && session === null && idling === null) return null;
   const eventParams = ['types', 'match', 'since'].filter((k) => query.has(k));
   if (eventParams.length > 0) throw new ServiceError('INVALID', `${eventParams.join(', ')}: not with a state condition (mailbox and messages, or session and idling)`);
@@ -230,8 +228,7 @@ function stateCondition(
   }
   if (mailbox !== null || messages !== null) {
     if (mailbox === null || messages === null) throw new ServiceError('INVALID', `${mailbox === null ? 'mailbox' : 'messages'}: required with ${mailbox === null ? 'messages' : 'mailbox'}`);
-    const user = single('user');
-    return user === null ? { mailbox, messages: digits('messages', messages) } : { mailbox, messages: digits('messages', messages), user };
+    return { mailbox, messages: digits('messages', messages) };
   }
   if (session === null) throw new ServiceError('INVALID', 'session: required with idling');
   if (idling !== null && idling !== 'true' && idling !== 'false') throw new ServiceError('INVALID', `idling: expected true or false, got ${JSON.stringify(idling)}`);
