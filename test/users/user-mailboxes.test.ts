@@ -345,8 +345,16 @@ describe('IDLE, NOTIFY, SETACL and METADATA in the session user\'s view', () => 
       assert.ok(getacl.some((l) => /^\* ACL "?Private"? /.test(l) && / "?bob"? lrswipkxte/.test(l) && / "?carol"? lr$/.test(l)), getacl.join('\n'));
       // carol may read but not change bob's ACL.
       assert.match((await carol.command('SETACL "Other Users/bob/Private" carol lrswi')).at(-1)!, /NO \[NOPERM\]/);
+      // k on bob's Private lets carol create below it, not at the top of bob's tree (RFC 4314 §4 CREATE: k on the parent).
+      assert.match((await bob.command('SETACL Private carol +k')).at(-1)!, /^T\d+ OK/);
+      assert.match((await carol.command('CREATE "Other Users/bob/Private/ByCarol"')).at(-1)!, /^T\d+ OK/);
+      assert.ok(server.control.listMailboxes({ user: 'bob' }).some((m) => m.path === 'Private/ByCarol'));
+      assert.deepEqual(server.extension('ACL')!.getAcl('Private/ByCarol', { user: 'bob' }), { bob: 'lrswipkxtea', carol: 'lrswipkxtea' });
+      assert.match((await carol.command('CREATE "Other Users/bob/TopByCarol"')).at(-1)!, /NO \[NOPERM\]/);
+      assert.match((await carol.command('CREATE "Other Users/bob/INBOX/x"')).at(-1)!, /NO \[(NOPERM|NONEXISTENT)\]/);
       assert.match((await bob.command('DELETEACL Private carol')).at(-1)!, /^T\d+ OK/);
-      assert.deepEqual(listed(await carol.command('LIST "Other Users/" "*"')), []);
+      // Private is hidden again; the mailbox carol created keeps her rights (its ACL, not its parent's).
+      assert.deepEqual(listed(await carol.command('LIST "Other Users/" "*"')), ['Other Users/bob/Private/ByCarol']);
     } finally {
       bob.close();
       carol.close();

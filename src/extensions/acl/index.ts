@@ -474,8 +474,9 @@ export const extension: Extension<State> = {
       if (!made.some((c) => c.mailbox === mailbox)) made.push({ mailbox, origin: session.id });
       const user = session.user;
       if (user === null) return;
-      const store = session.mailboxes;
       for (const { mailbox: m } of made) {
+        // Paths of the tree the mailbox is in (userMailboxes: possibly another user's).
+        const store = session.server.trees?.treeOf(m) ?? session.server.store;
         const parentPath = store.parentOf(m.path);
         const parent = parentPath === null ? undefined : store.get(parentPath);
         const inherited = parent ? state.aclOf(parent) : null;

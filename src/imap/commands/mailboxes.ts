@@ -51,6 +51,8 @@ function existingParent(store: MailboxView, path: string): Mailbox | null {
 /** `k` on the parent of a name about to be created. */
 function createRefusal(session: ImapSession, path: string, command: string): CommandResult | null {
   const parent = existingParent(session.mailboxes, path);
+  // The top of another user's tree (RFC 2342 Other Users) has no mailbox to grant `k`: only its owner creates there.
+  if (parent === null && session.server.trees !== null && session.mailboxes.namespaceOf(path).type === 'user') return no('Permission denied', 'NOPERM');
   const refused = accessRefusal(session, 'k', parent, parent?.path ?? '', command);
   // Creating below a hidden mailbox is refused without saying it exists.
   return refused && refused.code === 'NONEXISTENT' ? no('Permission denied', 'NOPERM') : refused;
