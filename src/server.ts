@@ -216,7 +216,8 @@ export class Server extends EventEmitter<ServerEventMap> {
    * The mailboxes `user` sees by name: the store itself with one tree for
    * everyone; with `userMailboxes` the user's own tree, Other Users and
    * Shared. Every lookup by name of the IMAP core and the extensions goes
-   * through here (`session.mailboxes`).
+   * through here (`session.mailboxes`). With `userMailboxes`, `user` must be a
+   * user (their tree is made on first use).
    */
   viewOf(user: string | null): MailboxView {
     if (this.trees === null || user === null) return this.store;

@@ -458,3 +458,32 @@ describe('wait-until on a user\'s mailbox', () => {
     }
   });
 });
+
+describe('URLAUTH (RFC 4467) with userMailboxes', () => {
+  test('a URL names a mailbox of its user: the submission server fetches alice\'s INBOX message, not its own INBOX\'s', async () => {
+    const server = createServer({
+      port: 0,
+      plugins: ['URLAUTH'],
+      users: { ...users, submit: { password: 'submitpass' } },
+      userMailboxes: true,
+      storage,
+      pluginOptions: { URLAUTH: { submitUsers: ['submit'] } },
+    });
+    const { imap } = await server.start();
+    const alice = await login(imap.port, 'alice', 'alicepass');
+    const submit = await login(imap.port, 'submit', 'submitpass');
+    try {
+      const gen = await alice.command('GENURLAUTH "imap://alice@example.com/INBOX/;uid=2;urlauth=submit+alice" INTERNAL');
+      const url = /^\* GENURLAUTH "([^"]+)"$/.exec(gen.find((l) => l.startsWith('* GENURLAUTH'))!)![1]!;
+      const fetched = await submit.command(`URLFETCH "${url}"`);
+      assert.ok(fetched[0]!.includes('Subject: For alice 2'), fetched.join('\n'));
+      // A URL for a name that is no user fetches nothing (and makes no tree).
+      const forged = url.replace('imap://alice@', 'imap://zed@');
+      assert.deepEqual((await submit.command(`URLFETCH "${forged}"`))[0], `* URLFETCH "${forged}" NIL`);
+    } finally {
+      alice.close();
+      submit.close();
+      await server.stop();
+    }
+  });
+});

@@ -8,12 +8,12 @@ import type { ImapSession } from '../../imap/session.js';
 import { ArgParser, ParseError } from '../../imap/parser.js';
 import { findPart, getMime, section as sectionOf, servedSource, type SectionSpec } from '../../mime/index.js';
 import type { Mailbox } from '../../store/mailbox.js';
+import type { MailboxView } from '../../store/view.js';
 import { encodeMutf7, isValidMutf7 } from '../../store/mutf7.js';
 import type { ImapUrl } from './imap-url.js';
 
 /** A URL's mailbox name (UTF-8, RFC 5092 §3.2) as a store path; a modified UTF-7 spelling is taken as well. */
-export function findUrlMailbox(session: ImapSession, name: string): Mailbox | undefined {
-  const store = session.mailboxes;
+export function findUrlMailbox(session: ImapSession, name: string, store: MailboxView = session.mailboxes): Mailbox | undefined {
   return store.get(encodeMutf7(name)) ?? (isValidMutf7(name) ? store.get(name) : undefined);
 }
 

@@ -121,7 +121,12 @@ function verifiedTarget(session: ImapSession, text: string, state: State): { url
   const tokenColon = text.lastIndexOf(':');
   const mechColon = text.lastIndexOf(':', tokenColon - 1);
   if (text.slice(mechColon + 1, tokenColon).toUpperCase() !== MECHANISM) return null;
-  const mailbox = findUrlMailbox(session, url.mailbox);
+  // The mailbox name is in the URL user's namespace (RFC 4467 §3: the URL is that user's), which
+  // with userMailboxes is their own tree, not the fetching session's.
+  const trees = session.server.trees;
+  // No tree is made for a name that is no user (a peer could name any).
+  if (trees && !trees.hasUser(url.server.user)) return null;
+  const mailbox = findUrlMailbox(session, url.mailbox, session.server.viewOf(url.server.user));
   if (!mailbox || !mailbox.selectable) return null;
   if (!state.keys.verify(url.server.user, mailbox.path, text.slice(0, mechColon), text.slice(tokenColon + 1))) return null;
   const target = urlTarget(url, mailbox);
