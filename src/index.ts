@@ -17,7 +17,7 @@ export type { RestConfig } from './rest/rest.js';
 export type { Route, RouteContext, Param, QueryParam, Method } from './rest/route.js';
 export type { Schema } from './rest/schema.js';
 export type { ErrorCode } from './errors.js';
-export { storageSchema } from './options/schema.js';
+export { storageSchema, userStorageSchema } from './options/schema.js';
 export { presets, PRESET_NAMES } from './presets/index.js';
 export type { PresetName, PresetOptions } from './presets/index.js';
 export { TEST_CERTIFICATE } from './tls/test-certificate.js';

@@ -118,3 +118,24 @@ export const storageSchema: JsonObject = {
     },
   },
 };
+
+/**
+ * JSON Schema of the storage option with `userMailboxes: true`: each user's
+ * tree (the one-tree shape) under `users`, the shared namespaces under `shared`.
+ */
+export const userStorageSchema: JsonObject = (() => {
+  const { $schema, title: _title, description: _description, $defs, ...tree } = storageSchema;
+  return {
+    $schema: $schema ?? null,
+    title: 'Rookery storage (userMailboxes)',
+    description:
+      'With userMailboxes: "users" maps a user name to that user\'s own tree (INBOX and personal namespaces; a user left out starts with an empty INBOX); "shared" holds the shared namespaces (type "shared") and server-wide fields on "".',
+    type: 'object',
+    properties: {
+      users: { type: 'object', additionalProperties: { $ref: '#/$defs/tree' } },
+      shared: { $ref: '#/$defs/tree' },
+    },
+    additionalProperties: false,
+    $defs: { ...($defs as JsonObject), tree: { ...tree, description: 'A mailbox tree in the one-tree storage shape.' } },
+  };
+})();

@@ -487,3 +487,21 @@ describe('URLAUTH (RFC 4467) with userMailboxes', () => {
     }
   });
 });
+
+describe('userStorageSchema', () => {
+  test('is plain JSON whose every $ref resolves, with users and shared as the only keys, each a one-tree storage', async () => {
+    const { userStorageSchema } = await import('../../src/index.js');
+    assert.deepEqual(JSON.parse(JSON.stringify(userStorageSchema)), userStorageSchema);
+    const defs = userStorageSchema.$defs as Record<string, unknown>;
+    const refs: string[] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') for (const [k, v] of Object.entries(node)) (k === '$ref' ? refs.push(v as string) : walk(v));
+    };
+    walk(userStorageSchema);
+    for (const ref of new Set(refs)) assert.ok(ref.startsWith('#/$defs/') && ref.slice(8) in defs, ref);
+    assert.deepEqual(Object.keys(userStorageSchema.properties as object), ['users', 'shared']);
+    assert.equal(userStorageSchema.additionalProperties, false);
+    assert.deepEqual((defs.tree as { additionalProperties: unknown }).additionalProperties, { $ref: '#/$defs/namespace' });
+  });
+});
