@@ -196,6 +196,11 @@ export class Store {
     return mailbox.path;
   }
 
+  /** Whose tree a name is in: no one's (a MailboxView of one tree). */
+  ownerAt(_path: string): string | null {
+    return null;
+  }
+
   /** A path of this tree as its one user sees it: itself (a MailboxView of one tree). */
   nameAt(_owner: string | null, path: string): string | null {
     return path;

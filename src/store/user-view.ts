@@ -140,6 +140,10 @@ export class UserView implements MailboxView {
     return this.outer(this.trees.ownerOf(mailbox), mailbox.path);
   }
 
+  ownerAt(path: string): string | null {
+    return this.target(path)?.owner ?? null;
+  }
+
   nameAt(owner: string | null, path: string): string | null {
     if (owner !== null && owner !== this.user && !this.foreign()) return null;
     return this.outer(owner, path);

@@ -36,6 +36,8 @@ export interface MailboxView {
    * user cannot see that tree at all. For change records, which carry paths.
    */
   nameAt(owner: string | null, path: string): string | null;
+  /** Whose tree a name is in (null: the shared tree, and the one tree without `userMailboxes`). */
+  ownerAt(path: string): string | null;
   isSubscribed(path: string): boolean;
   subscribedNames(): string[];
   subscribe(path: string, origin: Origin, options?: { mustExist?: boolean }): boolean;

@@ -505,3 +505,33 @@ describe('userStorageSchema', () => {
     assert.deepEqual((defs.tree as { additionalProperties: unknown }).additionalProperties, { $ref: '#/$defs/namespace' });
   });
 });
+
+describe('QUOTA (RFC 9208) with userMailboxes', () => {
+  test('each user\'s tree is their root "": usage and refusals per user, the same limits for all', async () => {
+    const { server, imap, rest } = await start({ plugins: ['QUOTA', 'ACL'], pluginOptions: { QUOTA: { MESSAGE: 3 } } });
+    const alice = await login(imap, 'alice', 'alicepass');
+    const bob = await login(imap, 'bob', 'bobpass');
+    try {
+      assert.ok((await alice.command('GETQUOTA ""')).includes('* QUOTA "" (MESSAGE 2 3)'));
+      assert.ok((await bob.command('GETQUOTA ""')).includes('* QUOTA "" (MESSAGE 2 3)'));
+      assert.match((await alice.command('APPEND INBOX {5+}\r\nHi\r\n')).at(-1)!, /^T\d+ OK/);
+      assert.match((await alice.command('APPEND INBOX {5+}\r\nHi\r\n')).at(-1)!, /NO \[OVERQUOTA\]/);
+      // bob's root is his own: alice being full refuses nothing of his.
+      assert.match((await bob.command('APPEND INBOX {5+}\r\nHi\r\n')).at(-1)!, /^T\d+ OK/);
+      const root = await alice.command('GETQUOTAROOT INBOX');
+      assert.ok(root.includes('* QUOTAROOT "INBOX" ""') && root.includes('* QUOTA "" (MESSAGE 3 3)'), root.join('\n'));
+      // Another user's mailbox is in a root alice cannot name.
+      const other = await alice.command('GETQUOTAROOT "Other Users/bob/Team"');
+      assert.ok(other.includes('* QUOTAROOT "Other Users/bob/Team"') && !other.some((l) => l.startsWith('* QUOTA ')), other.join('\n'));
+      assert.deepEqual(server.extension('QUOTA')!.getQuota({ user: 'bob' }).usage.MESSAGE, 3);
+      assert.deepEqual((await request(rest, 'GET', '/v1/quota?user=carol')).json.usage, { STORAGE: 0, MESSAGE: 0, MAILBOX: 1 });
+      // The control API's checks: true refuses as APPEND does, per user.
+      assert.throws(() => server.control.addMessage('INBOX', { raw: mail('over'), checks: true }, { user: 'alice' }), /OVERQUOTA|Quota exceeded/);
+      assert.equal(server.control.addMessage('INBOX', { raw: mail('fits'), checks: true }, { user: 'carol' }).uid, 1);
+    } finally {
+      alice.close();
+      bob.close();
+      await server.stop();
+    }
+  });
+});

@@ -19,14 +19,17 @@ function state(server: Server): QuotaState {
 }
 
 /** Sends `* QUOTA "" (STORAGE u l ...)`; false when no resource has a limit (nothing to send). */
-function sendQuota(session: ImapSession, quota: QuotaState): boolean {
-  const list = quota.quotaList();
+function sendQuota(session: ImapSession, quota: QuotaState, owner: string | null): boolean {
+  const list = quota.quotaList(owner);
   if (list.length === 0) return false;
   const values: ImapValue[] = [];
   for (const { resource, usage, limit } of list) values.push(atom(resource), usage, limit);
   session.untagged(atom('QUOTA'), ROOT, values);
   return true;
 }
+
+/** The root `""` of a session: its user's own tree with userMailboxes, else the one tree. */
+const ownRoot = (session: ImapSession): string | null => (session.server.trees ? session.user : null);
 
 const noRoot = (root: string): ReturnType<typeof no> =>
   root === ROOT
@@ -40,7 +43,7 @@ export const getQuota: CommandSpec = {
     const root = args.astring().toString('utf8');
     args.end();
     const quota = state(session.server);
-    if (root !== ROOT || !sendQuota(session, quota)) return noRoot(root);
+    if (root !== ROOT || !sendQuota(session, quota, ownRoot(session))) return noRoot(root);
     return ok('Getquota completed');
   },
 };
@@ -57,9 +60,11 @@ export const getQuotaRoot: CommandSpec = {
     const refused = accessRefusal(session, 'r', mailbox, mailbox.path, name);
     if (refused) return refused;
     const quota = state(session.server);
-    const limited = quota.quotaList().length > 0;
+    // With userMailboxes the root "" is the session user's own tree: another tree's mailbox has no root the user can name.
+    const owner = quota.ownerOf(mailbox);
+    const limited = owner === ownRoot(session) && quota.quotaList(owner).length > 0;
     session.untagged(atom('QUOTAROOT'), session.nameOf(mailbox), ...(limited ? [ROOT] : []));
-    sendQuota(session, quota);
+    if (limited) sendQuota(session, quota, owner);
     return ok('Getquotaroot completed');
   },
 };
@@ -88,7 +93,7 @@ export const setQuota: CommandSpec = {
     if (root !== ROOT) return noRoot(root);
     const quota = state(session.server);
     quota.setQuota(limits);
-    sendQuota(session, quota);
+    sendQuota(session, quota, ownRoot(session));
     return ok('Setquota completed');
   },
 };

@@ -16,6 +16,7 @@
  * the configured ones. Usage is counted once at setup and after a reset,
  * and otherwise follows the store's change feed.
  */
+import { scopeOf, userQuery } from '../../rest/scope.js';
 import type { Route } from '../../rest/route.js';
 import { int, obj, str } from '../../rest/schema.js';
 import type { Schema } from '../../rest/schema.js';
@@ -72,7 +73,8 @@ const routes: Route[] = [
     operation: 'getQuota',
     status: 200,
     response: quotaSchema,
-    handle: ({ server }) => server.extension('QUOTA')!.getQuota(),
+    query: [userQuery],
+    handle: ({ server, query }) => server.extension('QUOTA')!.getQuota(scopeOf(query)),
   },
   {
     method: 'PUT',
@@ -104,20 +106,29 @@ export const extension: Extension<QuotaState> = {
   checks: {
     // `size` is the literal's length; a message with bare LFs is served (and counted) a little larger.
     // The earlier messages of a MULTIAPPEND are stored with this one or not at all: they count too.
-    append: ({ size, before }, state) => state.check({ octets: before.size + size, messages: before.messages + 1 }),
-    copy: ({ messages }, state) => {
+    // With userMailboxes each user's tree is a root of its own: the one the messages go to counts.
+    append: ({ mailbox, size, before }, state) => state.check({ octets: before.size + size, messages: before.messages + 1 }, state.ownerOf(mailbox)),
+    copy: ({ messages, target }, state) => {
       let octets = 0;
       for (const m of messages) octets += octetsOf(m);
-      state.check({ octets, messages: messages.length });
+      state.check({ octets, messages: messages.length }, state.ownerOf(target));
     },
-    // No `move`: MOVE keeps the messages inside the one root, usage does not change.
+    // A MOVE inside one root changes no usage; one into another user's tree (userMailboxes) adds to that root.
+    move: ({ source, messages, target }, state) => {
+      const owner = state.ownerOf(target);
+      if (owner === state.ownerOf(source)) return;
+      let octets = 0;
+      for (const m of messages) octets += octetsOf(m);
+      state.check({ octets, messages: messages.length }, owner);
+    },
 
     // The mailbox and every missing superior level the store will create with it.
-    create: ({ path, session }, state) => state.check({ mailboxes: 1 + state.missingParents(path, session?.mailboxes) }),
+    create: ({ path, session }, state) =>
+      state.check({ mailboxes: 1 + state.missingParents(path, session?.mailboxes) }, session?.mailboxes.ownerAt(path) ?? null),
     // A rename moves mailboxes (no new usage) but creates the new name's missing superior
     // levels; renaming INBOX also creates the new mailbox (INBOX stays, its messages move).
     rename: ({ source, newPath, session }, state) =>
-      state.check({ mailboxes: state.missingParents(newPath, session?.mailboxes) + (source.path === 'INBOX' ? 1 : 0) }),
+      state.check({ mailboxes: state.missingParents(newPath, session?.mailboxes) + (source.path === 'INBOX' ? 1 : 0) }, state.ownerOf(source)),
   },
   onChange: (change, state) => state.onChange(change),
   statusItems: [

@@ -10,6 +10,7 @@ import type { StoreChange } from '../../store/changes.js';
 import { getField, serverFields, setField } from '../../store/fields.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import type { MailboxView } from '../../store/view.js';
+import type { MailboxScope } from '../../control/control.js';
 import type { Message } from '../../store/message.js';
 
 /** The resources this server limits (RFC 9208 §5): STORAGE in KiB, MESSAGE and MAILBOX as counts. */
@@ -19,6 +20,13 @@ export type QuotaResource = (typeof RESOURCES)[number];
 /** Limits by resource; a resource that is left out has no limit. */
 export type QuotaLimits = { [R in QuotaResource]?: number };
 export type QuotaUsage = { [R in QuotaResource]: number };
+
+/** Exact usage of one quota root. */
+interface Usage {
+  octets: number;
+  messages: number;
+  mailboxes: number;
+}
 
 /** The Quota resource of the control-service spec. */
 export interface QuotaInfo {
@@ -31,8 +39,12 @@ export interface QuotaInfo {
 
 /** The control API of QUOTA: `server.extension('QUOTA')`. */
 export interface QuotaApi {
-  /** The quota root `""`: its limits and usage. */
-  getQuota(): QuotaInfo;
+  /**
+   * The quota root `""`: its limits and usage. With `userMailboxes` every
+   * user's tree is a root `""` of its own (`scope.user`; without it, the
+   * shared tree's); the limits are the same for all.
+   */
+  getQuota(scope?: MailboxScope): QuotaInfo;
   /**
    * Replaces all limits (a resource left out has none afterwards; `{}`
    * removes every limit). Limits are integers from 0; STORAGE is in KiB. A
@@ -40,7 +52,7 @@ export interface QuotaApi {
    */
   setQuota(limits: QuotaLimits): QuotaInfo;
   /** Usage in exact units: STORAGE in octets (RFC822.SIZE summed), MESSAGE and MAILBOX as counts. */
-  usageOctets(): { storage: number; messages: number; mailboxes: number };
+  usageOctets(scope?: MailboxScope): { storage: number; messages: number; mailboxes: number };
 }
 
 /** The storage key of the limits on the server-wide object `storage[""]`. */
@@ -88,10 +100,8 @@ export const octetsOf = (m: Message): number => m.raw.length + bareLfCount(m.raw
 export const kib = (octets: number): number => Math.ceil(octets / 1024);
 
 export class QuotaState implements QuotaApi {
-  /** Exact usage: octets, messages, mailboxes. */
-  private octets = 0;
-  private messages = 0;
-  private mailboxes = 0;
+  /** Exact usage by root: the owner of a tree (null: the one tree, or the shared tree with userMailboxes). */
+  private usages = new Map<string | null, Usage>();
   limits: QuotaLimits = {};
 
   constructor(
@@ -102,44 +112,61 @@ export class QuotaState implements QuotaApi {
     this.recount();
   }
 
+  private usageOf(owner: string | null): Usage {
+    let usage = this.usages.get(owner);
+    if (!usage) this.usages.set(owner, (usage = { octets: 0, messages: 0, mailboxes: 0 }));
+    return usage;
+  }
+
+  /** The root a mailbox counts in: its owner's tree (always null without userMailboxes). */
+  ownerOf(mailbox: Mailbox): string | null {
+    return this.server.ownerOf(mailbox);
+  }
+
+  /** The root of a control API scope: the user's (checked as every control operation checks it), else null. */
+  private ownerFor(scope: MailboxScope | undefined): string | null {
+    if (scope === undefined) return null;
+    this.server.control.treeOf(scope);
+    return scope.user ?? null;
+  }
+
   /** The whole count, at setup and after a reset only. */
   private recount(): void {
-    let octets = 0;
-    let messages = 0;
-    const all = this.server.everyMailbox();
-    for (const mailbox of all) {
-      messages += mailbox.messages.length;
-      for (const m of mailbox.messages) octets += octetsOf(m);
+    this.usages.clear();
+    for (const mailbox of this.server.everyMailbox()) {
+      const usage = this.usageOf(this.ownerOf(mailbox));
+      usage.messages += mailbox.messages.length;
+      for (const m of mailbox.messages) usage.octets += octetsOf(m);
+      usage.mailboxes++;
     }
-    this.octets = octets;
-    this.messages = messages;
-    this.mailboxes = all.length;
     const stored = getField(serverFields(this.server.store), STORAGE_KEY);
     // Validated when the options were read; a malformed value would have failed construction.
     this.limits = stored === undefined ? { ...this.optionLimits } : checkLimits(stored, () => undefined);
   }
 
-  private add(messages: readonly Message[], sign: 1 | -1): void {
+  private add(usage: Usage, messages: readonly Message[], sign: 1 | -1): void {
     let octets = 0;
     for (const m of messages) octets += octetsOf(m);
-    this.octets += sign * octets;
-    this.messages += sign * messages.length;
+    usage.octets += sign * octets;
+    usage.messages += sign * messages.length;
   }
 
   /** Follows the store: every change that adds or removes messages or mailboxes. */
   onChange(change: StoreChange): void {
+    const usage = (): Usage => this.usageOf(this.server.trees?.userOf(change) ?? null);
     switch (change.kind) {
       case 'append':
-        this.add(change.messages, 1);
+        this.add(usage(), change.messages, 1);
         break;
       case 'expunge':
-        this.add(change.messages, -1);
+        this.add(usage(), change.messages, -1);
         break;
       case 'mailbox':
-        if (change.type === 'create') this.mailboxes++;
+        if (change.type === 'create') usage().mailboxes++;
         else if (change.type === 'delete') {
-          this.mailboxes--;
-          if (change.mailbox) this.add(change.mailbox.messages, -1);
+          const u = usage();
+          u.mailboxes--;
+          if (change.mailbox) this.add(u, change.mailbox.messages, -1);
         }
         // A rename keeps every message and mailbox (renaming INBOX arrives as create, expunge and append).
         break;
@@ -151,11 +178,17 @@ export class QuotaState implements QuotaApi {
     }
   }
 
-  getQuota(): QuotaInfo {
+  getQuota(scope?: MailboxScope): QuotaInfo {
+    return this.quotaOf(this.ownerFor(scope));
+  }
+
+  /** Limits and usage of one root. */
+  quotaOf(owner: string | null): QuotaInfo {
+    const u = this.usageOf(owner);
     return {
       root: ROOT,
       limits: { ...this.limits },
-      usage: { STORAGE: kib(this.octets), MESSAGE: this.messages, MAILBOX: this.mailboxes },
+      usage: { STORAGE: kib(u.octets), MESSAGE: u.messages, MAILBOX: u.mailboxes },
     };
   }
 
@@ -177,33 +210,39 @@ export class QuotaState implements QuotaApi {
     return count;
   }
 
-  usageOctets(): { storage: number; messages: number; mailboxes: number } {
-    return { storage: this.octets, messages: this.messages, mailboxes: this.mailboxes };
+  usageOctets(scope?: MailboxScope): { storage: number; messages: number; mailboxes: number } {
+    const u = this.usageOf(this.ownerFor(scope));
+    return { storage: u.octets, messages: u.messages, mailboxes: u.mailboxes };
   }
 
-  /** Throws OVERQUOTA when adding `messages` messages of `octets` octets and `mailboxes` mailboxes would pass a limit. */
-  check(add: { octets?: number; messages?: number; mailboxes?: number }): void {
+  /**
+   * Throws OVERQUOTA when adding `messages` messages of `octets` octets and
+   * `mailboxes` mailboxes to `owner`'s root would pass a limit.
+   */
+  check(add: { octets?: number; messages?: number; mailboxes?: number }, owner: string | null = null): void {
     const { STORAGE, MESSAGE, MAILBOX } = this.limits;
+    const used = this.usageOf(owner);
+    const current = { octets: used.octets, messages: used.messages, mailboxes: used.mailboxes };
     const octets = add.octets ?? 0;
     const messages = add.messages ?? 0;
     const mailboxes = add.mailboxes ?? 0;
-    if (STORAGE !== undefined && octets > 0 && this.octets + octets > STORAGE * 1024) {
+    if (STORAGE !== undefined && octets > 0 && current.octets + octets > STORAGE * 1024) {
       throw new ServiceError(
         'OVERQUOTA',
-        `Quota exceeded: STORAGE would be ${kib(this.octets + octets)} KiB (${this.octets + octets} octets), the limit is ${STORAGE} KiB`,
+        `Quota exceeded: STORAGE would be ${kib(current.octets + octets)} KiB (${current.octets + octets} octets), the limit is ${STORAGE} KiB`,
       );
     }
-    if (MESSAGE !== undefined && messages > 0 && this.messages + messages > MESSAGE) {
-      throw new ServiceError('OVERQUOTA', `Quota exceeded: MESSAGE would be ${this.messages + messages}, the limit is ${MESSAGE}`);
+    if (MESSAGE !== undefined && messages > 0 && current.messages + messages > MESSAGE) {
+      throw new ServiceError('OVERQUOTA', `Quota exceeded: MESSAGE would be ${current.messages + messages}, the limit is ${MESSAGE}`);
     }
-    if (MAILBOX !== undefined && mailboxes > 0 && this.mailboxes + mailboxes > MAILBOX) {
-      throw new ServiceError('OVERQUOTA', `Quota exceeded: MAILBOX would be ${this.mailboxes + mailboxes}, the limit is ${MAILBOX}`);
+    if (MAILBOX !== undefined && mailboxes > 0 && current.mailboxes + mailboxes > MAILBOX) {
+      throw new ServiceError('OVERQUOTA', `Quota exceeded: MAILBOX would be ${current.mailboxes + mailboxes}, the limit is ${MAILBOX}`);
     }
   }
 
   /** Resources that have a limit, in RFC order, with usage and limit (the QUOTA response's list). */
-  quotaList(): { resource: QuotaResource; usage: number; limit: number }[] {
-    const usage = this.getQuota().usage;
+  quotaList(owner: string | null = null): { resource: QuotaResource; usage: number; limit: number }[] {
+    const usage = this.quotaOf(owner).usage;
     const out: { resource: QuotaResource; usage: number; limit: number }[] = [];
     for (const r of RESOURCES) {
       const limit = this.limits[r];
