@@ -16,7 +16,7 @@
  *   the control API and a normal session sees exactly that store.
  */
 import net from 'node:net';
-import { createServer, type Server } from '../../src/index.js';
+import { createServer, type MailboxScope, type Server, type ServerOptions } from '../../src/index.js';
 import { ShadowFramer } from './framing.js';
 import { Generator, Rand, type FuzzState } from './generate.js';
 import { ResponseError, ResponseSplitter, parseResponse, type ParsedResponse, type Response } from './response-check.js';
@@ -33,6 +33,35 @@ export interface FuzzOptions {
   resetEvery?: number;
   /** Called now and then with progress. */
   onProgress?: (done: number) => void;
+  /**
+   * Per-user mailboxes: the fuzz user's tree is the usual storage, alice's
+   * shares a mailbox with it (ACL), and there is a shared namespace; the
+   * inputs name those too (`Other Users/alice/...`, `#shared/...`).
+   */
+  userMailboxes?: boolean;
+}
+
+/** The names the per-user run adds to the generator's mailboxes. */
+const USER_MAILBOXES = ['"Other Users/alice/Shared"', '"Other Users/alice/INBOX"', '"Other Users/alice/Shared/New"', '"#shared/Board"', '"#shared/New"', '"Other Users/nobody/x"', '"Other Users/"', '"Other Users/alice"'];
+
+/** Options of the per-user run's server. */
+function userMailboxOptions(): ServerOptions {
+  const all = 'lrswipkxtea';
+  return {
+    plugins: 'all',
+    userMailboxes: true,
+    users: { testuser: { password: 'testpass' }, alice: { password: 'alicepass' } },
+    storage: {
+      users: {
+        testuser: storage() as never,
+        alice: {
+          INBOX: { messages: ['Subject: alice only\r\n\r\nx\r\n'] },
+          '': { folders: { Shared: { acl: { alice: all, testuser: 'lrswik' }, messages: ['Subject: shared\r\n\r\ny\r\n'] } } },
+        },
+      },
+      shared: { '#shared/': { type: 'shared', separator: '/', folders: { Board: { messages: ['Subject: board\r\n\r\nz\r\n'] } } } },
+    },
+  };
 }
 
 export interface Finding {
@@ -81,12 +110,12 @@ function storage(): object {
   };
 }
 
-/** Checks the store through the control API; returns problems. */
-export function storeProblems(server: Server): string[] {
+/** Checks the store through the control API (`scope`: whose tree, with userMailboxes); returns problems. */
+export function storeProblems(server: Server, scope?: MailboxScope): string[] {
   const problems: string[] = [];
-  for (const box of server.control.listMailboxes()) {
+  for (const box of server.control.listMailboxes(scope)) {
     if (!box.selectable) continue;
-    const messages = server.control.listMessages(box.path);
+    const messages = server.control.listMessages(box.path, {}, scope);
     if (messages.length !== box.messages) problems.push(`${box.path}: ${messages.length} messages listed, count says ${box.messages}`);
     let last = 0;
     let unseen = 0;
@@ -389,7 +418,7 @@ async function watchingErrors<T>(fuzz: () => Fuzzer | null, fn: () => Promise<T>
 }
 
 /** A normal session after the fuzzing: login, select, the store as the control API sees it, logout. */
-async function normalSession(server: Server, port: number, fuzz: Fuzzer): Promise<void> {
+async function normalSession(server: Server, port: number, fuzz: Fuzzer, scope?: MailboxScope): Promise<void> {
   const socket = net.connect(port, '127.0.0.1');
   const splitter = new ResponseSplitter();
   const queue: ParsedResponse[] = [];
@@ -429,7 +458,7 @@ async function normalSession(server: Server, port: number, fuzz: Fuzzer): Promis
     await next();
     const login = await command('N1', 'LOGIN testuser testpass');
     if (login.at(-1)!.type !== 'OK') return fuzz.finding('normal-session', `LOGIN failed: ${login.at(-1)!.response.text}`);
-    const inbox = server.control.listMessages('INBOX');
+    const inbox = server.control.listMessages('INBOX', {}, scope);
     const sel = await command('N2', 'SELECT INBOX');
     if (sel.at(-1)!.type !== 'OK') return fuzz.finding('normal-session', `SELECT INBOX failed: ${sel.at(-1)!.response.text}`);
     const exists = sel.find((r) => r.type === 'EXISTS')?.number;
@@ -466,7 +495,10 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     storage: storage() as never,
     maxLineLength: MAX_LINE,
     maxLiteral: MAX_LITERAL,
+    ...(options.userMailboxes ? userMailboxOptions() : {}),
   });
+  // The fuzz user's tree (userMailboxes) or the one tree.
+  const scope: MailboxScope | undefined = options.userMailboxes ? { user: 'testuser' } : undefined;
   const { imap } = await server.start();
   const fuzz = new Fuzzer(server);
   let current: Fuzzer | null = fuzz;
@@ -485,11 +517,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   const controlChange = (): void => {
     try {
       const k = control.int(0, 3);
-      const inbox = server.control.listMessages('INBOX');
-      if (k === 0 || inbox.length === 0) server.control.addMessage('INBOX', { raw: `Subject: c${control.int(0, 999)}\r\n\r\nx\r\n`, flags: control.chance(0.3) ? [`ck${control.int(0, 9)}`] : [] });
-      else if (k === 1) server.control.setFlags('INBOX', { uids: [control.pick(inbox).uid], flags: [control.pick(['\\Seen', '\\Deleted', `ck${control.int(0, 9)}`])], mode: control.pick(['add', 'remove', 'set'] as const) });
-      else if (k === 2) server.control.expungeMessages('INBOX', { uids: [control.pick(inbox).uid] });
-      else server.control.addMessage('Archive', { raw: 'Subject: a\r\n\r\ny\r\n' });
+      const inbox = server.control.listMessages('INBOX', {}, scope);
+      if (k === 0 || inbox.length === 0) server.control.addMessage('INBOX', { raw: `Subject: c${control.int(0, 999)}\r\n\r\nx\r\n`, flags: control.chance(0.3) ? [`ck${control.int(0, 9)}`] : [] }, scope);
+      else if (k === 1) server.control.setFlags('INBOX', { uids: [control.pick(inbox).uid], flags: [control.pick(['\\Seen', '\\Deleted', `ck${control.int(0, 9)}`])], mode: control.pick(['add', 'remove', 'set'] as const) }, scope);
+      else if (k === 2) server.control.expungeMessages('INBOX', { uids: [control.pick(inbox).uid] }, scope);
+      else server.control.addMessage('Archive', { raw: 'Subject: a\r\n\r\ny\r\n' }, scope);
     } catch (err) {
       // INBOX/Archive may have been renamed or deleted by a fuzz input: that is a ServiceError, anything else a finding.
       if (!(err && typeof err === 'object' && 'code' in err)) fuzz.finding('control', String((err as Error).stack ?? err));
@@ -497,7 +529,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   };
 
   const workers = Array.from({ length: connections }, (_, index) => ({
-    gen: new Generator((options.seed * 7919 + index * 104729) >>> 0, { maxLineLength: MAX_LINE }),
+    gen: new Generator((options.seed * 7919 + index * 104729) >>> 0, options.userMailboxes ? { maxLineLength: MAX_LINE, mailboxes: USER_MAILBOXES } : { maxLineLength: MAX_LINE }),
     conn: new FuzzConnection(fuzz, imap.port),
   }));
 
@@ -543,8 +575,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       const roundEnd = Math.min(options.inputs, done + resetEvery);
       await Promise.all(workers.map((w) => work(w, roundEnd)));
       // Quiet now: check the store, a normal session, then start from the original storage.
-      for (const p of storeProblems(server)) fuzz.finding('store', p);
-      await normalSession(server, imap.port, fuzz);
+      for (const p of storeProblems(server, scope)) fuzz.finding('store', p);
+      if (options.userMailboxes) for (const p of [...storeProblems(server, { user: 'alice' }), ...storeProblems(server)]) fuzz.finding('store', p);
+      await normalSession(server, imap.port, fuzz, scope);
       if (done < options.inputs) {
         for (const w of workers) w.conn.destroy();
         server.control.reset();

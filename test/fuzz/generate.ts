@@ -24,6 +24,8 @@ export type Part = string | Buffer | LiteralPart;
 export interface GeneratorLimits {
   /** The server's maxLineLength: overlong lines go just past it. */
   maxLineLength: number;
+  /** More mailbox names to draw from (per-user mailboxes: Other Users and shared names); none by default. */
+  mailboxes?: readonly string[];
 }
 
 export class Rand {
@@ -110,6 +112,8 @@ export class Generator {
 
   mailbox(): Part {
     const r = this.r;
+    // Drawn only when given, so the default runs' inputs stay what their seeds always gave.
+    if (this.limits.mailboxes && r.chance(0.25)) return r.pick(this.limits.mailboxes);
     if (r.chance(0.1)) return this.literalOf(r.pick(['INBOX', 'Archive', 'Fuzz', 'caf\xe9', 'x\x00y', 'K\xc3\xa4se']));
     if (r.chance(0.1)) return r.pick(UTF8_MAILBOXES);
     return r.pick(MAILBOXES);

@@ -535,3 +535,13 @@ describe('QUOTA (RFC 9208) with userMailboxes', () => {
     }
   });
 });
+
+describe('IMAP fuzz with userMailboxes', () => {
+  test('4000 seeded inputs naming Other Users and shared mailboxes too: no finding, every tree consistent', { timeout: 120_000 }, async () => {
+    const { runFuzz } = await import('../fuzz/driver.js');
+    const report = await runFuzz({ seed: 2026, inputs: 4000, resetEvery: 2000, userMailboxes: true });
+    const findings = report.findings.map((f) => `${f.kind} (x${f.count}): ${f.message}\n  input: ${JSON.stringify(f.input ?? '').slice(0, 500)}`);
+    assert.deepEqual(findings, []);
+    for (const status of ['OK', 'NO', 'BAD']) assert.ok((report.statuses[status] ?? 0) > 20, `${status}: ${report.statuses[status]}`);
+  });
+});
