@@ -38,9 +38,13 @@ export class UserTrees {
     const { prefix, separator } = declared ?? DEFAULT_OTHER_USERS;
     // As the storage option joins a namespace prefix and its folders.
     this.otherUsers = { prefix, separator, base: prefix === '' || prefix.endsWith(separator) ? prefix : prefix + separator };
+    // A deleted user's mail goes with them: added again, they start from their seed.
+    shared.onChange((change) => {
+      if (change.kind === 'user' && change.type === 'delete') this.trees.delete(change.name);
+    });
   }
 
-  /** True when `name` is a user now (trees of deleted users stay until a reset, unseen). */
+  /** True when `name` is a user now. */
   hasUser(name: string): boolean {
     return this.shared.users.has(name);
   }

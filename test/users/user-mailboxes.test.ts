@@ -238,6 +238,11 @@ describe('changes, events, snapshot and reset per user', () => {
       alice.close();
       assert.equal(server.control.listMessages('INBOX', {}, { user: 'alice' }).length, 2);
       assert.throws(() => server.control.getMailbox('Later', { user: 'carol' }), /does not exist/);
+      // Deleting a user drops their tree; added again, they start from their seed.
+      server.control.addMessage('INBOX', { raw: mail('gone with bob') }, { user: 'bob' });
+      server.control.deleteUser('bob');
+      server.control.addUser({ name: 'bob', password: 'bobpass' });
+      assert.deepEqual(server.control.listMessages('INBOX', {}, { user: 'bob' }).map((m) => m.uid), [1]);
       const again = await login(imap, 'alice', 'alicepass');
       assert.equal(existsOf(await again.command('SELECT INBOX')), 2);
       again.close();
