@@ -1,4 +1,4 @@
-/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp|sort|wait|script ...]`; no name runs all. */
+/** Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp|sort|wait|script|users ...]`; no name runs all. */
 const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<void> }>> = {
   lifecycle: () => import('./lifecycle.js'),
   mailbox: () => import('./mailbox.js'),
@@ -14,6 +14,7 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   sort: () => import('./sort.js'),
   wait: () => import('./wait.js'),
   script: () => import('./script.js'),
+  users: () => import('./users.js'),
 };
 
 const args = process.argv.slice(2);
