@@ -64,6 +64,21 @@ export class Store {
     this.emit(change);
   }
 
+  /** The name a mailbox has in this tree: its path (a MailboxView of one tree). */
+  nameOf(mailbox: Mailbox): string {
+    return mailbox.path;
+  }
+
+  /** Whose tree a name is in: no one's (a MailboxView of one tree). */
+  ownerAt(_path: string): string | null {
+    return null;
+  }
+
+  /** A path of this tree as its one user sees it: itself (a MailboxView of one tree). */
+  nameAt(_owner: string | null, path: string): string | null {
+    return path;
+  }
+
   // ---------------------------------------------------------------- load and reset
 
   /** Restores mailboxes, messages, subscriptions and users to those of the options. */
@@ -189,21 +204,6 @@ export class Store {
     const mailbox = this.get(path);
     if (!mailbox) throw new ServiceError('NONEXISTENT', `Mailbox ${JSON.stringify(path)} does not exist`);
     return mailbox;
-  }
-
-  /** The name a mailbox has in this tree: its path (a MailboxView of one tree). */
-  nameOf(mailbox: Mailbox): string {
-    return mailbox.path;
-  }
-
-  /** Whose tree a name is in: no one's (a MailboxView of one tree). */
-  ownerAt(_path: string): string | null {
-    return null;
-  }
-
-  /** A path of this tree as its one user sees it: itself (a MailboxView of one tree). */
-  nameAt(_owner: string | null, path: string): string | null {
-    return path;
   }
 
   /** Every mailbox, ordered by name. */
