@@ -251,6 +251,11 @@ function buildOptions(flags: FlagValues): ServerOptions {
   if (flags.starttls) options.starttls = true;
   if (flags['login-disabled']) options.loginDisabled = true;
   if (flags['user-mailboxes']) options.userMailboxes = true;
+  // The demo's mailboxes are one tree; with per-user trees every demo user gets a copy of it.
+  if (flags.demo && options.userMailboxes === true && config.storage === undefined && options.storage !== undefined) {
+    const tree = options.storage as Storage;
+    options.storage = { users: Object.fromEntries(Object.keys(options.users ?? {}).map((name) => [name, tree])) };
+  }
   if (typeof flags['tls-key'] === 'string' || typeof flags['tls-cert'] === 'string') {
     const key = flags['tls-key'];
     const cert = flags['tls-cert'];

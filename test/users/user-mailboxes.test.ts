@@ -383,6 +383,26 @@ describe('IDLE, NOTIFY, SETACL and METADATA in the session user\'s view', () => 
 });
 
 describe('the rookery command', () => {
+  test('--demo --user-mailboxes: each demo user has a copy of the demo mailboxes', { timeout: 15_000 }, async () => {
+    const { startCli, exited } = await import('../helpers/cli.js');
+    const { child, port } = await startCli(['--port', '0', '--demo', '--user-mailboxes']);
+    try {
+      const a = await login(port, 'testuser', 'testpass');
+      const b = await login(port, 'alice', 'alicepass');
+      const countA = existsOf(await a.command('SELECT INBOX'));
+      assert.ok(countA > 0);
+      assert.equal(existsOf(await b.command('SELECT INBOX')), countA);
+      await a.command('STORE 1 +FLAGS (\\Deleted)');
+      await a.command('EXPUNGE');
+      assert.equal(existsOf(await b.command('SELECT INBOX')), countA);
+      a.close();
+      b.close();
+    } finally {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+  });
+
   test('--user-mailboxes with a per-user storage file: each user logs in to their own INBOX', { timeout: 15_000 }, async () => {
     const { writeFileSync, mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
