@@ -280,6 +280,8 @@ describe('options', () => {
     assert.throws(() => createServer({ users, userMailboxes: true, storage: { INBOX: {} } as never }), /storage\.INBOX: .*users/);
     assert.throws(() => createServer({ users, userMailboxes: true, storage: { users: { zed: {} } } }), /storage\.users\.zed: no such user/);
     assert.throws(() => createServer({ userMailboxes: 'yes' as never }), /userMailboxes/);
+    assert.throws(() => createServer({ userMailboxes: true, plugins: ['X-GM-EXT-1'] }), /userMailboxes: cannot go with the X-GM-EXT-1 plugin/);
+    assert.throws(() => createServer({ users, userMailboxes: true, storage: { users: { alice: { '#s/': { type: 'shared' } } } } }), /storage\.users\.alice\["#s\/"\]: a shared namespace belongs in storage\.shared/);
   });
 
   test('without userMailboxes, ?user= is refused and the one tree is unchanged', async () => {
