@@ -385,9 +385,9 @@ describe('IDLE, NOTIFY, SETACL and METADATA in the session user\'s view', () => 
 });
 
 describe('the rookery command', () => {
-  test('--demo --user-mailboxes: each demo user has a copy of the demo mailboxes', { timeout: 15_000 }, async () => {
+  test('--demo with ROOKERY_USER_MAILBOXES=1 (the flag\'s environment form): each demo user has a copy of the demo mailboxes', { timeout: 15_000 }, async () => {
     const { startCli, exited } = await import('../helpers/cli.js');
-    const { child, port } = await startCli(['--port', '0', '--demo', '--user-mailboxes']);
+    const { child, port } = await startCli(['--port', '0', '--demo'], { ROOKERY_USER_MAILBOXES: '1' });
     try {
       const a = await login(port, 'testuser', 'testpass');
       const b = await login(port, 'alice', 'alicepass');
