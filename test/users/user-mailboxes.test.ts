@@ -158,6 +158,14 @@ describe('per-user trees over IMAP and REST (ACL loaded)', () => {
     assert.deepEqual((await request(rest, 'GET', '/v1/mailboxes/INBOX/messages?user=carol')).json.map((m: { uid: number }) => m.uid), [added.json.uid]);
     const names = (await request(rest, 'GET', '/v1/mailboxes?user=bob')).json.map((m: { path: string }) => m.path);
     assert.deepEqual(names, ['INBOX', 'Private', 'Team']);
+    // Mailbox routes: create, rename, subscribe and delete in carol's tree only.
+    assert.equal((await request(rest, 'POST', '/v1/mailboxes?user=carol', { json: { path: 'Made' } })).status, 201);
+    assert.equal((await request(rest, 'POST', '/v1/mailboxes/Made/rename?user=carol', { json: { newPath: 'Renamed' } })).status, 200);
+    assert.deepEqual((await request(rest, 'GET', '/v1/mailboxes?user=carol')).json.map((m: { path: string }) => m.path), ['INBOX', 'Renamed']);
+    assert.equal((await request(rest, 'GET', '/v1/mailboxes/Renamed?user=bob')).status, 404);
+    assert.equal((await request(rest, 'DELETE', '/v1/mailboxes/Renamed?user=carol', { json: {} })).status, 200);
+    // A shared namespace needs no user.
+    assert.equal((await request(rest, 'GET', '/v1/mailboxes/%23shared%2FBoard/messages')).json.length, 1);
     // Without a user: the shared namespaces only.
     assert.deepEqual((await request(rest, 'GET', '/v1/mailboxes')).json.map((m: { path: string }) => m.path), ['#shared/Board']);
     const noUser = await request(rest, 'GET', '/v1/mailboxes/INBOX/messages');
