@@ -455,7 +455,7 @@ export const extension: Extension<State> = {
     return {
       allow: false,
       reveal: hasRight(acl, request.user, 'l'),
-      text: `Permission denied: ${request.user} lacks the ${request.right} right on ${request.mailbox.path}`,
+      text: `Permission denied: ${request.user} lacks the ${request.right} right on ${request.session.mailboxes.nameOf(request.mailbox)}`,
     };
   },
   select: {
