@@ -114,6 +114,26 @@ describe('per-user trees over IMAP and REST (ACL loaded)', () => {
     }
   });
 
+  test('subscriptions are each user\'s own, also to another user\'s mailbox (LSUB, LIST (SUBSCRIBED))', async () => {
+    const alice = await login(imap, 'alice', 'alicepass');
+    const bob = await login(imap, 'bob', 'bobpass');
+    try {
+      const bobsBefore = (await bob.command('LSUB "" "*"')).slice(0, -1);
+      assert.match((await alice.command('SUBSCRIBE "Other Users/bob/Team"')).at(-1)!, /^T\d+ OK/);
+      const lsub = await alice.command('LSUB "" "Other Users/*"');
+      assert.ok(lsub.some((l) => /^\* LSUB \([^)]*\) "\/" "Other Users\/bob\/Team"$/.test(l)), lsub.join('\n'));
+      const subscribed = await alice.command('LIST (SUBSCRIBED) "" "*"');
+      assert.ok(subscribed.some((l) => l.includes('"Other Users/bob/Team"') && l.includes('\\Subscribed')), subscribed.join('\n'));
+      // bob's subscriptions are his: alice's changed nothing of them.
+      assert.deepEqual((await bob.command('LSUB "" "*"')).slice(0, -1), bobsBefore);
+      assert.match((await alice.command('UNSUBSCRIBE "Other Users/bob/Team"')).at(-1)!, /^T\d+ OK/);
+      assert.ok(!(await alice.command('LSUB "" "*"')).some((l) => l.includes('Team')));
+    } finally {
+      alice.close();
+      bob.close();
+    }
+  });
+
   test('imapflow: two users, separate INBOXes; an APPEND by one never reaches the other', { timeout: 15_000 }, async () => {
     const flow = (user: string, pass: string): ImapFlow => {
       const c = new ImapFlow({ host: '127.0.0.1', port: imap, secure: false, auth: { user, pass }, logger: false, disableAutoIdle: true });
