@@ -13,7 +13,7 @@ import path from 'node:path';
 import { createServer } from '../src/index.js';
 import { RawClient, fmt, messageOfSize, table } from './client.js';
 
-const DOVECOT = '/usr/sbin/dovecot';
+export const DOVECOT = '/usr/sbin/dovecot';
 
 function opt(args: string[], name: string, env: string, def: number): number {
   const a = args.find((x) => x.startsWith(`--${name}=`));
@@ -23,12 +23,12 @@ function opt(args: string[], name: string, env: string, def: number): number {
   return n;
 }
 
-interface Target {
+export interface Target {
   host: string;
   port: number;
 }
 
-interface Result {
+export interface Result {
   commands: number;
   errors: number;
   seconds: number;
@@ -87,7 +87,7 @@ async function clientLoop(t: Target, seed: number, id: number, deadline: number,
   (c as RawClient | null)?.close();
 }
 
-async function drive(t: Target, clients: number, seconds: number, seed: number): Promise<Result> {
+export async function drive(t: Target, clients: number, seconds: number, seed: number): Promise<Result> {
   const res: Result = { commands: 0, errors: 0, seconds: 0, byCommand: new Map() };
   // short warm-up
   {
@@ -102,7 +102,7 @@ async function drive(t: Target, clients: number, seconds: number, seed: number):
   return res;
 }
 
-function seedMessages(n: number): string[] {
+export function seedMessages(n: number): string[] {
   return Array.from({ length: n }, (_, i) => messageOfSize(i, [800, 2000, 4000, 12000][i % 4]!));
 }
 
@@ -144,7 +144,7 @@ function userExists(name: string): boolean {
 }
 
 /** Starts a throwaway Dovecot in a temp dir; returns its address and a stop function. */
-async function startDovecot(): Promise<{ target: Target; stop: () => Promise<void>; version: string }> {
+export async function startDovecot(): Promise<{ target: Target; stop: () => Promise<void>; version: string }> {
   const version = execFileSync(DOVECOT, ['--version'], { encoding: 'utf8' }).trim();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rookery-bench-dovecot-'));
   fs.chmodSync(dir, 0o755);

@@ -41,7 +41,7 @@ const WARMUP_SECONDS = 1;
 const TARGET_RATIO = 0.7;
 
 /** What the parent asks the load-generator child to run. */
-interface LoadSpec {
+export interface LoadSpec {
   url: string;
   method: 'GET' | 'POST';
   headers?: Record<string, string>;
@@ -51,7 +51,7 @@ interface LoadSpec {
 }
 
 /** What the child sends back: the figures of autocannon's result that are printed. */
-interface LoadResult {
+export interface LoadResult {
   requests: number;
   total: number;
   p50: number;
@@ -97,7 +97,7 @@ if (process.env[LOADGEN_ENV] === '1' && process.send && process.argv[1] === file
 }
 
 /** Runs one autocannon measurement in a fresh child process. */
-function measure(spec: LoadSpec): Promise<LoadResult> {
+export function measure(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     const child = fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, [LOADGEN_ENV]: '1' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let done = false;

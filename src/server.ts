@@ -416,7 +416,8 @@ export class Server extends EventEmitter<ServerEventMap> {
       return this.stopping;
     }
     const waits = this.eventLog.waiting;
-    this.eventLog.cancelAll(new ServiceError('CANNOT', 'The server is stopping'));
+    // An error object costs a stack capture; most stops have no wait to fail.
+    if (waits > 0) this.eventLog.cancelAll(new ServiceError('CANNOT', 'The server is stopping'));
     const listener = this.imapListener;
     const rest = this.rest;
     const smtp = this.smtp;

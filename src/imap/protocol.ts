@@ -69,6 +69,8 @@ export interface ImapProtocol {
   has(extension: string): boolean;
   /** The per-server state (control API) of a loaded extension, or undefined. */
   api(extension: string): unknown;
+  /** This server's state of a loaded extension (what its `setup` returned). */
+  stateOf(extension: Extension): unknown;
   capabilities(session: ImapSession): string[];
   /** Capabilities a client may ENABLE. */
   readonly enableable: ReadonlySet<string>;
@@ -219,15 +221,10 @@ function unique<T>(kind: string, map: Map<string, T>, name: string, value: T, ow
   map.set(key, value);
 }
 
-function buildProtocol(server: Server): ImapProtocol {
-  const extensions = server.options.extensions;
-  const loaded: Loaded[] = [];
-  const byName = new Map<string, Loaded>();
-  // The table is registered before setup runs, so a setup may look at other extensions' points.
-  const states = new Map<Extension, unknown>();
+function buildTable(extensions: readonly Extension[], starttlsOn: boolean) {
   const commands = new Map<string, CommandSpec>();
   for (const spec of coreCommands()) commands.set(spec.name, spec);
-  if (server.options.starttls) commands.set(starttls.name, starttls);
+  if (starttlsOn) commands.set(starttls.name, starttls);
   const commandOwners = new Map<string, Extension>();
   const fetchItems = new Map<string, FetchItem>();
   const fetchOwners = new Map<string, Extension>();
@@ -323,7 +320,8 @@ function buildProtocol(server: Server): ImapProtocol {
       if (!inner) throw new ServiceError('INVALID', `plugins: ${e.name} wraps the command ${name}, which no loaded part of the server has`);
       commands.set(name, {
         ...inner,
-        run: (ctx: CommandContext) => w.run(ctx, async () => inner.run(ctx), states.get(e)),
+        // The table is shared by servers: the wrapper finds its server's state through the session.
+        run: (ctx: CommandContext) => w.run(ctx, async () => inner.run(ctx), imapProtocol(ctx.session.server).stateOf(e)),
       });
     }
   }
@@ -332,16 +330,10 @@ function buildProtocol(server: Server): ImapProtocol {
   for (const [name, spec] of searchKeys) {
     searchParsers.set(name, (args) => ({ type: 'extension', name, data: spec.parse ? spec.parse(args) : null }));
   }
-  const fetchItemParsers = new Map<string, FetchItemParser | null>();
-  for (const [name, item] of fetchItems) {
-    const parse = item.parse;
-    fetchItemParsers.set(name, parse ? (args) => parse.call(item, args, states.get(fetchOwners.get(name)!)) : null);
-  }
   const parserOptions: ArgParserOptions = {};
   if (searchParsers.size > 0) parserOptions.searchKeys = searchParsers;
   if (extensions.some((e) => e.literal8 === true)) parserOptions.literal8 = true;
   const names = new Set(extensions.map((e) => e.name));
-  const state = (e: Extension): unknown => states.get(e);
   const withPoint = <K extends keyof Extension>(key: K): Extension[] => extensions.filter((e) => e[key] !== undefined);
   const capsOf = withPoint('capabilities');
   const checkers = withPoint('checks');
@@ -362,6 +354,78 @@ function buildProtocol(server: Server): ImapProtocol {
   const notifiers = withPoint('unsolicited');
   const rulers = withPoint('rules');
 
+  return {
+    commands, commandOwners, fetchItems, fetchOwners, searchKeys, searchOwners, statusItems, statusOwners,
+    searchReturnOwners, searchResultVariable, listSelection, listReturn, selectParameters, fetchModifiers,
+    storeModifiers, storeItems, storeItemOwners, expungeWorder, createParameters, appendMultiple, sasl,
+    enableable, enableOwners, appendForms, appendFormOwners, eventTypes, saslInitialResponse, selectionOwner,
+    returnOwner, parserOptions, names, capsOf, checkers, accessors, literalCheckers, appendRewriters, listers,
+    selectors, coders, creators, watchers, searchers, fetchers, storers, updaters, afterUpdaters, utf8Deciders,
+    notifiers, rulers,
+    searchReturn: new Set(searchReturnOwners.keys()),
+    flagWorders: updaters.filter((e) => e.updates!.flagFetch),
+    newWorders: updaters.filter((e) => e.updates!.newMessages),
+    shownFields: {
+      mailbox: extensions.flatMap((e) => (e.storage?.mailbox ?? []).filter((f) => f.shown).map((f) => f.key)),
+      message: extensions.flatMap((e) => (e.storage?.message ?? []).filter((f) => f.shown).map((f) => f.key)),
+    },
+  };
+}
+
+type ProtocolTable = ReturnType<typeof buildTable>;
+
+/**
+ * Tables by plugin set: a test suite starts thousands of servers with the
+ * same plugins, and the tables depend on nothing else (per-server state
+ * reaches the points as an argument). Keyed by the extension names; a hit
+ * must hold the same extension objects, so two plugin objects of one name
+ * never share a table. Bounded: the oldest set goes first.
+ */
+const tables = new Map<string, { extensions: readonly Extension[]; table: ProtocolTable }[]>();
+const TABLE_SETS = 32;
+let tableCount = 0;
+
+function tableFor(extensions: readonly Extension[], starttlsOn: boolean): ProtocolTable {
+  const key = `${starttlsOn ? 1 : 0}${extensions.map((e) => e.name).join('\n')}`;
+  const same = (list: readonly Extension[]): boolean => list.length === extensions.length && list.every((e, i) => e === extensions[i]);
+  const bucket = tables.get(key);
+  const hit = bucket?.find((entry) => same(entry.extensions));
+  if (hit) return hit.table;
+  // A duplicate name throws here, before anything is cached.
+  const table = buildTable(extensions, starttlsOn);
+  if (tableCount >= TABLE_SETS) {
+    const oldest = tables.keys().next().value!;
+    tableCount -= tables.get(oldest)!.length;
+    tables.delete(oldest);
+  }
+  if (bucket) bucket.push({ extensions: [...extensions], table });
+  else tables.set(key, [{ extensions: [...extensions], table }]);
+  tableCount++;
+  return table;
+}
+
+function buildProtocol(server: Server): ImapProtocol {
+  const extensions = server.options.extensions;
+  const loaded: Loaded[] = [];
+  const byName = new Map<string, Loaded>();
+  // The protocol is registered before setup runs, so a setup may look at other extensions' points.
+  const states = new Map<Extension, unknown>();
+  const state = (e: Extension): unknown => states.get(e);
+  const {
+    commands, fetchItems, fetchOwners, searchKeys, searchOwners, statusItems, statusOwners,
+    searchReturnOwners, searchResultVariable, listSelection, listReturn, selectParameters, fetchModifiers,
+    storeModifiers, storeItems, storeItemOwners, expungeWorder, createParameters, appendMultiple, sasl,
+    enableable, enableOwners, appendForms, appendFormOwners, eventTypes, saslInitialResponse, selectionOwner,
+    returnOwner, parserOptions, names, capsOf, checkers, accessors, literalCheckers, appendRewriters, listers,
+    selectors, coders, creators, watchers, searchers, fetchers, storers, updaters, afterUpdaters, utf8Deciders,
+    notifiers, rulers, searchReturn, flagWorders, newWorders, shownFields,
+  } = tableFor(extensions, server.options.starttls);
+  const fetchItemParsers = new Map<string, FetchItemParser | null>();
+  for (const [name, item] of fetchItems) {
+    const parse = item.parse;
+    fetchItemParsers.set(name, parse ? (args) => parse.call(item, args, states.get(fetchOwners.get(name)!)) : null);
+  }
+
   const runChecks = (pick: (e: Extension) => ((input: never, state: unknown) => void) | undefined, input: unknown): void => {
     for (const e of checkers) {
       const check = pick(e) as ((input: unknown, state: unknown) => void) | undefined;
@@ -373,6 +437,7 @@ function buildProtocol(server: Server): ImapProtocol {
     commands,
     extensions,
     has: (name) => names.has(name),
+    stateOf: state,
     api: (name) => {
       const found = byName.get(name) ?? byName.get(name.toUpperCase());
       return found?.state;
@@ -456,7 +521,7 @@ function buildProtocol(server: Server): ImapProtocol {
       };
       return walk(key);
     },
-    searchReturn: new Set(searchReturnOwners.keys()),
+    searchReturn,
     searchResultVariable,
     searchResults(ctx) {
       for (const e of searchers) e.search!.results!(ctx, state(e));
@@ -583,8 +648,6 @@ function buildProtocol(server: Server): ImapProtocol {
       return targets;
     },
     updateShape(session) {
-      const flagWorders = updaters.filter((e) => e.updates!.flagFetch);
-      const newWorders = updaters.filter((e) => e.updates!.newMessages);
       const worder = expungeWorder;
       return {
         // Asked each time: an ENABLE may come while the mailbox is selected.
@@ -680,10 +743,7 @@ function buildProtocol(server: Server): ImapProtocol {
     sasl,
     saslInitialResponse,
     eventTypes,
-    shownFields: {
-      mailbox: extensions.flatMap((e) => (e.storage?.mailbox ?? []).filter((f) => f.shown).map((f) => f.key)),
-      message: extensions.flatMap((e) => (e.storage?.message ?? []).filter((f) => f.shown).map((f) => f.key)),
-    },
+    shownFields,
     onChange(change) {
       for (const e of watchers) e.onChange!(change, state(e));
     },
