@@ -43,10 +43,49 @@ async function serverRole(): Promise<void> {
     else if (m.ask === 'add') {
       const t0 = wallMs();
       server.control.addMessage('INBOX', { raw });
-      process.send!({ t0 });
+      // The notices are written synchronously: t1 - t0 is the server's share of the fan-out.
+      process.send!({ t0, t1: wallMs() });
     } else if (m.ask === 'stop') void server.stop().then(() => process.exit(0));
   });
   process.send!({ port: imap.port });
+}
+
+/**
+ * The fan-out's floor: a node:net server that greets, answers the fleet's
+ * LOGIN/SELECT/IDLE with a canned continuation, and on `add` writes one
+ * canned `* 2 EXISTS` to every socket. What any Node server must pay.
+ */
+async function floorRole(): Promise<void> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((s) => {
+    s.setNoDelay(true);
+    s.on('error', () => undefined);
+    s.on('close', () => sockets.delete(s));
+    let text = '';
+    s.on('data', (d: Buffer) => {
+      text += d.toString('latin1');
+      if (text.includes('IDLE\r\n')) {
+        text = '';
+        sockets.add(s);
+        s.write('a OK LOGIN completed\r\n* 1 EXISTS\r\nb OK [READ-WRITE] SELECT completed\r\n+ idling\r\n');
+      }
+    });
+    s.write('* OK floor ready\r\n');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const notice = Buffer.from('* 2 EXISTS\r\n');
+  process.on('message', (m: ServerAsk) => {
+    if (m.ask === 'rss') process.send!({ rss: heapSettledRss() });
+    else if (m.ask === 'add') {
+      const t0 = wallMs();
+      for (const s of sockets) s.write(notice);
+      process.send!({ t0, t1: wallMs() });
+    } else if (m.ask === 'stop') {
+      for (const s of sockets) s.destroy();
+      server.close(() => process.exit(0));
+    }
+  });
+  process.send!({ port: (server.address() as net.AddressInfo).port });
 }
 
 async function clientsRole(): Promise<void> {
@@ -113,5 +152,6 @@ async function clientsRole(): Promise<void> {
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   const role = process.env[FLEET_ENV];
   if (role === 'server') void serverRole();
+  else if (role === 'floor') void floorRole();
   else if (role === 'clients') void clientsRole();
 }
