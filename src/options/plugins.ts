@@ -43,7 +43,39 @@ function builtinName(name: string): string | undefined {
   return builtinAliases().get(upper);
 }
 
+/**
+ * Resolutions of name-only `plugins` values ("all", ["IDLE", "MOVE"]):
+ * the same few lists come back for every server a suite starts, and the
+ * result depends on the names alone. Only clean resolutions are kept; the
+ * arrays handed out are fresh, so a caller may change its copy.
+ */
+const byNames = new Map<string, ResolvedPlugins>();
+const BY_NAMES_MAX = 64;
+
+function namesKey(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (!Array.isArray(value) || value.length > 100) return null;
+  for (const e of value) if (typeof e !== 'string') return null;
+  // A string is never an array: prefixing keeps "all" and ["all"] apart (they may resolve alike, but need not).
+  return `[${value.join('\n')}`;
+}
+
 export function resolvePlugins(problems: Problems, value: unknown): ResolvedPlugins {
+  const key = namesKey(value);
+  const cached = key === null ? undefined : byNames.get(key);
+  if (cached) return { names: [...cached.names], custom: [], extensions: cached.extensions };
+  const before = problems.count;
+  const resolved = resolvePluginsOnce(problems, value);
+  if (key !== null && problems.count === before) {
+    if (byNames.size >= BY_NAMES_MAX) byNames.delete(byNames.keys().next().value!);
+    // The extensions array is shared (read-only by contract): one identity per plugin set keeps later caches cheap.
+    byNames.set(key, { names: [...resolved.names], custom: [], extensions: Object.freeze([...resolved.extensions]) as Extension[] });
+    return { ...resolved, extensions: byNames.get(key)!.extensions };
+  }
+  return resolved;
+}
+
+function resolvePluginsOnce(problems: Problems, value: unknown): ResolvedPlugins {
   const none: ResolvedPlugins = { names: [], custom: [], extensions: [] };
   const BUILTIN_PLUGINS = builtinPluginNames();
   const catalog = builtinExtensions();

@@ -301,6 +301,19 @@ function resolveDebug(problems: Problems, value: unknown): ((line: string) => vo
  * without the ACL plugin); the loaded ones' values are validated.
  */
 function storageContext(base: StorageContext, loaded: readonly Extension[], custom: readonly Extension[]): StorageContext {
+  // Built-ins only and no extra keys: the context depends on the (shared, frozen) extension list alone.
+  const plain = custom.length === 0 && Object.keys(base).length === 0 && Object.isFrozen(loaded);
+  if (plain) {
+    const hit = contexts.get(loaded);
+    if (hit) return hit;
+  }
+  const made = buildStorageContext(base, loaded, custom);
+  if (plain) contexts.set(loaded, made);
+  return made;
+}
+const contexts = new WeakMap<readonly Extension[], StorageContext>();
+
+function buildStorageContext(base: StorageContext, loaded: readonly Extension[], custom: readonly Extension[]): StorageContext {
   builtinKeys ??= {
     mailbox: fieldKeys([...builtinExtensions().values()], (e) => e.storage?.mailbox),
     message: fieldKeys([...builtinExtensions().values()], (e) => e.storage?.message),

@@ -120,6 +120,21 @@ function known(base: readonly string[], more: readonly string[] | undefined): Kn
   return { set: new Set(list), list };
 }
 
+/** Key sets by context: a shared context (the plugin set's) gets its sets made once. */
+const knownByContext = new WeakMap<StorageContext, { mailboxKeys: KnownKeys; messageKeys: KnownKeys }>();
+
+function knownKeys(context: StorageContext): { mailboxKeys: KnownKeys; messageKeys: KnownKeys } {
+  let keys = knownByContext.get(context);
+  if (!keys) {
+    keys = {
+      mailboxKeys: known([...MAILBOX_KEYS, ...EXTENSION_MAILBOX_KEYS], context.mailboxKeys),
+      messageKeys: known(MESSAGE_KEYS, context.messageKeys),
+    };
+    knownByContext.set(context, keys);
+  }
+  return keys;
+}
+
 /** Validates the storage option. Problems go to `problems`; the result is only meaningful when none were added. */
 export function resolveStorage(
   input: unknown,
@@ -133,8 +148,7 @@ export function resolveStorage(
   const walk: Walk = {
     problems,
     context,
-    mailboxKeys: known([...MAILBOX_KEYS, ...EXTENSION_MAILBOX_KEYS], context.mailboxKeys),
-    messageKeys: known(MESSAGE_KEYS, context.messageKeys),
+    ...knownKeys(context),
     defaultDate: () => {
       date ??= internalDateFromMs(now());
       return { ms: date.ms, tz: date.tz };
