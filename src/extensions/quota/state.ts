@@ -113,6 +113,7 @@ export class QuotaState implements QuotaApi {
   }
 
   private usageOf(owner: string | null): Usage {
+    this.count();
     let usage = this.usages.get(owner);
     if (!usage) this.usages.set(owner, (usage = { octets: 0, messages: 0, mailboxes: 0 }));
     return usage;
@@ -130,18 +131,32 @@ export class QuotaState implements QuotaApi {
     return scope.user ?? null;
   }
 
-  /** The whole count, at setup and after a reset only. */
+  /**
+   * False from setup and each reset until usage is first read: the count
+   * walks every message, and most servers of a suite never ask. Changes
+   * before the count need no bookkeeping, as the count sees them.
+   */
+  private counted = false;
+
+  /** The limits now; the usage count waits for its first reader. */
   private recount(): void {
+    this.counted = false;
     this.usages.clear();
+    const stored = getField(serverFields(this.server.store), STORAGE_KEY);
+    // Validated when the options were read; a malformed value would have failed construction.
+    this.limits = stored === undefined ? { ...this.optionLimits } : checkLimits(stored, () => undefined);
+  }
+
+  /** The whole count, once after setup or a reset, when usage is first needed. */
+  private count(): void {
+    if (this.counted) return;
+    this.counted = true;
     for (const mailbox of this.server.everyMailbox()) {
       const usage = this.usageOf(this.ownerOf(mailbox));
       usage.messages += mailbox.messages.length;
       for (const m of mailbox.messages) usage.octets += octetsOf(m);
       usage.mailboxes++;
     }
-    const stored = getField(serverFields(this.server.store), STORAGE_KEY);
-    // Validated when the options were read; a malformed value would have failed construction.
-    this.limits = stored === undefined ? { ...this.optionLimits } : checkLimits(stored, () => undefined);
   }
 
   private add(usage: Usage, messages: readonly Message[], sign: 1 | -1): void {
@@ -153,6 +168,7 @@ export class QuotaState implements QuotaApi {
 
   /** Follows the store: every change that adds or removes messages or mailboxes. */
   onChange(change: StoreChange): void {
+    if (!this.counted && change.kind !== 'reset') return;
     const usage = (): Usage => this.usageOf(this.server.trees?.userOf(change) ?? null);
     switch (change.kind) {
       case 'append':
