@@ -131,63 +131,78 @@ async function lifecycle(s: Settings): Promise<ScoreRow[]> {
 
 async function resetAndAdd(s: Settings): Promise<ScoreRow[]> {
   const rows: ScoreRow[] = [];
-  const resets: Record<number, number> = {};
-  for (const n of [1000, 100_000]) {
+  /**
+   * Median reset time with `n` messages; also the first read after it (which builds the seed copy of
+   * INBOX), so a cost moved out of reset() shows here too. The change before each reset is a new
+   * mailbox, which leaves INBOX's copy unbuilt: otherwise the collector's work for the 100,000
+   * messages the change built would land in whichever call allocates next.
+   */
+  const measureReset = async (n: number, plugins: 'all' | undefined): Promise<{ reset: number; firstRead: number }> => {
     const messages = Array.from({ length: n }, (_, i) => messageOfSize(i, 200));
-    const server = createServer({ storage: { INBOX: { messages }, '': {} }, plugins: 'all', port: 0 });
+    const server = createServer({ storage: { INBOX: { messages }, '': {} }, port: 0, ...(plugins ? { plugins } : {}) });
     await server.start();
     const times: number[] = [];
+    const reads: number[] = [];
     const runs = s.quick ? 30 : 100;
     for (let i = 0; i < runs + 10; i++) {
-      // A change first, so each reset has something to undo, as between two tests.
-      server.control.addMessage('INBOX', { raw: messages[0]! });
+      server.control.createMailbox(`between-tests-${i}`);
       await tick();
       const t = process.hrtime.bigint();
       server.control.reset();
       const d = ms(t);
       if (i >= 10) times.push(d);
+      if (i % 10 === 9) {
+        await tick();
+        const t2 = process.hrtime.bigint();
+        // The reset state must be the seed's: the bench would flatter a reset that forgot messages.
+        const count = server.control.getMailbox('INBOX').messages;
+        reads.push(ms(t2));
+        if (count !== n) throw new Error(`scoreboard: after reset INBOX has ${count} messages, expected ${n}`);
+      }
     }
-    // The reset state must be the seed's: the bench would flatter a reset that forgot messages.
-    const count = server.control.getMailbox('INBOX').messages;
     await server.stop();
-    if (count !== n) throw new Error(`scoreboard: after reset INBOX has ${count} messages, expected ${n}`);
-    resets[n] = median(times);
-  }
-  const r1 = resets[1000]!;
-  const r2 = resets[100_000]!;
+    return { reset: median(times), firstRead: median(reads) };
+  };
+  const r1 = await measureReset(1000, undefined);
+  const r2 = await measureReset(100_000, undefined);
+  const all = await measureReset(100_000, 'all');
   rows.push({
     figure: 'control.reset(), 1,000 / 100,000 msgs',
-    rookery: `${fmt(r1, 4)} / ${fmt(r2, 4)} ms`,
-    anchor: '',
-    ratio: `${fmt(r2 / r1)}x (100k/1k)`,
+    rookery: `${fmt(r1.reset, 4)} / ${fmt(r2.reset, 4)} ms`,
+    anchor: `first read after: ${fmt(r1.firstRead, 2)} / ${fmt(r2.firstRead, 1)} ms; plugins "all": ${fmt(all.reset, 1)} ms`,
+    ratio: `${fmt(r2.reset / r1.reset)}x (100k/1k)`,
     target: '<= 0.05 ms both',
-    result: verdict(r1 <= 0.05 && r2 <= 0.05),
-    values: { reset1k: r1, reset100k: r2 },
+    result: verdict(r1.reset <= 0.05 && r2.reset <= 0.05),
+    values: { reset1k: r1.reset, reset100k: r2.reset, firstRead1k: r1.firstRead, firstRead100k: r2.firstRead, resetAll100k: all.reset },
   });
 
-  const server = createServer({ storage: { INBOX: { messages: [] }, '': {} }, plugins: 'all', port: 0 });
-  await server.start();
   const raws = Array.from({ length: 1000 }, (_, i) => messageOfSize(i, 2048));
-  const BATCH = 5000;
-  for (let i = 0; i < 20_000; i++) server.control.addMessage('INBOX', { raw: raws[i % raws.length]! });
-  const rates: number[] = [];
-  for (let run = 0; run < (s.quick ? 5 : 11); run++) {
-    server.control.reset();
-    await tick();
-    const t = process.hrtime.bigint();
-    for (let i = 0; i < BATCH; i++) server.control.addMessage('INBOX', { raw: raws[i % raws.length]! });
-    rates.push(BATCH / (ms(t) / 1000));
-  }
-  await server.stop();
-  const m = median(rates);
+  const addRate = async (plugins: 'all' | undefined): Promise<number> => {
+    const server = createServer({ storage: { INBOX: { messages: [] }, '': {} }, port: 0, ...(plugins ? { plugins } : {}) });
+    await server.start();
+    const BATCH = 5000;
+    for (let i = 0; i < 20_000; i++) server.control.addMessage('INBOX', { raw: raws[i % raws.length]! });
+    const rates: number[] = [];
+    for (let run = 0; run < (s.quick ? 5 : 11); run++) {
+      server.control.reset();
+      await tick();
+      const t = process.hrtime.bigint();
+      for (let i = 0; i < BATCH; i++) server.control.addMessage('INBOX', { raw: raws[i % raws.length]! });
+      rates.push(BATCH / (ms(t) / 1000));
+    }
+    await server.stop();
+    return median(rates);
+  };
+  const plain = await addRate(undefined);
+  const withAll = await addRate('all');
   rows.push({
     figure: 'control.addMessage(), 2 KiB',
-    rookery: rate(m),
-    anchor: '',
+    rookery: rate(plain),
+    anchor: `plugins "all": ${rate(withAll)}`,
     ratio: '',
     target: '>= 500,000/s',
-    result: verdict(m >= 500_000),
-    values: { perSecond: m },
+    result: verdict(plain >= 500_000),
+    values: { perSecond: plain, perSecondAll: withAll },
   });
   return rows;
 }

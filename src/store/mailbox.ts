@@ -3,11 +3,73 @@ import type { Message } from './message.js';
 /**
  * A mailbox: its messages in UID order plus the counters IMAP needs.
  * Sequence number n is `messages[n - 1]`; a UID is found by binary search.
+ * After a reset the list is rebuilt from the seed on first read.
  */
 export class Mailbox {
   path: string;
   readonly delimiter: string;
-  messages: Message[] = [];
+  // ---------------------------------------------------------------- the message list, built on first read
+  /** The messages, or null while a reset's seed copy has not been built yet. */
+  private list: Message[] | null = [];
+  /** Builds the list from the seed (set by `deferMessages`, dropped once run). */
+  private build: (() => Message[]) | null = null;
+  private unseenCount = 0;
+  private readonly keywordSet = new Set<string>();
+
+  /** Messages in UID order; sequence number n is `messages[n - 1]`. */
+  get messages(): Message[] {
+    return this.list ?? this.materialize();
+  }
+
+  set messages(list: Message[]) {
+    this.list = list;
+    this.build = null;
+  }
+
+  /**
+   * Leaves the list to be built from the seed when something first reads
+   * it: a reset swaps every mailbox back in O(mailboxes), and a mailbox no
+   * test touches after it never pays for its messages.
+   */
+  deferMessages(build: () => Message[]): void {
+    this.list = null;
+    this.build = build;
+    this.unseenCount = 0;
+    this.keywordSet.clear();
+  }
+
+  private materialize(): Message[] {
+    const build = this.build!;
+    this.build = null;
+    const list = build();
+    this.list = list;
+    this.recount();
+    for (const m of list) this.noteKeywords(m.flags);
+    return list;
+  }
+
+  /** Messages without `\Seen`, kept up to date by the store. */
+  get unseen(): number {
+    if (this.list === null) this.materialize();
+    return this.unseenCount;
+  }
+
+  set unseen(n: number) {
+    if (this.list === null) this.materialize();
+    this.unseenCount = n;
+  }
+
+  /**
+   * Every keyword a message of this mailbox has carried, in the order they
+   * came. It only grows (as Dovecot's keyword list does), so a session can
+   * tell by its size alone whether FLAGS must be sent again.
+   */
+  get keywords(): Set<string> {
+    if (this.list === null) this.materialize();
+    return this.keywordSet;
+  }
+  // ---------------------------------------------------------------- end of the message list
+
   uidvalidity: number;
   uidnext: number;
   highestModseq: number;
@@ -18,14 +80,6 @@ export class Mailbox {
   permanentFlags: string[] | null;
   /** Extension-owned keys (`acl`, `metadata`, ...). */
   extra: Record<string, unknown>;
-  /** Messages without `\Seen`, kept up to date by the store. */
-  unseen = 0;
-  /**
-   * Every keyword a message of this mailbox has carried, in the order they
-   * came. It only grows (as Dovecot's keyword list does), so a session can
-   * tell by its size alone whether FLAGS must be sent again.
-   */
-  readonly keywords = new Set<string>();
   /** UIDs at or above this have not yet been seen as \Recent by any session. */
   recentFloor: number;
 
@@ -98,6 +152,6 @@ export class Mailbox {
   recount(): void {
     let n = 0;
     for (const m of this.messages) if (!m.flags.has('\\Seen')) n++;
-    this.unseen = n;
+    this.unseenCount = n;
   }
 }

@@ -14,6 +14,44 @@ export type FlagMode = 'set' | 'add' | 'remove';
 const MAX_UID = 0xffffffff;
 export type UidMode = 'keep' | 'renumber' | 'offset' | 'shuffle';
 
+/** What a seed mailbox's message list implies for its counters: worked out once per seed, not per reset. */
+const seedFactsCache = new WeakMap<SeedMailbox, { lastUid: number; highestModseq: number }>();
+
+function seedFacts(seed: SeedMailbox): { lastUid: number; highestModseq: number } {
+  let facts = seedFactsCache.get(seed);
+  if (!facts) {
+    let uid = 0;
+    let modseq = 1;
+    for (const m of seed.messages) {
+      uid = m.uid ?? uid + 1;
+      const ms = m.modseq ?? 1;
+      if (ms > modseq) modseq = ms;
+    }
+    facts = { lastUid: uid, highestModseq: modseq };
+    seedFactsCache.set(seed, facts);
+  }
+  return facts;
+}
+
+/** Fresh, changeable messages of a seed mailbox (the raw bytes are shared, never copied). */
+function seedMessages(seed: SeedMailbox): Message[] {
+  let uid = 0;
+  const messages: Message[] = new Array<Message>(seed.messages.length);
+  let i = 0;
+  for (const m of seed.messages) {
+    uid = m.uid ?? uid + 1;
+    messages[i++] = new Message({
+      uid,
+      modseq: m.modseq ?? 1,
+      flags: m.flags,
+      raw: m.raw,
+      internaldate: m.internaldate,
+      extra: Object.keys(m.extra).length ? structuredClone(m.extra) : null,
+    });
+  }
+  return messages;
+}
+
 export interface AppendInput {
   raw: Buffer;
   flags?: Iterable<string>;
@@ -106,40 +144,24 @@ export class Store {
     if (!this.mailboxes.has('INBOX')) this.insertMailbox('INBOX', '/');
   }
 
+  // ---------------------------------------------------------------- seed copies (reset in O(mailboxes))
+
   private loadMailbox(seed: SeedMailbox): void {
-    let uid = 0;
-    let modseq = 1;
-    const messages: Message[] = [];
-    for (const m of seed.messages) {
-      uid = m.uid ?? uid + 1;
-      const ms = m.modseq ?? 1;
-      if (ms > modseq) modseq = ms;
-      messages.push(
-        new Message({
-          uid,
-          modseq: ms,
-          flags: m.flags,
-          raw: m.raw,
-          internaldate: m.internaldate,
-          extra: Object.keys(m.extra).length ? structuredClone(m.extra) : null,
-        }),
-      );
-    }
+    const { lastUid, highestModseq } = seedFacts(seed);
     const mailbox = new Mailbox({
       path: seed.path,
       delimiter: seed.delimiter,
       uidvalidity: seed.uidvalidity ?? this.nextUidValidity++,
-      uidnext: Math.max(seed.uidnext ?? 1, uid + 1),
-      highestModseq: Math.max(seed.highestModseq ?? 1, modseq),
+      uidnext: Math.max(seed.uidnext ?? 1, lastUid + 1),
+      highestModseq: Math.max(seed.highestModseq ?? 1, highestModseq),
       attributes: [...seed.flags],
       specialUse: [...seed.specialUse],
       permanentFlags: seed.permanentFlags ? [...seed.permanentFlags] : null,
       extra: structuredClone(seed.extra),
     });
-    mailbox.messages = messages;
+    // The messages are copied from the seed when first read: the seed is never changed, so a late copy is the same copy.
+    if (seed.messages.length > 0) mailbox.deferMessages(() => seedMessages(seed));
     mailbox.recentFloor = mailbox.uidnext;
-    mailbox.recount();
-    for (const m of messages) mailbox.noteKeywords(m.flags);
     this.mailboxes.set(mailbox.path, mailbox);
     if (seed.subscribed) this.subscriptions.add(mailbox.path);
   }

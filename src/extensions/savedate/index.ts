@@ -35,9 +35,15 @@ export class SaveDates {
     return parsed ?? message.internaldate;
   }
 
+  /** The last stamp and the second it is for: a burst of appends formats the date once per second. */
+  private stamp = { second: NaN, text: '' };
+
   /** Stamps messages just saved into a mailbox with the server clock. */
   saved(messages: readonly Message[]): void {
-    const now = formatInternalDate(internalDateFromMs(this.server.now()));
+    const ms = this.server.now();
+    const second = Math.floor(ms / 1000);
+    if (second !== this.stamp.second) this.stamp = { second, text: formatInternalDate(internalDateFromMs(ms)) };
+    const now = this.stamp.text;
     for (const m of messages) setField(m, SAVE_DATE_KEY, now);
   }
 }
