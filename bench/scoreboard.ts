@@ -676,7 +676,11 @@ async function storeRss(): Promise<ScoreRow[]> {
     const server = createServer({ storage: { INBOX: { messages }, '': {} }, plugins: 'all', port: 0 });
     messages = null;
     await server.start();
+    // V8 hands freed pages back to the system in the background: collect, let it, collect again.
     global.gc(); global.gc();
+    await new Promise((r) => setTimeout(r, 1000));
+    global.gc();
+    await new Promise((r) => setTimeout(r, 1000));
     console.log(JSON.stringify({ rss: process.memoryUsage.rss(), raw }));
     await server.stop();
   `;

@@ -1,4 +1,5 @@
 import { ServiceError } from '../errors.js';
+import { utf8Bytes } from '../store/raw-bytes.js';
 import type { SessionInfo } from '../events.js';
 import type { Storage, UserRecord, UserStorage } from '../options/types.js';
 import type { SessionRegistry } from '../session/registry.js';
@@ -111,7 +112,7 @@ export function decodeSource(raw: unknown, encoding: unknown, name = 'raw'): Buf
     if (!BASE64.test(text)) throw invalid(`${name}: not valid base64`);
     return Buffer.from(text, 'base64');
   }
-  return Buffer.from(text, 'utf8');
+  return utf8Bytes(text);
 }
 
 const NO_FIELDS: ShownFields = { mailbox: [], message: [] };
