@@ -326,6 +326,7 @@ export class ImapSession implements SessionHandle {
   }
 
   private applyLayer(layer: TransportLayer): void {
+    this.uncorkWrites();
     const under = this.socket;
     under.off('data', this.onData);
     this.reader.discardBuffered();
@@ -352,6 +353,7 @@ export class ImapSession implements SessionHandle {
   private async upgrade(context: tls.SecureContext): Promise<void> {
     this.flushOutput();
     if (this.outBusy > 0) await this.outTail;
+    this.uncorkWrites();
     const plain = this.socket;
     plain.off('data', this.onData);
     this.reader.discardBuffered();
@@ -496,8 +498,40 @@ export class ImapSession implements SessionHandle {
     this.touch();
     if (this.server.options.debug) this.logOutput(data);
     if (this.outBusy > 0) this.outTail = this.outTail.then(() => this.rawWrite(data));
-    else this.socket.write(data);
+    else {
+      this.coalesceWrites();
+      this.socket.write(data);
+    }
   }
+
+  // ------------------------------------------------------------ one write per turn of the event loop
+
+  /** The socket corked by `coalesceWrites`, until the end of this turn of the event loop. */
+  private corked: Duplex | null = null;
+
+  /**
+   * Gathers what the session writes during this turn of the event loop
+   * (a command's untagged lines and its tagged answer, several commands
+   * of one read) into one system call, made in the same turn: a SELECT
+   * was nine writes, and a write costs more than the command.
+   */
+  private coalesceWrites(): void {
+    // A compression layer batches by itself, and its backpressure reads its own buffer, which corking would hide.
+    if (this.corked !== null || this.layered) return;
+    const socket = this.socket;
+    this.corked = socket;
+    socket.cork();
+    setImmediate(this.uncorkWrites);
+  }
+
+  /** Sends what `coalesceWrites` gathered; before a transport change too, so those bytes go out as they were. */
+  private readonly uncorkWrites = (): void => {
+    const socket = this.corked;
+    if (socket === null) return;
+    this.corked = null;
+    if (!socket.destroyed) socket.uncork();
+  };
+  // ------------------------------------------------------------ end of one write per turn
 
   private rawWrite(data: Buffer): void {
     if (this.closed || this.socket.destroyed || data.length === 0) return;
@@ -552,6 +586,7 @@ export class ImapSession implements SessionHandle {
 
   /** Ends the connection with a TCP reset (RST), under TLS too. */
   private resetConnection(): void {
+    this.uncorkWrites();
     if (!this.tcp.destroyed) this.tcp.resetAndDestroy();
     if (this.socket !== this.tcp) this.socket.destroy();
   }
