@@ -499,15 +499,38 @@ function resolveMessages(walk: Walk, value: unknown, path: string, out: SeedMess
   }
 }
 
+/**
+ * A seed message given as a bare string. Its bytes are made when first
+ * read (when its mailbox is first read): a server a test starts and stops
+ * without touching the mailbox never encodes it, and the string is dropped
+ * once it has been.
+ */
+class TextSeedMessage implements SeedMessage {
+  readonly flags = NO_FLAGS;
+  readonly extra = NO_EXTRA;
+  private bytes: Buffer | null = null;
+
+  constructor(
+    private text: string,
+    readonly internaldate: InternalDate,
+  ) {}
+
+  get raw(): Buffer {
+    if (this.bytes === null) {
+      this.bytes = utf8Bytes(this.text);
+      this.text = '';
+    }
+    return this.bytes;
+  }
+}
+
 const NO_FLAGS = Object.freeze([]) as unknown as string[];
 const NO_EXTRA = Object.freeze({}) as Record<string, unknown>;
 
 function resolveMessage(walk: Walk, value: unknown, path: string): SeedMessage | null {
   const { problems } = walk;
   // A bare source shares the empty flag list and field object with every other (seeds are never changed).
-  if (typeof value === 'string') {
-    return { raw: utf8Bytes(value), flags: NO_FLAGS, internaldate: walk.defaultDate(), extra: NO_EXTRA };
-  }
+  if (typeof value === 'string') return new TextSeedMessage(value, walk.defaultDate());
   if (value instanceof Uint8Array) {
     return { raw: Buffer.from(value), flags: NO_FLAGS, internaldate: walk.defaultDate(), extra: NO_EXTRA };
   }
