@@ -25,7 +25,9 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
 const args = process.argv.slice(2);
 const names = args.filter((a) => a in benches);
 const rest = args.filter((a) => !(a in benches));
-const unknown = rest.filter((a) => !a.startsWith('-') && !/^\d+$/.test(a) && !a.includes('='));
+// Options that take the next word as their value (`--json out.json`, `--count 1000`).
+const VALUED = new Set(['--json', '--count', '--inputs', '--seed', '--connections', '--batch']);
+const unknown = rest.filter((a, i) => !a.startsWith('-') && !/^\d+$/.test(a) && !a.includes('=') && !VALUED.has(rest[i - 1] ?? ''));
 if (unknown.length) {
   console.error(`unknown bench: ${unknown.join(', ')} (known: ${Object.keys(benches).join(', ')})`);
   process.exit(2);

@@ -517,7 +517,8 @@ export class ImapSession implements SessionHandle {
    */
   private coalesceWrites(): void {
     // A compression layer batches by itself, and its backpressure reads its own buffer, which corking would hide.
-    if (this.corked !== null || this.layered) return;
+    // A notice in IDLE is one write already: deferring it would only delay it behind every other session's.
+    if (this.corked !== null || this.layered || this.idling) return;
     const socket = this.socket;
     this.corked = socket;
     socket.cork();
