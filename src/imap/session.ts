@@ -279,6 +279,9 @@ export class ImapSession implements SessionHandle {
 
   /** True when output not yet read by the client (queued or batched) is above the high-water mark. */
   outputPressure(): boolean {
+    if (this.socket.writableLength + this.pendingBytes <= OUTPUT_HIGH_WATER) return false;
+    // Bytes gathered this turn are sent before they count as unread (see `unreadBeyond`).
+    this.uncorkWrites();
     return this.socket.writableLength + this.pendingBytes > OUTPUT_HIGH_WATER;
   }
 
@@ -288,7 +291,7 @@ export class ImapSession implements SessionHandle {
    * that what a non-reading client costs stays bounded.
    */
   outputRoom(): Promise<void> | null {
-    if (this.closed || this.socket.destroyed || this.socket.writableLength <= OUTPUT_HIGH_WATER) return null;
+    if (this.closed || this.socket.destroyed || !this.unreadBeyond(OUTPUT_HIGH_WATER)) return null;
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
@@ -396,7 +399,7 @@ export class ImapSession implements SessionHandle {
   /** Writes bytes to the client. Every byte the session sends goes through here. */
   write(data: Buffer): void {
     if (this.closed || this.socket.destroyed) return;
-    if (this.socket.writableLength > this.server.options.maxOutputBuffer) {
+    if (this.unreadBeyond(this.server.options.maxOutputBuffer)) {
       // The client reads nothing while updates pile up: it cannot even be told BYE.
       this.resetConnection();
       return;
@@ -429,7 +432,7 @@ export class ImapSession implements SessionHandle {
   private writeOut(data: Buffer): void {
     if (this.closed || this.socket.destroyed) return;
     // Responses the rules shaped come here without passing write(): the same bound applies.
-    if (this.socket.writableLength > this.server.options.maxOutputBuffer) {
+    if (this.unreadBeyond(this.server.options.maxOutputBuffer)) {
       this.resetConnection();
       return;
     }
@@ -532,6 +535,16 @@ export class ImapSession implements SessionHandle {
     this.corked = null;
     if (!socket.destroyed) socket.uncork();
   };
+  /**
+   * True when more than `limit` bytes wait for the client to read them.
+   * Bytes gathered this turn are not unread yet: they are sent first, and
+   * only what the kernel would not take counts.
+   */
+  private unreadBeyond(limit: number): boolean {
+    if (this.socket.writableLength <= limit) return false;
+    this.uncorkWrites();
+    return this.socket.writableLength > limit;
+  }
   // ------------------------------------------------------------ end of one write per turn
 
   private rawWrite(data: Buffer): void {
