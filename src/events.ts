@@ -2,6 +2,7 @@
  * The typed events of the server. The same payloads go to in-process
  * listeners (`server.on(type, ...)`) and to the REST event stream.
  */
+import type { ClientFinding } from './client-check/findings.js';
 import type { MailboxChangeType } from './store/changes.js';
 
 export type SessionState = 'Not Authenticated' | 'Authenticated' | 'Selected' | 'Logout';
@@ -90,6 +91,9 @@ export interface DeliveryEvent {
   user?: string;
 }
 
+/** Where a client broke the protocol (the client checker, docs/client-check.md). */
+export type ClientEvent = ClientFinding;
+
 /** Event type → payload. */
 export interface ServerEvents {
   session: SessionEvent;
@@ -101,11 +105,12 @@ export interface ServerEvents {
   script: ScriptEvent;
   reset: ResetEvent;
   delivery: DeliveryEvent;
+  client: ClientEvent;
 }
 
 export type ServerEventType = keyof ServerEvents;
 
-export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery'];
+export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client'];
 
 /** The event map of `Server` as Node's typed EventEmitter wants it. */
 export type ServerEventMap = { [K in ServerEventType]: [ServerEvents[K]] };

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { ControlApi, type AppendCheck } from './control/control.js';
+import { ClientFindingLog, type ClientReport } from './client-check/findings.js';
 import { EventLog, type EventRecord } from './event-log.js';
 import { conditionsOf, matchesAll } from './event-match.js';
 import { EVENT_TYPES, type ServerEventMap, type ServerEvents, type ServerEventType } from './events.js';
@@ -69,6 +70,8 @@ export class Server extends EventEmitter<ServerEventMap> {
   readonly eventLog: EventLog;
   /** Event types recorded in the log: worked out on the first event (extensions add theirs). */
   private loggedTypes: Set<string> | null = null;
+  /** The client checker's findings (`clientCheck`), kept however the mode is set. */
+  readonly clientFindings: ClientFindingLog;
   /** Resolves when the server has stopped (stop(), shutdown, REST POST /v1/shutdown). */
   readonly stopped: Promise<void> = new Promise((resolve) => (this.markStopped = resolve));
 
@@ -78,6 +81,7 @@ export class Server extends EventEmitter<ServerEventMap> {
     this.eventLog = new EventLog(this.options.events);
     this.store = new Store(this.options.storage, this.options.users);
     this.trees = this.options.userStorage ? new UserTrees(this.store, this.options.userStorage) : null;
+    this.clientFindings = new ClientFindingLog(this.options.clientCheck, this.options.clientCheckRules, () => this.now(), (f) => this.emit('client', f));
     // Rules are checked against the command table (a `command` no one defines would never match).
     this.script = new ScriptEngine(this.options.scriptSeed, (firing) => this.emit('script', firing), () => imapProtocol(this).commands);
     // Extensions see every change before sessions and events do (quota usage, ACL of a new mailbox).
@@ -96,6 +100,8 @@ export class Server extends EventEmitter<ServerEventMap> {
         imapProtocol(this).checkAppend({ mailbox, size, session: null, before: { messages: 0, size: 0 } });
       },
       shownFields: () => imapProtocol(this).shownFields,
+      clientFindings: () => this.clientFindings,
+      hiddenCapabilities: () => this.options.hideCapabilities,
     });
     // Extensions' per-server state (`setup`) is made now, so their control APIs exist from the start.
     imapProtocol(this);
@@ -111,6 +117,15 @@ export class Server extends EventEmitter<ServerEventMap> {
   extension<T = unknown>(name: string): T | undefined;
   extension(name: string): unknown {
     return imapProtocol(this).api(name);
+  }
+
+  /**
+   * What the client checker found in this run (docs/client-check.md): the
+   * mode, the rules checked, the sessions seen and every finding kept;
+   * `--client-report` writes the same when the server stops.
+   */
+  clientReport(): ClientReport {
+    return this.clientFindings.report();
   }
 
   /** Event types this server emits: the spec's, then those its extensions declare (`events`). */
@@ -263,6 +278,7 @@ export class Server extends EventEmitter<ServerEventMap> {
         break;
       case 'reset':
         this.script.reset();
+        this.clientFindings.clear();
         this.emit('reset', {});
         break;
       default:

@@ -21,6 +21,8 @@ import {
   optionalString,
 } from './check.js';
 import type { ShownFields } from '../imap/protocol.js';
+import type { ClientFinding, ClientFindingLog, ClientFindingsQuery } from '../client-check/findings.js';
+import type { ClientCheckMode } from '../client-check/rules.js';
 import { mailboxInfo, messageInfo, type MailboxInfo, type MessageInfo, type UserInfo } from './resources.js';
 
 /** A check run before a message is added with `checks: true` (QUOTA, APPENDLIMIT): throws to refuse. */
@@ -38,6 +40,10 @@ export interface ControlContext {
   checkAppend(mailbox: Mailbox, size: number): void;
   /** Store fields the loaded extensions show in MailboxInfo/MessageInfo (default none). */
   shownFields?(): ShownFields;
+  /** The client checker's findings (none without it). */
+  clientFindings?(): ClientFindingLog;
+  /** Capabilities hidden from every session. */
+  hiddenCapabilities?(): readonly string[];
 }
 
 export interface XOAuth2Input {
@@ -175,6 +181,25 @@ export class ControlApi {
   userSnapshot(): UserStorage {
     if (!this.ctx.trees) throw invalid('userSnapshot: only with the userMailboxes option; snapshot() gives the one tree');
     return this.ctx.trees.snapshot();
+  }
+
+  /**
+   * Where clients broke the protocol (docs/client-check.md), oldest first:
+   * all kept, or those of one `session`, or those with an id above `since`.
+   */
+  clientFindings(query: ClientFindingsQuery = {}): ClientFinding[] {
+    return this.ctx.clientFindings?.().list(query) ?? [];
+  }
+
+  /** Drops every client finding; returns how many there were. */
+  clearClientFindings(): { deleted: number } {
+    return { deleted: this.ctx.clientFindings?.().clear() ?? 0 };
+  }
+
+  /** The client checker's mode and the capabilities hidden from every session. */
+  clientCheck(): { clientCheck: ClientCheckMode; rules: string[]; hide: string[] } {
+    const log = this.ctx.clientFindings?.();
+    return { clientCheck: log?.mode ?? 'off', rules: log ? [...log.rules] : [], hide: [...(this.ctx.hiddenCapabilities?.() ?? [])] };
   }
 
   /** Restores mailboxes and users to those of the options; every session gets `* BYE Server reset`. */

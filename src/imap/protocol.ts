@@ -171,7 +171,22 @@ export interface ImapProtocol {
   onChange(change: StoreChange): void;
   /** What the `unsolicited` points owe the session now, in canonical order. */
   unsolicited(session: ImapSession): (readonly ImapValue[])[];
+  /**
+   * The capabilities that offer a point (upper-case name) to this session,
+   * hidden ones included: those its extension advertises now, `STARTTLS`
+   * for the STARTTLS command. Null when the core offers it (no capability
+   * needed) or no loaded part knows the name.
+   */
+  offeredBy(kind: PointKind, name: string, session: ImapSession): readonly string[] | null;
+  /** True when the command is offered only by capabilities hidden from the session (it is then unknown). */
+  commandHidden(name: string, session: ImapSession): boolean;
 }
+
+/**
+ * The kinds of protocol points an extension adds, for `offeredBy`: what the
+ * client checker asks about a command, modifier, item, key or mechanism.
+ */
+export type PointKind = 'command' | 'fetchItem' | 'fetchModifier' | 'searchKey' | 'searchReturn' | 'storeModifier' | 'selectParameter' | 'statusItem' | 'sasl';
 
 /** Keys of the store fields shown in MailboxInfo/MessageInfo `fields`. */
 export interface ShownFields {
@@ -433,6 +448,29 @@ function buildProtocol(server: Server): ImapProtocol {
     }
   };
 
+  const coreNames = new Set(coreCommands().map((c) => c.name));
+  const pointOwners: Readonly<Record<PointKind, ReadonlyMap<string, Extension>>> = {
+    command: commandOwners,
+    fetchItem: fetchOwners,
+    fetchModifier: fetchModifierOwners,
+    searchKey: searchOwners,
+    searchReturn: searchReturnOwnersCheck,
+    storeModifier: storeModifierOwners,
+    selectParameter: selectOwners,
+    statusItem: statusOwners,
+    sasl: saslOwners,
+  };
+  const offeredBy = (kind: PointKind, name: string, session: ImapSession): readonly string[] | null => {
+    if (kind === 'command') {
+      if (name === 'STARTTLS') return ['STARTTLS'];
+      // An extension's command that replaces a core one is offered by the core too.
+      if (coreNames.has(name)) return null;
+    }
+    const owner = pointOwners[kind].get(name);
+    if (!owner?.capabilities) return null;
+    return owner.capabilities(session, state(owner));
+  };
+
   const protocol: ImapProtocol = {
     commands,
     extensions,
@@ -452,7 +490,8 @@ function buildProtocol(server: Server): ImapProtocol {
       for (const e of capsOf) {
         for (const cap of e.capabilities!(session, state(e))) if (!caps.includes(cap)) caps.push(cap);
       }
-      return caps;
+      const hidden = session.hiddenCapabilities;
+      return hidden.size === 0 ? caps : caps.filter((c) => !hidden.has(c.toUpperCase()));
     },
     enableable,
     mayEnable(session, capability) {
@@ -751,6 +790,13 @@ function buildProtocol(server: Server): ImapProtocol {
       const out: (readonly ImapValue[])[] = [];
       for (const e of notifiers) out.push(...e.unsolicited!(session, state(e)));
       return out;
+    },
+    offeredBy,
+    commandHidden(name, session) {
+      const hidden = session.hiddenCapabilities;
+      if (hidden.size === 0) return false;
+      const caps = offeredBy('command', name, session);
+      return caps !== null && caps.length > 0 && caps.every((c) => hidden.has(c.toUpperCase()));
     },
   };
   protocols.set(server, protocol);

@@ -14,6 +14,8 @@ import type { MailboxView } from '../store/view.js';
 import { CommandFailure, type CommandContext, type CommandResult, type CommandSpec, type ImapState } from './command.js';
 import { decodeMutf7 } from '../store/mutf7.js';
 import { imapProtocol } from './protocol.js';
+import { SessionChecker } from '../client-check/session-checker.js';
+import { hideCapabilities } from '../client-check/rules.js';
 import { ArgParser, ParseError } from './parser.js';
 import { SelectedMailbox } from './selected.js';
 import { CommandReader, type Segment } from './wire/reader.js';
@@ -183,6 +185,14 @@ export class ImapSession implements SessionHandle {
   private busy = false;
   private unsolicitedScheduled = false;
   private unsolicitedWaiting = false;
+  /**
+   * Capabilities (upper case) this session is not offered: the server's
+   * `capabilities.hide`, the user's once logged in, and those a script rule
+   * hid. They are not advertised and their commands are unknown.
+   */
+  readonly hiddenCapabilities: Set<string>;
+  /** The client checker of this session; null when `clientCheck` is off (no cost then). */
+  private readonly checker: SessionChecker | null;
 
   constructor(
     readonly server: Server,
@@ -196,6 +206,9 @@ export class ImapSession implements SessionHandle {
     this.shaper = new ResponseShaper(this.scriptHost());
     this.remoteAddress = socket.remoteAddress ?? null;
     const options = server.options;
+    this.hiddenCapabilities = new Set();
+    hideCapabilities(this.hiddenCapabilities, options.hideCapabilities);
+    this.checker = options.clientCheck === 'off' ? null : new SessionChecker(server.clientFindings, this);
     this.reader = new CommandReader({
       maxLineLength: options.maxLineLength,
       hooks: {
@@ -204,6 +217,7 @@ export class ImapSession implements SessionHandle {
         checkLiteral: (info) => {
           // The go-ahead that may follow belongs to this command: continuation rules see its tag and name.
           this.literalOf = info.tag !== null && info.command !== null ? { tag: info.tag, name: info.command } : null;
+          this.checker?.literal(info, this.reader.bufferedBytes);
           const before = this.state === 'notAuthenticated';
           const limit = before ? options.maxLiteralBeforeLogin : options.maxLiteral;
           if (info.size > limit) {
@@ -225,6 +239,7 @@ export class ImapSession implements SessionHandle {
         },
         onReject: (r) => {
           this.literalOf = null;
+          this.checker?.skipped(this.reader.bufferedBytes);
           // A line the reader refused inside IDLE or AUTHENTICATE ends that command with its
           // tagged BAD (RFC 3501 §6.2.2, §7.1.3); an untagged one would leave it pending.
           const waiter = this.lineWaiter;
@@ -255,9 +270,14 @@ export class ImapSession implements SessionHandle {
     this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
     server.sessions.add(this);
     this.emitSession('open');
-    const code = options.greetingCapabilities ? `[CAPABILITY ${this.capabilities().join(' ')}] ` : '';
-    const greeting = Buffer.from(`* OK ${code}${options.greeting}\r\n`);
+    const greetingText = (): Buffer => {
+      const code = options.greetingCapabilities ? `[CAPABILITY ${this.announceCapabilities().join(' ')}] ` : '';
+      return Buffer.from(`* OK ${code}${options.greeting}\r\n`);
+    };
+    let greeting = greetingText();
     const scripted = this.server.script.has('greeting') ? this.server.script.fire(this.scriptContext('greeting', greeting)) : null;
+    // A greeting rule that hides capabilities changes the greeting it was asked about.
+    if (scripted && this.hideByRule(scripted.rule)) greeting = greetingText();
     if (scripted) this.applyOutput(scripted, greeting);
     else this.write(greeting);
     this.reader.next('command');
@@ -296,6 +316,7 @@ export class ImapSession implements SessionHandle {
   }
 
   private readonly onData = (chunk: Buffer): void => {
+    this.checker?.receivedBytes(chunk.length);
     this.touch();
     this.reader.push(chunk);
     // A client that pipelines faster than commands run waits in TCP, not in our memory.
@@ -363,6 +384,7 @@ export class ImapSession implements SessionHandle {
     const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: context });
     this.socket = secure;
     this.secure = true;
+    this.checker?.tlsStarted();
     this.listen(secure);
     if (plain.isPaused()) plain.resume();
   }
@@ -655,6 +677,7 @@ export class ImapSession implements SessionHandle {
     }
     const action = script.fire(this.scriptContext('command', text, tag, command));
     if (!action) return null;
+    this.hideByRule(action.rule);
     if (action.rule.drop || (action.send && !action.rule.run)) {
       this.applyOutput(action, null);
       return 'handled';
@@ -672,6 +695,14 @@ export class ImapSession implements SessionHandle {
     this.capture = null;
     // Only commands that also run are captured, so `send` (if any) goes before their output.
     this.applyOutput(capture.action, Buffer.concat(capture.parts));
+  }
+
+  /** Applies a rule's `hideCapabilities` to this session; true when it had some. */
+  private hideByRule(rule: ScriptRule): boolean {
+    const hide = rule.hideCapabilities;
+    if (!hide || hide.length === 0) return false;
+    hideCapabilities(this.hiddenCapabilities, hide);
+    return true;
   }
 
   /** Continuation data (DONE, SASL responses): true when a rule consumed it. */
@@ -811,6 +842,17 @@ export class ImapSession implements SessionHandle {
     return imapProtocol(this.server).capabilities(this);
   }
 
+  /**
+   * The capabilities, for a response that tells them to the client
+   * (greeting, CAPABILITY, a `[CAPABILITY ...]` code): the client checker
+   * judges later commands by the last list told.
+   */
+  announceCapabilities(): string[] {
+    const caps = this.capabilities();
+    this.checker?.advertised(caps);
+    return caps;
+  }
+
   // ------------------------------------------------------------ state
 
   private emitSession(type: SessionEventType, command?: string): void {
@@ -829,6 +871,7 @@ export class ImapSession implements SessionHandle {
    */
   login(user: string, token: { sessionTimeout: number | null } = { sessionTimeout: null }): void {
     this.user = user;
+    hideCapabilities(this.hiddenCapabilities, this.server.options.users.get(user)?.hide ?? []);
     this.state = 'authenticated';
     this.leaveUnauthenticated();
     const idle = this.server.options.idleTimeout;
@@ -924,6 +967,7 @@ export class ImapSession implements SessionHandle {
 
   /** Announces that the session waits for the client (IDLE). */
   waiting(command: string): void {
+    if (command === 'IDLE') this.checker?.idleStarted();
     this.emitSession('waiting', command);
   }
 
@@ -952,6 +996,7 @@ export class ImapSession implements SessionHandle {
     const log = this.server.options.debug;
     // A line inside a command: SASL data is a credential; IDLE's DONE is not.
     if (log) log(`S${this.id} C: ${this.current?.name.startsWith('AUTHENTICATE') ? '***' : describeCommand([line])}`);
+    this.checker?.line(line, this.reader.bufferedBytes, this.idling);
     if (this.server.script.has('input') && this.scriptInput(line)) return;
     const waiter = this.lineWaiter;
     this.lineWaiter = null;
@@ -960,6 +1005,7 @@ export class ImapSession implements SessionHandle {
 
   private reject(tag: string | null, command: string | null, response: 'BAD' | 'NO', code: string | undefined, text: string): void {
     this.status(tag, response, code, text);
+    if (tag) this.checker?.answeredCommand(tag, command ?? '');
     if (tag) this.server.emit('command', { session: this.id, tag, command: command ?? '', status: response, user: this.user });
   }
 
@@ -976,6 +1022,7 @@ export class ImapSession implements SessionHandle {
     let name = '';
     let result: CommandResult;
     let spec: CommandSpec | undefined;
+    let checked = false;
     try {
       tag = args.tag();
       args.sp();
@@ -989,6 +1036,8 @@ export class ImapSession implements SessionHandle {
 
       this.shaper.commandStarted();
       if (this.scriptCommand(tag, name, segments) === 'handled') {
+        // Still read by the checker: its offsets follow every command.
+        this.checker?.command(segments, this.reader.bufferedBytes, protocol.commands.get(name));
         // The reader is still delivering this command: ask for the next one on a later turn.
         await Promise.resolve();
         if (this.closed) return;
@@ -998,9 +1047,14 @@ export class ImapSession implements SessionHandle {
       }
       if (this.endIfTokenExpired()) return;
       this.busy = true;
-      spec = imapProtocol(this.server).commands.get(name);
+      spec = protocol.commands.get(name);
+      const verdict = this.checker ? this.checker.command(segments, this.reader.bufferedBytes, spec) : null;
+      checked = true;
+      // A command of a hidden capability is unknown, as on a server without it.
+      if (spec && this.hiddenCapabilities.size > 0 && protocol.commandHidden(name, this)) spec = undefined;
       this.current = { name, tag };
-      if (!spec) result = { status: 'BAD', text: `Unknown command ${name}` };
+      if (verdict) result = verdict;
+      else if (!spec) result = { status: 'BAD', text: `Unknown command ${name}` };
       else if (this.state === 'logout' || !spec.states.includes(this.state)) result = this.wrongState(spec);
       else {
         if (!args.atEnd()) args.sp();
@@ -1008,8 +1062,13 @@ export class ImapSession implements SessionHandle {
         result = await spec.run(ctx);
       }
     } catch (err) {
-      result = this.errorResult(err);
+      // A command whose tag or name does not parse is checked too (a tag with a forbidden character).
+      const verdict = !checked && this.checker ? this.checker.command(segments, this.reader.bufferedBytes, undefined) : null;
+      result = verdict ?? this.errorResult(err);
     }
+    // A finding made while the command ran (a line inside IDLE) answers it in strict mode.
+    const late = this.checker?.takeVerdict();
+    if (late) result = late;
     this.current = null;
     if (this.closed) {
       this.capture = null;
@@ -1082,6 +1141,7 @@ export class ImapSession implements SessionHandle {
   private finish(tag: string, name: string, result: CommandResult): void {
     this.finishing = { name, tag };
     this.status(tag, result.status, result.code, result.text);
+    this.checker?.answeredCommand(tag, name);
     this.finishing = null;
     this.server.emit('command', { session: this.id, tag, command: name, status: result.status, user: this.user });
   }
@@ -1235,6 +1295,7 @@ export class ImapSession implements SessionHandle {
 
   private onClose(): void {
     if (this.closed) return;
+    this.checker?.closed(this.state === 'logout');
     if (this.state !== 'logout') this.state = 'logout';
     this.closed = true;
     for (const t of this.quietTimers) clearTimeout(t);

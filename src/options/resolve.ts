@@ -17,6 +17,7 @@ import { builtinExtensions } from '../extensions/index.js';
 import { resolvePluginOptions, resolvePlugins } from './plugins.js';
 import { resolveStorage, type FieldValidator, type StorageContext } from './storage.js';
 import { resolveSmtp } from './smtp.js';
+import { resolveCapabilities, resolveClientCheck } from './client-check.js';
 import { resolveTls } from './tls.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
 import { layOverPreset, PRESET_NAMES, presetOptions, type PresetName } from '../presets/index.js';
@@ -66,11 +67,14 @@ export const TOP_LEVEL_KEYS = [
   'pingInterval',
   'events',
   'userMailboxes',
+  'clientCheck',
+  'clientCheckRules',
+  'capabilities',
 ] as const;
 
 export const REST_KEYS = ['port', 'host', 'token', 'pingInterval', 'maxEventStreams', 'maxStreamBuffer'] as const;
 export const EVENTS_KEYS = ['backlog', 'backlogBytes', 'maxWaiters'] as const;
-export const USER_KEYS = ['password', 'xoauth2'] as const;
+export const USER_KEYS = ['password', 'xoauth2', 'capabilities'] as const;
 export const XOAUTH2_KEYS = ['accessToken', 'sessionTimeout'] as const;
 
 const TOP_LEVEL_SET = new Set<string>(TOP_LEVEL_KEYS);
@@ -168,6 +172,8 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const limits = resolveLimits(problems, options);
   const debug = resolveDebug(problems, options.debug);
   const events = resolveEvents(problems, options.events);
+  const clientCheck = resolveClientCheck(problems, options.clientCheck, options.clientCheckRules);
+  const hideCapabilities = resolveCapabilities(problems, options.capabilities, 'capabilities');
 
   problems.throwIfAny();
   return {
@@ -198,6 +204,9 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     ...limits,
     debug,
     events,
+    clientCheck: clientCheck.mode,
+    clientCheckRules: clientCheck.rules,
+    hideCapabilities,
   };
 }
 
@@ -530,7 +539,8 @@ function resolveUser(problems: Problems, value: unknown, path: string): UserReco
       if (accessToken !== undefined) xoauth2 = { accessToken, sessionTimeout };
     }
   }
-  return { password, xoauth2 };
+  const hide = resolveCapabilities(problems, value.capabilities, childPath(path, 'capabilities'));
+  return hide.length > 0 ? { password, xoauth2, hide } : { password, xoauth2 };
 }
 
 function resolveRest(problems: Problems, value: unknown): ResolvedOptions['rest'] {

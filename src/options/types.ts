@@ -54,6 +54,14 @@ export type Storage = { INBOX?: StorageMailbox } & Record<string, StorageMailbox
 export interface UserOptions {
   password?: string;
   xoauth2?: { accessToken: string; sessionTimeout?: number } | null;
+  /** Capabilities this user's sessions do not get once logged in (`{ hide: ["MOVE"] }`), beside the server-wide ones. */
+  capabilities?: CapabilityOptions;
+}
+
+/** Capability masking (docs/client-check.md): hidden capabilities are not advertised and their commands are unknown. */
+export interface CapabilityOptions {
+  /** Capability names (`MOVE`, `LITERAL+`, `IDLE`), any case. */
+  hide?: string[];
 }
 
 export interface RestOptions {
@@ -233,6 +241,17 @@ export interface ServerOptions {
    * function receives each line. Default off.
    */
   debug?: boolean | ((line: string) => void);
+  /**
+   * The client checker (docs/client-check.md): `report` records where a
+   * client breaks the protocol (findings, `client` events) and changes no
+   * response; `strict` also answers the offending command with
+   * `BAD [CLIENTBUG] <rule>: <text>`; `off` checks nothing. Default `report`.
+   */
+  clientCheck?: 'off' | 'report' | 'strict';
+  /** Rules of the checker turned on or off by id (`{ "no-logout": true }`); the others keep their default. */
+  clientCheckRules?: Record<string, boolean>;
+  /** Capabilities hidden from every session (`{ hide: ["MOVE", "LITERAL+"] }`), to test a client's fallbacks. */
+  capabilities?: CapabilityOptions;
 }
 
 /** A message as the store receives it: bytes and decoded metadata. */
@@ -280,6 +299,8 @@ export interface StorageSeed {
 
 export interface UserRecord {
   password: string | null;
+  /** Capabilities hidden from this user's sessions once logged in (upper case). */
+  hide?: readonly string[];
   xoauth2: { accessToken: string; sessionTimeout: number | null } | null;
 }
 
@@ -338,4 +359,9 @@ export interface ResolvedOptions {
   /** The wire log's sink, or null when `debug` is off. */
   debug: ((line: string) => void) | null;
   events: { backlog: number; backlogBytes: number; maxWaiters: number };
+  clientCheck: 'off' | 'report' | 'strict';
+  /** Ids of the checker's rules that are on. */
+  clientCheckRules: ReadonlySet<string>;
+  /** Capabilities hidden from every session (upper case). */
+  hideCapabilities: readonly string[];
 }

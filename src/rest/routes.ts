@@ -474,6 +474,44 @@ export const scriptRoutes: Route[] = [
   },
 ];
 
+/** A query number: an integer >= min, or INVALID naming the parameter. */
+function queryInteger(query: URLSearchParams, name: string, min: number): number | undefined {
+  const v = query.get(name);
+  if (v === null) return undefined;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < min) throw new ServiceError('INVALID', `${name}: expected an integer >= ${min}, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export const clientRoutes: Route[] = [
+  {
+    method: 'GET', path: '/v1/client', summary: 'The client checker: its mode, the rules it checks and the capabilities hidden from every session', operation: 'clientCheck',
+    status: 200, response: ref('ClientCheck'),
+    handle: ({ server }) => server.control.clientCheck(),
+  },
+  {
+    method: 'GET', path: '/v1/client/findings', summary: 'Where clients broke the protocol (client checker findings), oldest first', operation: 'clientFindings',
+    query: [
+      { name: 'session', description: 'Only the findings of this session', schema: int(1) },
+      { name: 'since', description: 'Only findings with an id above this', schema: int(0) },
+    ],
+    status: 200, response: arrayOf(ref('ClientFinding')),
+    handle: ({ server, query }) => {
+      const q: { session?: number; since?: number } = {};
+      const session = queryInteger(query, 'session', 1);
+      const since = queryInteger(query, 'since', 0);
+      if (session !== undefined) q.session = session;
+      if (since !== undefined) q.since = since;
+      return server.control.clientFindings(q);
+    },
+  },
+  {
+    method: 'DELETE', path: '/v1/client/findings', summary: 'Drop every client finding', operation: 'clearClientFindings',
+    body: obj({}), status: 200, response: obj({ deleted: int(0) }),
+    handle: ({ server }) => server.control.clearClientFindings(),
+  },
+];
+
 export const docRoutes: Route[] = [
   {
     method: 'GET', path: '/v1/openapi.json', summary: 'OpenAPI 3.1 document of this server', operation: 'OpenAPI document',
@@ -488,7 +526,7 @@ export const docRoutes: Route[] = [
  * "did you mean"), and the OpenAPI document says so with
  * `additionalProperties: false`.
  */
-export const BUILTIN_ROUTES: Route[] = [...serverRoutes, ...sessionRoutes, ...userRoutes, ...mailboxRoutes, ...messageRoutes, ...scriptRoutes, ...docRoutes].map(
+export const BUILTIN_ROUTES: Route[] = [...serverRoutes, ...sessionRoutes, ...userRoutes, ...mailboxRoutes, ...messageRoutes, ...scriptRoutes, ...clientRoutes, ...docRoutes].map(
   (r) => (r.body ? { ...r, body: closeObjects(r.body) } : r),
 );
 
@@ -537,6 +575,7 @@ export const SCRIPT_RULE: Schema = obj(
     defer: { type: 'string', enum: ['tagged', 'next'], description: 'Hold the response: until after the next tagged response, or until the next command\'s output' },
     seedScope: dflt({ type: 'string', enum: ['server', 'session', 'rule'] }, 'server', 'With chance: one PRNG stream for the server, one per session and rule (same faults whatever the interleaving), or one per rule'),
     // --- end issue 14 part 1
+    hideCapabilities: { ...arrayOf(str()), description: 'For on: greeting or command: capabilities the session is not offered from then on (not advertised; their commands are unknown)' },
   },
   ['on'],
 );
@@ -567,4 +606,27 @@ export const COMPONENTS: Record<string, Schema> = {
     ['id', 'type', 'data'],
   ),
   ScriptRuleEntry: obj({ id: int(), rule: ref('ScriptRule'), matched: int(), hits: int() }),
+  ClientFinding: obj(
+    {
+      id: { ...int(1), description: 'Grows by one per finding' },
+      session: int(1),
+      user: nullable(str()),
+      tag: nullable(str()),
+      command: nullable(str('Command name, e.g. `UID FETCH`')),
+      rule: str('Rule id, e.g. `literal-before-continuation` (docs/client-check.md)'),
+      severity: { type: 'string', enum: ['error', 'warning'] },
+      rfc: str('The RFC section the rule comes from'),
+      text: str('What the client did'),
+      at: str('Server-clock time, ISO 8601'),
+    },
+    ['id', 'session', 'user', 'tag', 'command', 'rule', 'severity', 'rfc', 'text', 'at'],
+  ),
+  ClientCheck: obj(
+    {
+      clientCheck: { type: 'string', enum: ['off', 'report', 'strict'], description: 'The clientCheck option' },
+      rules: { ...strArray, description: 'Ids of the rules checked' },
+      hide: { ...strArray, description: 'Capabilities hidden from every session (capabilities.hide)' },
+    },
+    ['clientCheck', 'rules', 'hide'],
+  ),
 };

@@ -90,6 +90,13 @@ export interface ScriptRuleJson {
   /** Which PRNG stream `chance` draws from (default `server`). */
   seedScope?: SeedScope;
   // --- end issue 14 part 1
+  /**
+   * For on: greeting and command: capabilities the session is not offered
+   * from then on (client checker, docs/client-check.md): not advertised, and
+   * their commands answer BAD as unknown. A greeting rule's greeting already
+   * leaves them out.
+   */
+  hideCapabilities?: string[];
 }
 
 /** Where a `chance` rule draws from: one stream for the server, one per session and rule, or one per rule. */

@@ -74,6 +74,7 @@ const FIELDS: Readonly<Record<string, Check>> = {
   close: (v) => (v === true || v === false || v === 'reset' ? null : 'true, false or "reset"'),
   before: str,
   after: str,
+  hideCapabilities: (v) => (Array.isArray(v) && v.every((c) => typeof c === 'string' && /^[^\x00-\x20\x7f(){%*"\\\]]+$/.test(c)) ? null : 'an array of capability names'),
   when: fn,
   // --- rule language, issue 14 part 1 (checks in ./validate-language.ts)
   untagged: (v) => (typeof v === 'string' && /^(\*|[A-Za-z0-9.=-]+)$/.test(v) ? null : 'a response type such as "EXISTS", "FETCH", "OK", or "*"'),
@@ -188,6 +189,7 @@ export function validateRule(value: unknown, where = '', commands?: CommandTable
   if (has('chunkDelay') && !has('chunk')) throw invalid(where, 'chunkDelay', 'needs chunk');
   const language = checkRuleLanguage(rule, on);
   if (language) throw invalid(where, language.field, language.message);
+  if (has('hideCapabilities') && on !== 'greeting' && on !== 'command') throw invalid(where, 'hideCapabilities', 'only for on: greeting or on: command');
   if (on === 'greeting' || on === 'quiet') {
     for (const k of ['command', 'tag']) if (has(k) && on === 'greeting') throw invalid(where, k, 'no command at greeting');
   }

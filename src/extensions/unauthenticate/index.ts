@@ -19,7 +19,7 @@ export const unauthenticateCommand: CommandSpec = {
   run({ session, args }) {
     args.end();
     session.unauthenticate();
-    return ok('Unauthenticate completed', `CAPABILITY ${session.capabilities().join(' ')}`);
+    return ok('Unauthenticate completed', `CAPABILITY ${session.announceCapabilities().join(' ')}`);
   },
 };
 

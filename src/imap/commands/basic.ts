@@ -7,7 +7,7 @@ export const capability: CommandSpec = {
   states: ANY_STATE,
   run({ session, args }) {
     args.end();
-    session.untagged(atom('CAPABILITY'), ...session.capabilities().map(atom));
+    session.untagged(atom('CAPABILITY'), ...session.announceCapabilities().map(atom));
     return ok('Capability completed');
   },
 };

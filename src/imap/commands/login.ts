@@ -9,7 +9,7 @@ import { imapProtocol } from '../protocol.js';
 
 function succeed(session: ImapSession, user: string): CommandResult {
   session.login(user);
-  return ok('Logged in', `CAPABILITY ${session.capabilities().join(' ')}`);
+  return ok('Logged in', `CAPABILITY ${session.announceCapabilities().join(' ')}`);
 }
 
 const failed = (): CommandResult => no('Invalid credentials (Failure)', 'AUTHENTICATIONFAILED');
@@ -61,7 +61,7 @@ async function tokenLogin(session: ImapSession, user: string | undefined, token:
   const expected = record?.xoauth2;
   if (user !== undefined && token !== undefined && expected && expected.accessToken === token) {
     session.login(user, { sessionTimeout: expected.sessionTimeout });
-    return ok('Logged in', `CAPABILITY ${session.capabilities().join(' ')}`);
+    return ok('Logged in', `CAPABILITY ${session.announceCapabilities().join(' ')}`);
   }
   // Real servers answer a bad token with a challenge carrying a JSON error and expect the
   // client to abort; doing the same lets clients test that path.

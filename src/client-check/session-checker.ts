@@ -1,0 +1,434 @@
+/**
+ * The client checker of one session. The session calls it at a few named
+ * points (bytes received, capabilities advertised, a literal announced, a
+ * command read, a command answered, a line inside a command, the close);
+ * it only looks, never writes. In `strict` mode it hands back the
+ * `BAD [CLIENTBUG]` answer for a command that broke an error rule.
+ *
+ * Pipelining is judged by byte offsets: the offset at which each command
+ * starts in the input and the input received when each tagged answer was
+ * written. A command whose first byte had arrived before an earlier
+ * command's answer went out was sent while that command was in progress.
+ */
+import type { CommandResult, CommandSpec } from '../imap/command.js';
+import { imapProtocol, type PointKind } from '../imap/protocol.js';
+import type { ImapSession } from '../imap/session.js';
+import type { LiteralSegment, Segment } from '../imap/wire/reader.js';
+import type { ClientFindingLog } from './findings.js';
+import { clientRule, REV2_INCLUDES } from './rules.js';
+
+/** A command that has been answered, with the input received by then. */
+interface Answered {
+  tag: string;
+  name: string;
+  receivedAtAnswer: number;
+}
+
+/** Answered commands remembered for pipelining checks. */
+const ANSWERED_KEPT = 32;
+/** RFC 2177 §3: clients re-issue IDLE at least every 29 minutes. */
+const IDLE_LIMIT_MS = 29 * 60_000;
+/** RFC 7162 §4: clients SHOULD keep command lines to 8192 octets. */
+const LINE_LIMIT = 8192;
+/** RFC 7888 §4: the largest non-synchronizing literal under LITERAL-. */
+const LITERAL_MINUS_MAX = 4096;
+
+/** Points the core parser reads itself although an extension offers them (RFC 7162's MODSEQ). */
+const CORE_PARSED: Readonly<Partial<Record<PointKind, ReadonlyMap<string, readonly string[]>>>> = {
+  fetchItem: new Map([['MODSEQ', ['CONDSTORE']]]),
+  searchKey: new Map([['MODSEQ', ['CONDSTORE']]]),
+};
+
+/** Commands that use message sequence numbers (RFC 3501 §5.5's examples). */
+const SEQUENCE_COMMANDS = new Set(['FETCH', 'STORE', 'COPY', 'MOVE', 'SEARCH', 'SORT', 'THREAD']);
+/** Commands during which the server may not send EXPUNGE (RFC 3501 §7.4.1): pipelining behind them is safe. */
+const NO_EXPUNGE_COMMANDS = new Set(['FETCH', 'STORE', 'SEARCH']);
+/** Commands whose first argument is a sequence set. */
+const SEQUENCE_SET_FIRST = new Set(['FETCH', 'STORE', 'COPY', 'MOVE']);
+/** SEARCH keys followed by one string argument (never a key name). */
+const SEARCH_STRING_KEYS = new Set(['BCC', 'BODY', 'CC', 'FROM', 'SUBJECT', 'TEXT', 'TO', 'KEYWORD', 'UNKEYWORD', 'CHARSET', 'X-GM-RAW']);
+
+function isTagChar(c: number): boolean {
+  return c > 0x20 && c < 0x7f && c !== 0x28 && c !== 0x29 && c !== 0x7b && c !== 0x25 && c !== 0x2a && c !== 0x22 && c !== 0x5c && c !== 0x2b;
+}
+
+interface Token {
+  /** Upper-case atom, `(`, `)`, or `"` for a quoted string or literal. */
+  text: string;
+  depth: number;
+}
+
+/**
+ * The atoms and parentheses of a command's text (literals and quoted
+ * strings become `"`; bracketed section specs and partials are skipped).
+ */
+function tokenize(segments: readonly Segment[], from: number): Token[] {
+  const out: Token[] = [];
+  let depth = 0;
+  segments.forEach((seg, index) => {
+    if (!Buffer.isBuffer(seg)) {
+      out.push({ text: '"', depth });
+      return;
+    }
+    let i = index === 0 ? from : 0;
+    const n = seg.length;
+    while (i < n) {
+      const c = seg[i]!;
+      if (c === 0x20) i++;
+      else if (c === 0x28) {
+        out.push({ text: '(', depth });
+        depth++;
+        i++;
+      } else if (c === 0x29) {
+        depth = Math.max(0, depth - 1);
+        out.push({ text: ')', depth });
+        i++;
+      } else if (c === 0x22) {
+        i++;
+        while (i < n && seg[i] !== 0x22) i += seg[i] === 0x5c ? 2 : 1;
+        i++;
+        out.push({ text: '"', depth });
+      } else {
+        const start = i;
+        while (i < n && seg[i] !== 0x20 && seg[i] !== 0x28 && seg[i] !== 0x29 && seg[i] !== 0x5b && seg[i] !== 0x3c) i++;
+        const word = seg.toString('latin1', start, i).toUpperCase();
+        // A section spec `[...]` or a partial `<...>` belongs to the item before it.
+        while (i < n && (seg[i] === 0x5b || seg[i] === 0x3c)) {
+          const close = seg[i] === 0x5b ? 0x5d : 0x3e;
+          while (i < n && seg[i] !== close) i++;
+          i++;
+        }
+        if (word !== '') out.push({ text: word, depth });
+      }
+    }
+  });
+  return out;
+}
+
+export class SessionChecker {
+  /** Bytes of input received so far (after TLS and compression). */
+  private received = 0;
+  /** Input offset where the next command or line starts. */
+  private boundary = 0;
+  private readonly answered: Answered[] = [];
+  /** Upper-case capabilities the client was last told (greeting, CAPABILITY, response codes); null: none yet. */
+  private told: Set<string> | null = null;
+  /** The strict answer owed to the command being read or run. */
+  private verdict: CommandResult | null = null;
+  /** The command being run (for findings made while it reads lines). */
+  private current: { tag: string | null; name: string | null } | null = null;
+  private idleSince: number | null = null;
+  private loggedOut = false;
+  private readonly strict: boolean;
+
+  constructor(
+    private readonly log: ClientFindingLog,
+    private readonly session: ImapSession,
+  ) {
+    this.strict = log.mode === 'strict';
+    log.sawSession(session.id);
+  }
+
+  /** Input arrived (`onData`). */
+  receivedBytes(n: number): void {
+    this.received += n;
+  }
+
+  /** The session told the client its capabilities (greeting, CAPABILITY, a `[CAPABILITY ...]` code). */
+  advertised(capabilities: readonly string[]): void {
+    const told = new Set<string>();
+    for (const c of capabilities) told.add(c.toUpperCase());
+    this.told = told;
+  }
+
+  /** TLS started: the client must forget what it was told (RFC 3501 §6.2.1). */
+  tlsStarted(): void {
+    this.told = null;
+  }
+
+  /** The reader refused a command or line; `buffered` is the input not read yet. */
+  skipped(buffered: number): void {
+    this.boundary = this.received - buffered;
+  }
+
+  private offered(cap: string): boolean {
+    const told = this.told;
+    if (told === null) return false;
+    if (told.has(cap)) return true;
+    // Under IMAP4rev2 (RFC 9051 §6.3.1: only once the client ENABLEd it) what it includes needs no capability of its own.
+    return told.has('IMAP4REV2') && this.session.enabled.has('IMAP4rev2') && REV2_INCLUDES.includes(cap);
+  }
+
+  private find(rule: string, tag: string | null, command: string | null, text: string): void {
+    if (!this.log.enabled(rule)) return;
+    this.log.add({ session: this.session.id, user: this.session.user, tag, command, rule, text });
+    if (this.strict && this.verdict === null && clientRule(rule)!.severity === 'error') {
+      this.verdict = { status: 'BAD', code: 'CLIENTBUG', text: `${rule}: ${text}` };
+    }
+  }
+
+  /**
+   * A literal's marker was read (`checkLiteral`); `buffered` is the input
+   * after it already received.
+   */
+  literal(info: { tag: string | null; command: string | null; size: number; sync: boolean }, buffered: number): void {
+    if (info.sync) {
+      // The client must wait for "+" (RFC 3501 §7.5): bytes after {n}CRLF were sent before it.
+      if (buffered > 0) this.find('literal-before-continuation', info.tag, info.command, `sent the ${info.size}-octet literal {${info.size}} before the server's "+" continuation`);
+      return;
+    }
+    if (this.offered('LITERAL+')) return;
+    if (this.offered('LITERAL-')) {
+      if (info.size > LITERAL_MINUS_MAX) this.find('nonsync-literal-not-advertised', info.tag, info.command, `{${info.size}+} is above the 4096 octets LITERAL- allows`);
+      return;
+    }
+    this.find('nonsync-literal-not-advertised', info.tag, info.command, `{${info.size}+} but the session was offered neither LITERAL+ nor LITERAL-`);
+  }
+
+  /**
+   * A whole command was read; `buffered` is the input after it already
+   * received. Returns the strict answer (BAD [CLIENTBUG]) when it broke an
+   * error rule and the mode is strict; the command must then not run.
+   */
+  command(segments: readonly Segment[], buffered: number, spec: CommandSpec | undefined): CommandResult | null {
+    const start = this.boundary;
+    this.boundary = this.received - buffered;
+    const first = segments[0] as Buffer;
+    let i = 0;
+    while (i < first.length && first[i] !== 0x20) i++;
+    const tag = first.toString('latin1', 0, i);
+    let j = i + 1;
+    while (j < first.length && first[j] !== 0x20) j++;
+    let name = first.toString('latin1', i + 1, j).toUpperCase();
+    if (name === 'UID') {
+      let k = j + 1;
+      while (k < first.length && first[k] !== 0x20) k++;
+      name = `UID ${first.toString('latin1', j + 1, k).toUpperCase()}`;
+      j = k;
+    }
+    this.current = { tag, name };
+    const session = this.session;
+    if (name === 'LOGOUT') this.loggedOut = true;
+
+    // Tag syntax (RFC 3501 §9: tag = 1*<any ASTRING-CHAR except "+">).
+    let badTag = tag.length === 0;
+    for (let k = 0; k < tag.length && !badTag; k++) if (!isTagChar(tag.charCodeAt(k))) badTag = true;
+    if (badTag) this.find('tag-reuse', tag, name, `the tag ${JSON.stringify(tag)} has a character a tag may not have (RFC 3501 §9: any ASTRING-CHAR except "+")`);
+
+    // What was still in progress when this command was sent.
+    let inFlight: Answered[] | null = null;
+    for (let k = this.answered.length - 1; k >= 0 && this.answered[k]!.receivedAtAnswer > start; k--) (inFlight ??= []).push(this.answered[k]!);
+    if (inFlight) {
+      const same = inFlight.find((a) => a.tag === tag);
+      if (same && !badTag) this.find('tag-reuse', tag, name, `the tag ${tag} was sent again while the ${same.name} with that tag was still in progress`);
+      if (SEQUENCE_COMMANDS.has(name)) {
+        const risky = inFlight.find((a) => !NO_EXPUNGE_COMMANDS.has(a.name));
+        if (risky) this.find('ambiguous-pipelining', tag, name, `${name} uses message sequence numbers but was sent while ${risky.name} (${risky.tag}) was in progress, which may expunge and renumber`);
+      }
+    }
+
+    if (spec && session.state !== 'logout' && !spec.states.includes(session.state)) {
+      const where = session.state === 'notAuthenticated' ? 'before authentication' : session.state === 'authenticated' ? 'without a selected mailbox' : 'in the selected state';
+      this.find('wrong-state', tag, name, `${name} is not valid ${where}`);
+    }
+
+    this.checkLines(segments, tag, name);
+    if (spec) this.checkOffered(segments, j, tag, name);
+    if (inFlight === null && session.selected && SEQUENCE_SET_FIRST.has(name)) this.checkSequence(first, j, tag, name);
+    if (session.selected && (name === 'STORE' || name === 'UID STORE')) this.checkFlags(segments, j, tag, name);
+    if ((name === 'LOGIN' || name === 'AUTHENTICATE') && !session.secure && this.offered('STARTTLS')) {
+      const mech = name === 'AUTHENTICATE' ? (first.toString('latin1', j + 1).split(' ')[0] ?? '').toUpperCase() : '';
+      if (name === 'LOGIN' || mech === 'PLAIN' || mech === 'LOGIN') {
+        this.find('plaintext-credentials', tag, name, `${name === 'LOGIN' ? 'LOGIN' : `AUTHENTICATE ${mech}`} sends the password in clear text although STARTTLS was offered`);
+      }
+    }
+    const verdict = this.verdict;
+    this.verdict = null;
+    return verdict;
+  }
+
+  /** 8-bit text and long lines: every text piece of the command is one line. */
+  private checkLines(segments: readonly Segment[], tag: string, name: string): void {
+    let eight = false;
+    let longest = 0;
+    const utf8 = this.session.utf8;
+    for (const seg of segments) {
+      if (!Buffer.isBuffer(seg)) continue;
+      if (seg.length > longest) longest = seg.length;
+      if (!utf8 && !eight) for (let k = 0; k < seg.length; k++) if (seg[k]! >= 0x80) {
+        eight = true;
+        break;
+      }
+    }
+    if (eight) this.find('8bit-without-utf8', tag, name, '8-bit bytes outside a literal, but the session has not enabled UTF8=ACCEPT (mailbox names are modified UTF-7, strings 7-bit)');
+    // The marker and CRLF the reader took off count toward the line.
+    if (longest + 2 > LINE_LIMIT) this.find('line-too-long', tag, name, `a command line of ${longest + 2} octets, above the 8192 clients should keep to`);
+  }
+
+  private pointOffered(kind: PointKind, point: string, what: string, tag: string, name: string): void {
+    const caps = CORE_PARSED[kind]?.get(point) ?? imapProtocol(this.session.server).offeredBy(kind, point, this.session);
+    if (caps === null || caps.some((c) => this.offered(c.toUpperCase()))) return;
+    const by = caps.length > 0 ? caps.join(' or ') : 'an extension';
+    const told = this.told === null ? 'no capabilities were announced to it yet' : 'the last capability list it was given does not have it';
+    this.find('capability-not-advertised', tag, name, `${what} needs ${by}, which this session was not offered (${told})`);
+  }
+
+  /** Commands, modifiers, items, keys and mechanisms of extensions the session was not offered. */
+  private checkOffered(segments: readonly Segment[], from: number, tag: string, name: string): void {
+    this.pointOffered('command', name, `the command ${name}`, tag, name);
+    const base = name.startsWith('UID ') ? name.slice(4) : name;
+    if (base === 'AUTHENTICATE') {
+      const words = (segments[0] as Buffer).toString('latin1', from + 1).split(' ');
+      const mech = (words[0] ?? '').toUpperCase();
+      if (mech !== '' && !this.offered(`AUTH=${mech}`)) {
+        this.find('capability-not-advertised', tag, name, `AUTHENTICATE ${mech} needs AUTH=${mech}, which this session was not offered`);
+      }
+      if ((words.length > 1 || segments.length > 1) && !this.offered('SASL-IR')) {
+        this.find('capability-not-advertised', tag, name, 'an initial response on the AUTHENTICATE line needs SASL-IR, which this session was not offered');
+      }
+      return;
+    }
+    const kinds: PointKind[] | null =
+      base === 'FETCH' ? ['fetchItem', 'fetchModifier'] :
+      base === 'STORE' ? ['storeModifier'] :
+      base === 'SEARCH' ? ['searchKey'] :
+      base === 'SELECT' || base === 'EXAMINE' ? ['selectParameter'] :
+      base === 'STATUS' ? ['statusItem'] : null;
+    if (kinds === null) return;
+    const tokens = tokenize(segments, from);
+    let skip = 0;
+    let inReturn = -1;
+    for (let k = 0; k < tokens.length; k++) {
+      const t = tokens[k]!;
+      if (skip > 0) {
+        skip--;
+        continue;
+      }
+      if (t.text === '(' || t.text === ')' || t.text === '"') {
+        if (t.text === ')' && t.depth === inReturn) inReturn = -1;
+        continue;
+      }
+      if (base === 'SEARCH') {
+        if (t.text === 'RETURN' && tokens[k + 1]?.text === '(') {
+          inReturn = t.depth;
+          k++;
+          continue;
+        }
+        if (inReturn >= 0) {
+          this.pointOffered('searchReturn', t.text, `the SEARCH result option ${t.text}`, tag, name);
+          continue;
+        }
+        if (SEARCH_STRING_KEYS.has(t.text)) skip = 1;
+        else if (t.text === 'HEADER') skip = 2;
+        this.pointOffered('searchKey', t.text, `the SEARCH key ${t.text}`, tag, name);
+        continue;
+      }
+      if (base === 'STORE') {
+        // Modifiers are the parenthesized list right after the sequence set; what follows are flags.
+        if (t.depth === 1 && tokens[1]?.text === '(') this.pointOffered('storeModifier', t.text, `the STORE modifier ${t.text}`, tag, name);
+        if (t.depth === 0 && k > 0) break;
+        continue;
+      }
+      if (base === 'FETCH') {
+        const item = t.text.endsWith('.PEEK') ? t.text.slice(0, -5) : t.text;
+        this.pointOffered('fetchItem', item, `the FETCH item ${item}`, tag, name);
+        this.pointOffered('fetchModifier', t.text, `the FETCH modifier ${t.text}`, tag, name);
+        continue;
+      }
+      // SELECT/EXAMINE parameters and STATUS items are inside the first parentheses.
+      if (t.depth === 1) this.pointOffered(kinds[0]!, t.text, `the ${base} ${base === 'STATUS' ? 'item' : 'parameter'} ${t.text}`, tag, name);
+    }
+  }
+
+  /** Sequence numbers above the count this session was told of (its EXISTS less the EXPUNGEs since). */
+  private checkSequence(first: Buffer, from: number, tag: string, name: string): void {
+    let end = from + 1;
+    while (end < first.length && first[end] !== 0x20) end++;
+    const set = first.toString('latin1', from + 1, end);
+    const exists = this.session.selected!.exists;
+    let highest = 0;
+    for (const part of set.split(/[,:]/)) {
+      if (part === '*' || part === '$') continue;
+      const n = Number(part);
+      if (Number.isSafeInteger(n) && n > highest) highest = n;
+    }
+    if (highest > exists) this.find('sequence-beyond-exists', tag, name, `message sequence number ${highest} but the session was told of ${exists} message${exists === 1 ? '' : 's'}`);
+  }
+
+  /** STORE of \Recent, or of a new keyword where PERMANENTFLAGS has no \*. */
+  private checkFlags(segments: readonly Segment[], from: number, tag: string, name: string): void {
+    const selected = this.session.selected!;
+    const tokens = tokenize(segments, from);
+    let item = -1;
+    for (let k = 0; k < tokens.length; k++) {
+      if (tokens[k]!.depth === 0 && /^[+-]?FLAGS(\.SILENT)?$/.test(tokens[k]!.text)) {
+        item = k;
+        break;
+      }
+    }
+    if (item < 0) return;
+    const adds = !tokens[item]!.text.startsWith('-');
+    const may = selected.changeableFlag;
+    const newKeywords = !selected.readOnly && (may === null || may('$keyword'));
+    // Flags keep their case: read them again from the text.
+    const text = segments.filter((s): s is Buffer => Buffer.isBuffer(s)).map((s) => s.toString('latin1')).join(' ');
+    const m = /[+-]?FLAGS(?:\.SILENT)?\s+\(?([^)]*)\)?/i.exec(text.slice(from));
+    const flags = m ? m[1]!.split(' ').filter(Boolean) : [];
+    for (const flag of flags) {
+      if (flag.toLowerCase() === '\\recent') {
+        this.find('flag-not-permanent', tag, name, 'STORE of \\Recent, which only the server sets (RFC 3501 §2.3.2)');
+        return;
+      }
+      if (adds && !flag.startsWith('\\') && !newKeywords && !selected.keywords.has(flag)) {
+        this.find('flag-not-permanent', tag, name, `STORE of the new keyword ${flag}, but PERMANENTFLAGS did not allow new keywords (no \\*)`);
+        return;
+      }
+    }
+  }
+
+  /** The session answered the command (its tagged response is written). */
+  answeredCommand(tag: string, name: string): void {
+    this.answered.push({ tag, name, receivedAtAnswer: this.received });
+    if (this.answered.length > ANSWERED_KEPT) this.answered.shift();
+    this.current = null;
+  }
+
+  /** IDLE sent `+ idling`. */
+  idleStarted(): void {
+    this.idleSince = this.session.server.now();
+  }
+
+  /** A line read inside a command (IDLE's DONE, SASL data); `buffered` is the input after it. */
+  line(line: Buffer, buffered: number, idling: boolean): void {
+    this.boundary = this.received - buffered;
+    if (!idling) return;
+    const tag = this.current?.tag ?? null;
+    const text = line.toString('latin1').trim();
+    if (text.toUpperCase() !== 'DONE') {
+      this.find('command-during-idle', tag, 'IDLE', `sent ${JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}...` : text)} during IDLE; only DONE may follow "+ idling"`);
+    }
+    this.idleEnded(tag);
+  }
+
+  private idleEnded(tag: string | null): void {
+    if (this.idleSince === null) return;
+    const held = this.session.server.now() - this.idleSince;
+    this.idleSince = null;
+    if (held > IDLE_LIMIT_MS) this.find('idle-too-long', tag, 'IDLE', `IDLE held for ${Math.round(held / 60_000)} minutes; re-issue it at least every 29 minutes`);
+  }
+
+  /** The strict answer owed to the running command (a finding made while it ran), once. */
+  takeVerdict(): CommandResult | null {
+    const verdict = this.verdict;
+    this.verdict = null;
+    return verdict;
+  }
+
+  /** The connection closed; `byServer`: the server ended it (BYE, LOGOUT, reset). */
+  closed(byServer: boolean): void {
+    if (this.idleSince !== null) this.idleEnded(this.current?.tag ?? null);
+    if (!byServer && !this.loggedOut) this.find('no-logout', null, null, 'the client closed the connection without LOGOUT');
+  }
+}
+
+export type { LiteralSegment };
