@@ -4,7 +4,7 @@
  * (`ROOKERY_<OPTION>`) and a JSON config file, in that order of precedence,
  * print where it listens, and exit when it stops.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { demoOptions } from './demo.js';
 import type { ServerOptions, Storage } from './options/types.js';
@@ -12,6 +12,7 @@ import { suggestKey } from './options/typos.js';
 import { createServer } from './server.js';
 import { TEST_CERTIFICATE } from './tls/test-certificate.js';
 import { VERSION } from './version.js';
+import { parseClientReportTarget, renderClientReport, type ClientReportTarget } from './client-check/report.js';
 
 
 /** Flags, their value type and help text. Environment names derive from them. */
@@ -56,6 +57,9 @@ const FLAGS = {
   'max-literal-before-login': { type: 'string', help: 'largest literal before login (default 65536)' },
   'max-command-before-login': { type: 'string', help: 'largest command before login, literals included (default 131072)' },
   'max-output-buffer': { type: 'string', help: 'unread output in bytes after which a client is cut off (default 134217728)' },
+  'client-check': { type: 'string', help: 'client checker: off, report (default) or strict (BAD [CLIENTBUG] for an offending command)' },
+  'client-report': { type: 'string', help: 'at stop, write the client findings: junit:<file>, json:<file>, text (stderr) or text:<file>' },
+  'hide-capability': { type: 'string', multiple: true, help: 'capability no session is offered (repeatable or comma list), e.g. MOVE,LITERAL+,IDLE' },
   demo: { type: 'boolean', help: 'start with demo users, mailboxes and messages' },
   debug: { type: 'boolean', help: 'log every IMAP line in and out to stderr (credentials redacted)' },
   'ready-json': { type: 'boolean', help: 'print one JSON line with every listener\u2019s address once all listen (the ready signal)' },
@@ -273,6 +277,10 @@ function buildOptions(flags: FlagValues): ServerOptions {
   if (Array.isArray(flags['plugin-option'])) options.pluginOptions = pluginOptions(options.pluginOptions, flags['plugin-option']);
   if (typeof flags.script === 'string') options.script = flags.script;
   if (Array.isArray(flags.defect)) options.defects = [...(Array.isArray(options.defects) ? options.defects : []), ...flags.defect];
+  if (typeof flags['client-check'] === 'string') options.clientCheck = flags['client-check'] as ServerOptions['clientCheck'];
+  if (Array.isArray(flags['hide-capability'])) {
+    options.capabilities = { hide: flags['hide-capability'].flatMap((c) => c.split(',')).map((c) => c.trim()).filter(Boolean) };
+  }
   if (typeof flags['script-seed'] === 'string') {
     const seed = Number(flags['script-seed']);
     if (!Number.isInteger(seed)) throw new CliError(`--script-seed: expected an integer, got ${JSON.stringify(flags['script-seed'])}`);
@@ -332,6 +340,14 @@ async function main(): Promise<number> {
     return 0;
   }
   const options = buildOptions(flags);
+  let reportTarget: ClientReportTarget | null = null;
+  if (typeof flags['client-report'] === 'string') {
+    try {
+      reportTarget = parseClientReportTarget(flags['client-report']);
+    } catch (err) {
+      throw new CliError((err as Error).message);
+    }
+  }
   for (const warning of [...unknownEnvironment(process.env), ...ineffective(options)]) console.error(`rookery: warning: ${warning}`);
   const server = createServer(options);
   const { imap, rest, smtp } = await server.start();
@@ -368,6 +384,11 @@ async function main(): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   await server.stopped;
+  if (reportTarget) {
+    const text = renderClientReport(server.clientReport(), reportTarget.format);
+    if (reportTarget.file === null) process.stderr.write(text);
+    else writeFileSync(reportTarget.file, text);
+  }
   return 0;
 }
 
