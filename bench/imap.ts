@@ -3,7 +3,9 @@
  * fixed time against Rookery and, when installed, a throwaway Dovecot.
  *
  * Options: `--clients=N` / BENCH_CLIENTS (default 8), `--seconds=S` / BENCH_SECONDS (default 5),
- * `--seed=M` / BENCH_SEED (messages in INBOX at start, default 200).
+ * `--seed=M` / BENCH_SEED (messages in INBOX at start, default 200),
+ * `--client-check=off|report|strict|compare` / BENCH_CLIENT_CHECK (the client checker's mode, default
+ * the server's default, report; `compare` runs off and report back to back for `--rounds=R` / BENCH_ROUNDS rounds, default 4, and prints the cost).
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -271,11 +273,47 @@ export async function run(args: string[] = []): Promise<void> {
   const seed = opt(args, 'seed', 'BENCH_SEED', 200);
   const rows: string[][] = [['server', 'commands/s', 'commands', 'errors']];
 
-  const server = createServer({ storage: { INBOX: { messages: seedMessages(seed) }, '': {} }, plugins: 'all', port: 0 });
-  const { imap } = await server.start();
-  const rook = await drive({ host: imap.host, port: imap.port }, clients, seconds, seed);
-  await server.stop();
-  rows.push(summary('rookery', rook));
+  const checkArg = args.find((x) => x.startsWith('--client-check='))?.slice('--client-check='.length) ?? process.env.BENCH_CLIENT_CHECK;
+  if (checkArg !== undefined && !['off', 'report', 'strict', 'compare'].includes(checkArg)) throw new Error(`bad --client-check / BENCH_CLIENT_CHECK: ${checkArg}`);
+  const runRookery = async (mode: 'off' | 'report' | 'strict' | undefined): Promise<{ result: Result; findings: number }> => {
+    const server = createServer({ storage: { INBOX: { messages: seedMessages(seed) }, '': {} }, plugins: 'all', port: 0, ...(mode ? { clientCheck: mode } : {}) });
+    const { imap } = await server.start();
+    const result = await drive({ host: imap.host, port: imap.port }, clients, seconds, seed);
+    const findings = server.control.clientFindings().length;
+    await server.stop();
+    return { result, findings };
+  };
+  let rook: Result;
+  if (checkArg === 'compare') {
+    // The machine's load drifts between runs: each round runs off and report back to back (in
+    // alternating order), and the cost is the median of the rounds' ratios.
+    const rounds = opt(args, 'rounds', 'BENCH_ROUNDS', 4);
+    const rate = (r: Result): number => r.commands / r.seconds;
+    const ratios: number[] = [];
+    let findings = 0;
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? (['off', 'report'] as const) : (['report', 'off'] as const);
+      const rates = new Map<string, number>();
+      for (const mode of order) {
+        const r = await runRookery(mode);
+        rates.set(mode, rate(r.result));
+        rows.push(summary(`rookery clientCheck ${mode} #${round + 1}`, r.result));
+        if (mode === 'report') findings += r.findings;
+      }
+      ratios.push(rates.get('report')! / rates.get('off')!);
+    }
+    ratios.sort((x, y) => x - y);
+    const median = ratios.length % 2 ? ratios[(ratios.length - 1) / 2]! : (ratios[ratios.length / 2 - 1]! + ratios[ratios.length / 2]!) / 2;
+    const cost = 1 - median;
+    table(`imap client checker (${clients} clients, ${seconds} s per run, ${seed} seed msgs, loopback)`, rows);
+    console.log(`report/off per round: ${ratios.map((r) => fmt(r)).join(', ')}`);
+    console.log(`client checker cost (report vs off, median of ${rounds} rounds): ${(cost * 100).toFixed(1)}% (target < 10%) ${cost < 0.1 ? 'PASS' : 'MISS'}; findings in report runs: ${findings}`);
+    return;
+  } else {
+    const r = await runRookery(checkArg as 'off' | 'report' | 'strict' | undefined);
+    rook = r.result;
+    rows.push(summary(checkArg ? `rookery (clientCheck ${checkArg})` : 'rookery', rook));
+  }
 
   let note: string;
   if (fs.existsSync(DOVECOT)) {
