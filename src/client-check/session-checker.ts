@@ -156,7 +156,7 @@ export class SessionChecker {
     if (told === null) return false;
     if (told.has(cap)) return true;
     // Under IMAP4rev2 (RFC 9051 §6.3.1: only once the client ENABLEd it) what it includes needs no capability of its own.
-    return told.has('IMAP4REV2') && this.session.enabled.has('IMAP4rev2') && REV2_INCLUDES.includes(cap);
+    return told.has('IMAP4REV2') && this.session.enabled.has('IMAP4REV2') && REV2_INCLUDES.includes(cap);
   }
 
   private find(rule: string, tag: string | null, command: string | null, text: string): void {

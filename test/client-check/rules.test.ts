@@ -75,6 +75,14 @@ describe('client checker rules (raw socket)', () => {
     c.write('A1 APPEND INBOX {5+}\r\nhello\r\n');
     await c.until('A1');
     assert.deepEqual(rules(), ['nonsync-literal-not-advertised']);
+    // After ENABLE IMAP4rev2, which includes LITERAL- (RFC 9051 §4.3), a small {n+} is allowed (imapflow does this).
+    await server!.stop();
+    port = await start({ capabilities: { hide: ['LITERAL+'] } });
+    c = await rawSession(port);
+    await c.command('ENABLE IMAP4rev2');
+    c.write('A1 APPEND INBOX {5+}\r\nhello\r\n');
+    await c.until('A1');
+    assert.deepEqual(rules(), []);
   });
 
   test('nonsync-literal-not-advertised: above 4096 octets with only LITERAL-', async () => {

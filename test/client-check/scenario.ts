@@ -21,8 +21,8 @@ import { mail } from '../helpers/server.js';
 export const CLIENTS = ['imapflow', 'node-imap', 'imaplib', 'curl', 'mbsync'] as const;
 export type ScenarioClient = (typeof CLIENTS)[number];
 
-/** The two capability sets of the card: everything offered, and MOVE, LITERAL+ and IDLE hidden. */
-export const HIDDEN_SETS: readonly (readonly string[])[] = [[], ['MOVE', 'LITERAL+', 'IDLE']];
+/** The capability sets of the card: everything offered; MOVE, LITERAL+ and IDLE hidden; LITERAL+ alone hidden. */
+export const HIDDEN_SETS: readonly (readonly string[])[] = [[], ['MOVE', 'LITERAL+', 'IDLE'], ['LITERAL+']];
 
 export interface ScenarioResult {
   client: ScenarioClient;
