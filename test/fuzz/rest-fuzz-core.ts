@@ -212,6 +212,11 @@ const RULE_FIELDS: Record<string, (g: Gen) => string> = {
   drop: (g) => g.pick(['true', 'false']),
   run: (g) => g.pick(['true', 'false']),
   delay: (g) => g.pick(['0', '5', '-1']),
+  hideCapabilities: (g) => {
+    const value = g.pick(['["MOVE"]', '["LITERAL+","IDLE"]', '[]', '["MO VE"]', '"MOVE"', '[1]']);
+    if (['["MO VE"]', '"MOVE"', '[1]'].includes(value)) g.mustRefuse(`hideCapabilities ${value}`);
+    return value;
+  },
   state: (g) => {
     const state = g.pick(['Authenticated', 'Selected', 'Not Authenticated', 'x', 'Authenticted', 'selected']);
     if (['x', 'Authenticted', 'selected'].includes(state)) g.mustRefuse(`state ${JSON.stringify(state)}`);
@@ -341,7 +346,9 @@ function segmentValue(g: Gen, param: string): string {
   }
 }
 
-const QUERIES = ['', '', '', '?raw=true', '?raw=false', '?raw=yes', '?uids=1,2,3', '?uids=', '?uids=a', '?uids=0', '?uids=1,,2', '?uids=99999999999', '?types=mailbox', '?types=', '?types=bogus', '?types=__proto__', '?%zz=1', '?a=%', '?uids=1&uids=2', '#frag', '?user=testuser', '?user=alice', '?user=', '?user=nobody', '?user=__proto__', '?user=a&user=b', '?raw=true&user=testuser', '?x=' + 'y'.repeat(3000)];
+const QUERIES = ['', '', '', '?raw=true', '?raw=false', '?raw=yes', '?uids=1,2,3', '?uids=', '?uids=a', '?uids=0', '?uids=1,,2', '?uids=99999999999', '?types=mailbox', '?types=', '?types=bogus', '?types=__proto__', '?%zz=1', '?a=%', '?uids=1&uids=2', '#frag', '?user=testuser', '?user=alice', '?user=', '?user=nobody', '?user=__proto__', '?user=a&user=b', '?raw=true&user=testuser', '?x=' + 'y'.repeat(3000),
+  // GET /v1/client/findings
+  '?session=1', '?since=0', '?session=1&since=3', '?session=0', '?since=-1', '?since=x', '?session=1e3'];
 
 /**
  * GET /v1/events/wait's query grammar (types, match `field=value,...`, since,
