@@ -149,6 +149,8 @@ export class SessionChecker {
   /** The reader refused a command or line; `buffered` is the input not read yet. */
   skipped(buffered: number): void {
     this.boundary = this.received - buffered;
+    // The refused command never runs: a strict answer owed to it must not fall on the next one.
+    this.verdict = null;
   }
 
   private offered(cap: string): boolean {

@@ -90,6 +90,15 @@ describe('client checker modes', () => {
     assert.doesNotMatch(tagged(moved), /CLIENTBUG/);
   });
 
+  test('strict: a command the reader refuses takes its strict answer with it (the next command is not blamed)', async () => {
+    const port = await start({ clientCheck: 'strict', capabilities: { hide: ['LITERAL+', 'LITERAL-', 'IMAP4rev2'] } });
+    const c = await rawSession(port, false);
+    c.write(`A1 LOGIN {70000+}\r\n${'x'.repeat(70000)} pw\r\n`);
+    assert.match(tagged(await c.until('A1')), /^A1 NO \[TOOBIG\]/);
+    assert.match(tagged(await c.command('NOOP')), /^T\d+ OK/);
+    assert.deepEqual(server!.control.clientFindings().map((f) => f.rule), ['nonsync-literal-not-advertised']);
+  });
+
   test('strict leaves warnings alone (plaintext-credentials)', async () => {
     const port = await start({ clientCheck: 'strict', starttls: true });
     const c = await rawSession(port, false);
