@@ -141,6 +141,10 @@ describe('client checker modes', () => {
     const list = await request(rest.restPort, 'GET', '/v1/client/findings');
     assert.equal(list.status, 200);
     assert.deepEqual(list.json.map((f: { rule: string }) => f.rule), ['wrong-state']);
+    const waited = await request(rest.restPort, 'GET', '/v1/events/wait?types=client&since=0&timeout=0');
+    assert.equal(waited.status, 200, waited.text);
+    assert.equal(waited.json.type, 'client');
+    assert.equal(waited.json.data.rule, 'wrong-state');
     const none = await request(rest.restPort, 'GET', `/v1/client/findings?since=${list.json[0].id}`);
     assert.deepEqual(none.json, []);
     const bad = await request(rest.restPort, 'GET', '/v1/client/findings?session=abc');
