@@ -19,10 +19,16 @@ import { clientRule, REV2_INCLUDES } from './rules.js';
 
 /** A command that has been answered, with the input received by then. */
 interface Answered {
-  tag: string;
+  /** Null for a tag too long to keep (never compared then). */
+  tag: string | null;
   name: string;
   receivedAtAnswer: number;
 }
+
+/** Longest tag or command name a finding carries (a peer controls them; findings are kept in numbers). */
+const MAX_NAME = 64;
+
+const clip = (text: string): string => (text.length > MAX_NAME ? `${text.slice(0, MAX_NAME)}...` : text);
 
 /** Answered commands remembered for pipelining checks. */
 const ANSWERED_KEPT = 32;
@@ -173,7 +179,8 @@ export class SessionChecker {
    * A literal's marker was read (`checkLiteral`); `buffered` is the input
    * after it already received.
    */
-  literal(info: { tag: string | null; command: string | null; size: number; sync: boolean }, buffered: number): void {
+  literal(literal: { tag: string | null; command: string | null; size: number; sync: boolean }, buffered: number): void {
+    const info = { ...literal, tag: literal.tag === null ? null : clip(literal.tag), command: literal.command === null ? null : clip(literal.command) };
     if (info.sync) {
       // The client must wait for "+" (RFC 3501 §7.5): bytes after {n}CRLF were sent before it.
       if (buffered > 0) this.find('literal-before-continuation', info.tag, info.command, `sent the ${info.size}-octet literal {${info.size}} before the server's "+" continuation`);
@@ -198,14 +205,15 @@ export class SessionChecker {
     const first = segments[0] as Buffer;
     let i = 0;
     while (i < first.length && first[i] !== 0x20) i++;
-    const tag = first.toString('latin1', 0, i);
+    const fullTag = first.toString('latin1', 0, i);
+    const tag = clip(fullTag);
     let j = i + 1;
     while (j < first.length && first[j] !== 0x20) j++;
-    let name = first.toString('latin1', i + 1, j).toUpperCase();
+    let name = clip(first.toString('latin1', i + 1, j).toUpperCase());
     if (name === 'UID') {
       let k = j + 1;
       while (k < first.length && first[k] !== 0x20) k++;
-      name = `UID ${first.toString('latin1', j + 1, k).toUpperCase()}`;
+      name = `UID ${clip(first.toString('latin1', j + 1, k).toUpperCase())}`;
       j = k;
     }
     this.current = { tag, name };
@@ -213,19 +221,19 @@ export class SessionChecker {
     if (name === 'LOGOUT') this.loggedOut = true;
 
     // Tag syntax (RFC 3501 §9: tag = 1*<any ASTRING-CHAR except "+">).
-    let badTag = tag.length === 0;
-    for (let k = 0; k < tag.length && !badTag; k++) if (!isTagChar(tag.charCodeAt(k))) badTag = true;
+    let badTag = fullTag.length === 0;
+    for (let k = 0; k < fullTag.length && !badTag; k++) if (!isTagChar(fullTag.charCodeAt(k))) badTag = true;
     if (badTag) this.find('tag-reuse', tag, name, `the tag ${JSON.stringify(tag)} has a character a tag may not have (RFC 3501 §9: any ASTRING-CHAR except "+")`);
 
     // What was still in progress when this command was sent.
     let inFlight: Answered[] | null = null;
     for (let k = this.answered.length - 1; k >= 0 && this.answered[k]!.receivedAtAnswer > start; k--) (inFlight ??= []).push(this.answered[k]!);
     if (inFlight) {
-      const same = inFlight.find((a) => a.tag === tag);
+      const same = fullTag.length <= MAX_NAME ? inFlight.find((a) => a.tag === fullTag) : undefined;
       if (same && !badTag) this.find('tag-reuse', tag, name, `the tag ${tag} was sent again while the ${same.name} with that tag was still in progress`);
       if (SEQUENCE_COMMANDS.has(name)) {
         const risky = inFlight.find((a) => !NO_EXPUNGE_COMMANDS.has(a.name));
-        if (risky) this.find('ambiguous-pipelining', tag, name, `${name} uses message sequence numbers but was sent while ${risky.name} (${risky.tag}) was in progress, which may expunge and renumber`);
+        if (risky) this.find('ambiguous-pipelining', tag, name, `${name} uses message sequence numbers but was sent while ${risky.name} (${risky.tag ?? 'a long tag'}) was in progress, which may expunge and renumber`);
       }
     }
 
@@ -390,7 +398,7 @@ export class SessionChecker {
 
   /** The session answered the command (its tagged response is written). */
   answeredCommand(tag: string, name: string): void {
-    this.answered.push({ tag, name, receivedAtAnswer: this.received });
+    this.answered.push({ tag: tag.length <= MAX_NAME ? tag : null, name: clip(name), receivedAtAnswer: this.received });
     if (this.answered.length > ANSWERED_KEPT) this.answered.shift();
     this.current = null;
   }

@@ -178,6 +178,13 @@ describe('client checker rules (raw socket)', () => {
     await c.line();
     await settle(c);
     assert.deepEqual(rules(), ['tag-reuse', 'tag-reuse']);
+    // A peer controls tags: a finding carries at most 64 characters of one.
+    c.write(`${'x'.repeat(5000)}+ NOOP\r\n`);
+    await c.line();
+    await settle(c);
+    const last = server!.control.clientFindings().at(-1)!;
+    assert.equal(last.tag, `${'x'.repeat(64)}...`);
+    assert.ok(last.text.length < 200);
   });
 
   test('command-during-idle and idle-too-long (server clock)', async () => {
