@@ -174,6 +174,17 @@ describe('client checker modes', () => {
     assert.deepEqual(server!.control.clientFindings().map((f) => [f.user, f.rule]), [['alice', 'capability-not-advertised']]);
   });
 
+  test('capability masking of a SASL mechanism and of SASL-IR', async () => {
+    const port = await start({ capabilities: { hide: ['AUTH=PLAIN', 'SASL-IR'] } });
+    const c = await rawSession(port, false);
+    const caps = (await c.command('CAPABILITY')).join('\n');
+    assert.doesNotMatch(caps, /AUTH=PLAIN|SASL-IR/);
+    const plain = Buffer.from('\0testuser\0testpass').toString('base64');
+    assert.match(tagged(await c.command('AUTHENTICATE PLAIN')), /NO Unsupported authentication mechanism PLAIN/);
+    assert.match(tagged(await c.command(`AUTHENTICATE XOAUTH2 ${plain}`)), /BAD Initial response needs SASL-IR/);
+    assert.deepEqual(server!.control.clientFindings().map((f) => f.rule), ['capability-not-advertised', 'capability-not-advertised']);
+  });
+
   test('capability masking per session from a script rule (greeting and command)', async () => {
     const port = await start({ script: [{ on: 'greeting', session: 1, hideCapabilities: ['LITERAL+'] }] });
     const first = await RawClient.connect(port);

@@ -98,9 +98,11 @@ export const authenticate: CommandSpec = {
     }
     args.end();
     const protocol = imapProtocol(session.server);
-    const mechanism = protocol.sasl.get(name);
+    // A hidden AUTH= mechanism or SASL-IR (capabilities.hide) answers as on a server without it.
+    const hidden = session.hiddenCapabilities;
+    const mechanism = hidden.has(`AUTH=${name}`) ? undefined : protocol.sasl.get(name);
     if (!mechanism) return no(`Unsupported authentication mechanism ${name}`);
-    if (initial !== null && !protocol.saslInitialResponse) return bad('Initial response needs SASL-IR');
+    if (initial !== null && (!protocol.saslInitialResponse || hidden.has('SASL-IR'))) return bad('Initial response needs SASL-IR');
     const refused = plaintextRefused(session);
     if (refused) return refused;
     let text: string;
