@@ -136,6 +136,29 @@ describe('client checker rules (raw socket)', () => {
     assert.match(found[1]!.text, /CHANGEDSINCE/);
   });
 
+  test('capability-not-advertised: SEARCH keys and RETURN options, SELECT parameters, STORE modifiers, STATUS items', async () => {
+    let port = await start();
+    let c = await rawSession(port);
+    const offered = [
+      'SELECT INBOX (CONDSTORE)', 'SEARCH RETURN (MIN COUNT) SUBJECT "MODSEQ" OLDER 10', 'SEARCH MODSEQ 1',
+      'STORE 1 (UNCHANGEDSINCE 99) +FLAGS (MODSEQ)', 'STATUS INBOX (MESSAGES HIGHESTMODSEQ)', 'FETCH 1 (BODY.PEEK[HEADER.FIELDS (MODSEQ X-GM-LABELS)])',
+    ];
+    for (const command of offered) await c.command(command);
+    assert.deepEqual(rules(), [], 'all offered; atoms inside strings, sections and flag lists are not names');
+    await server!.stop();
+    port = await start({ capabilities: { hide: ['CONDSTORE', 'QRESYNC', 'ESEARCH', 'WITHIN', 'IMAP4rev2'] } });
+    c = await rawSession(port);
+    for (const command of ['SELECT INBOX (CONDSTORE)', 'SEARCH RETURN (MIN) ALL', 'SEARCH OLDER 10', 'STORE 1 (UNCHANGEDSINCE 99) +FLAGS (\\Seen)']) {
+      await c.command(command);
+    }
+    const texts = server!.control.clientFindings().map((f) => `${f.rule}: ${f.text}`);
+    assert.equal(texts.length, 4, texts.join('\n'));
+    assert.match(texts[0]!, /the SELECT parameter CONDSTORE needs CONDSTORE/);
+    assert.match(texts[1]!, /the SEARCH result option MIN needs ESEARCH/);
+    assert.match(texts[2]!, /the SEARCH key OLDER needs WITHIN/);
+    assert.match(texts[3]!, /the STORE modifier UNCHANGEDSINCE needs CONDSTORE/);
+  });
+
   test('capability-not-advertised: after STARTTLS the old list no longer counts', async () => {
     const port = await start({ starttls: true });
     const tls = await import('node:tls');
