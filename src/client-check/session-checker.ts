@@ -147,6 +147,16 @@ export class SessionChecker {
     this.told = told;
   }
 
+  /**
+   * Bytes the session wrote that it did not make itself (a script rule's
+   * `send`/`before`, `inject`): a capability list in them is what the
+   * client was told.
+   */
+  wrote(data: Buffer): void {
+    const m = /(?:^|\n)\* CAPABILITY ([^\r\n]*)|\[CAPABILITY ([^\]\r\n]*)\]/i.exec(data.toString('latin1'));
+    if (m) this.advertised((m[1] ?? m[2]!).trim().split(/ +/));
+  }
+
   /** TLS started: the client must forget what it was told (RFC 3501 §6.2.1). */
   tlsStarted(): void {
     this.told = null;

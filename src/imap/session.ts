@@ -413,6 +413,7 @@ export class ImapSession implements SessionHandle {
   }
 
   inject(data: Buffer): void {
+    this.checker?.wrote(data);
     this.write(data);
   }
 
@@ -614,8 +615,11 @@ export class ImapSession implements SessionHandle {
     if (!rule.drop) {
       if (rule.before !== undefined) parts.push(Buffer.from(rule.before, 'latin1'));
       if (action.send) parts.push(action.send);
+      // A capability list the rule sends itself is what the client was told.
+      if (this.checker) for (const part of parts) this.checker.wrote(part);
       if (normal && (!action.send || rule.run)) parts.push(normal);
       if (rule.after !== undefined) parts.push(Buffer.from(rule.after, 'latin1'));
+      if (this.checker && rule.after !== undefined) this.checker.wrote(parts[parts.length - 1]!);
     }
     this.shapedWrite(Buffer.concat(parts), rule);
   }

@@ -174,6 +174,15 @@ describe('client checker modes', () => {
     assert.deepEqual(server!.control.clientFindings().map((f) => [f.user, f.rule]), [['alice', 'capability-not-advertised']]);
   });
 
+  test('a capability list a script rule sends is what the client was told', async () => {
+    const port = await start({ greetingCapabilities: false, script: [{ on: 'greeting', send: '* OK [CAPABILITY IMAP4rev1 ID AUTH=PLAIN] hi\r\n' }] });
+    const c = await rawSession(port, false);
+    assert.match(tagged(await c.command('ID NIL')), /OK/);
+    assert.deepEqual(server!.control.clientFindings(), [], 'ID was in the list the rule sent');
+    assert.match(tagged(await c.command('ENABLE CONDSTORE')), /BAD/);
+    assert.deepEqual(server!.control.clientFindings().map((f) => f.rule), ['wrong-state', 'capability-not-advertised']);
+  });
+
   test('capability masking of a SASL mechanism and of SASL-IR', async () => {
     const port = await start({ capabilities: { hide: ['AUTH=PLAIN', 'SASL-IR'] } });
     const c = await rawSession(port, false);
