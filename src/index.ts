@@ -67,6 +67,7 @@ export type {
   ScriptEvent,
   ResetEvent,
   DeliveryEvent,
+  ClientEvent,
 } from './events.js';
 export { BUILTIN_PLUGINS } from './extensions/catalog.js';
 export { defineExtension } from './extensions/extension.js';
@@ -128,3 +129,10 @@ export type { MutateOp, MutateValue, MutateAt, SeedScope, ScriptResponse } from 
 export type { ScriptResponseCode } from './script/response.js';
 export { defects, defectNames } from './script/defects.js';
 export type { Defect } from './script/defects.js';
+// The client checker (docs/client-check.md).
+export { CLIENT_RULES, CLIENT_CHECK_MODES } from './client-check/rules.js';
+export type { ClientRule, ClientCheckMode, FindingSeverity } from './client-check/rules.js';
+export type { ClientFinding, ClientFindingsQuery, ClientReport } from './client-check/findings.js';
+export { renderClientReport } from './client-check/report.js';
+export type { ClientReportFormat } from './client-check/report.js';
+export type { CapabilityOptions } from './options/types.js';
