@@ -119,6 +119,14 @@ export class SessionChecker {
   private readonly answered: Answered[] = [];
   /** Upper-case capabilities the client was last told (greeting, CAPABILITY, response codes); null: none yet. */
   private told: Set<string> | null = null;
+  /**
+   * Whether a point (`kind name`) is offered, worked out once per told list,
+   * session state and ENABLEd set (what an extension advertises follows the
+   * state): commands repeat the same few items.
+   */
+  private offeredCache = new Map<string, boolean>();
+  private cacheState: string | null = null;
+  private cacheEnabled = -1;
   /** The strict answer owed to the command being read or run. */
   private verdict: CommandResult | null = null;
   /** The command being run (for findings made while it reads lines). */
@@ -145,6 +153,7 @@ export class SessionChecker {
     const told = new Set<string>();
     for (const c of capabilities) told.add(c.toUpperCase());
     this.told = told;
+    this.offeredCache.clear();
   }
 
   /**
@@ -160,6 +169,7 @@ export class SessionChecker {
   /** TLS started: the client must forget what it was told (RFC 3501 §6.2.1). */
   tlsStarted(): void {
     this.told = null;
+    this.offeredCache.clear();
   }
 
   /** The reader refused a command or line; `buffered` is the input not read yet. */
@@ -286,8 +296,19 @@ export class SessionChecker {
   }
 
   private pointOffered(kind: PointKind, point: string, what: string, tag: string, name: string): void {
-    const caps = CORE_PARSED[kind]?.get(point) ?? imapProtocol(this.session.server).offeredBy(kind, point, this.session);
-    if (caps === null || caps.some((c) => this.offered(c.toUpperCase()))) return;
+    const session = this.session;
+    if (this.cacheState !== session.state || this.cacheEnabled !== session.enabled.size) {
+      this.offeredCache.clear();
+      this.cacheState = session.state;
+      this.cacheEnabled = session.enabled.size;
+    }
+    const key = `${kind} ${point}`;
+    if (this.offeredCache.get(key) === true) return;
+    const caps = CORE_PARSED[kind]?.get(point) ?? imapProtocol(session.server).offeredBy(kind, point, session);
+    const ok = caps === null || caps.some((c) => this.offered(c.toUpperCase()));
+    // Bounded: only names the server knows get here as offered, and the cache is cleared with the list.
+    if (ok && caps !== null && this.offeredCache.size < 1024) this.offeredCache.set(key, true);
+    if (ok) return;
     const by = caps.length > 0 ? caps.join(' or ') : 'an extension';
     const told = this.told === null ? 'no capabilities were announced to it yet' : 'the last capability list it was given does not have it';
     this.find('capability-not-advertised', tag, name, `${what} needs ${by}, which this session was not offered (${told})`);
@@ -362,15 +383,19 @@ export class SessionChecker {
 
   /** Sequence numbers above the count this session was told of (its EXISTS less the EXPUNGEs since). */
   private checkSequence(first: Buffer, from: number, tag: string, name: string): void {
-    let end = from + 1;
-    while (end < first.length && first[end] !== 0x20) end++;
-    const set = first.toString('latin1', from + 1, end);
     const exists = this.session.selected!.exists;
+    // The numbers of the set (`*` and `$` are not numbers), read without making strings.
     let highest = 0;
-    for (const part of set.split(/[,:]/)) {
-      if (part === '*' || part === '$') continue;
-      const n = Number(part);
-      if (Number.isSafeInteger(n) && n > highest) highest = n;
+    let n = 0;
+    for (let k = from + 1; k <= first.length; k++) {
+      const c = k < first.length ? first[k]! : 0x20;
+      if (c >= 0x30 && c <= 0x39) {
+        if (n < Number.MAX_SAFE_INTEGER / 10) n = n * 10 + (c - 0x30);
+        continue;
+      }
+      if (n > highest) highest = n;
+      n = 0;
+      if (c === 0x20) break;
     }
     if (highest > exists) this.find('sequence-beyond-exists', tag, name, `message sequence number ${highest} but the session was told of ${exists} message${exists === 1 ? '' : 's'}`);
   }
@@ -378,22 +403,18 @@ export class SessionChecker {
   /** STORE of \Recent, or of a new keyword where PERMANENTFLAGS has no \*. */
   private checkFlags(segments: readonly Segment[], from: number, tag: string, name: string): void {
     const selected = this.session.selected!;
-    const tokens = tokenize(segments, from);
-    let item = -1;
-    for (let k = 0; k < tokens.length; k++) {
-      if (tokens[k]!.depth === 0 && /^[+-]?FLAGS(\.SILENT)?$/.test(tokens[k]!.text)) {
-        item = k;
-        break;
-      }
-    }
-    if (item < 0) return;
-    const adds = !tokens[item]!.text.startsWith('-');
     const may = selected.changeableFlag;
     const newKeywords = !selected.readOnly && (may === null || may('$keyword'));
-    // Flags keep their case: read them again from the text.
-    const text = segments.filter((s): s is Buffer => Buffer.isBuffer(s)).map((s) => s.toString('latin1')).join(' ');
-    const m = /[+-]?FLAGS(?:\.SILENT)?\s+\(?([^)]*)\)?/i.exec(text.slice(from));
-    const flags = m ? m[1]!.split(' ').filter(Boolean) : [];
+    const text =
+      segments.length === 1
+        ? (segments[0] as Buffer).toString('latin1', from)
+        : segments.filter((s): s is Buffer => Buffer.isBuffer(s)).map((s) => s.toString('latin1')).join(' ').slice(from);
+    // Nothing to find where new keywords are allowed and \Recent is not named (the usual STORE).
+    if (newKeywords && !/\\recent/i.test(text)) return;
+    const m = /(?:^|\s)([+-]?)FLAGS(?:\.SILENT)?\s+\(?([^)]*)\)?/i.exec(text);
+    if (!m) return;
+    const adds = m[1] !== '-';
+    const flags = m[2]!.split(' ').filter(Boolean);
     for (const flag of flags) {
       if (flag.toLowerCase() === '\\recent') {
         this.find('flag-not-permanent', tag, name, 'STORE of \\Recent, which only the server sets (RFC 3501 §2.3.2)');
