@@ -191,6 +191,8 @@ export class ImapSession implements SessionHandle {
    * hid. They are not advertised and their commands are unknown.
    */
   readonly hiddenCapabilities: Set<string>;
+  /** What script rules hid (kept across UNAUTHENTICATE, unlike a user's). */
+  private scriptHidden: string[] = [];
   /** The client checker of this session; null when `clientCheck` is off (no cost then). */
   private readonly checker: SessionChecker | null;
 
@@ -706,6 +708,7 @@ export class ImapSession implements SessionHandle {
     const hide = rule.hideCapabilities;
     if (!hide || hide.length === 0) return false;
     hideCapabilities(this.hiddenCapabilities, hide);
+    if (this.scriptHidden.length < 1000) this.scriptHidden.push(...hide);
     return true;
   }
 
@@ -962,6 +965,10 @@ export class ImapSession implements SessionHandle {
     this.state = 'notAuthenticated';
     this.updatePolicy = DEFAULT_UPDATES;
     this.enabled.clear();
+    // The user's hidden capabilities go with the user.
+    this.hiddenCapabilities.clear();
+    hideCapabilities(this.hiddenCapabilities, this.server.options.hideCapabilities);
+    hideCapabilities(this.hiddenCapabilities, this.scriptHidden);
     if (this.tokenTimer) clearTimeout(this.tokenTimer);
     this.tokenTimer = null;
     this.tokenExpiresAt = null;

@@ -172,6 +172,9 @@ describe('client checker modes', () => {
     const t = await rawSession(port, false);
     assert.match(tagged(await t.command('LOGIN testuser testpass')), /\bIDLE\b/);
     assert.deepEqual(server!.control.clientFindings().map((f) => [f.user, f.rule]), [['alice', 'capability-not-advertised']]);
+    // After UNAUTHENTICATE the next user gets its own set.
+    assert.match(tagged(await a.command('UNAUTHENTICATE')), /OK/);
+    assert.match(tagged(await a.command('LOGIN testuser testpass')), /\bIDLE\b/);
   });
 
   test('a capability list a script rule sends is what the client was told', async () => {
