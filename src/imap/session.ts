@@ -1074,7 +1074,12 @@ export class ImapSession implements SessionHandle {
       }
     } catch (err) {
       // A command whose tag or name does not parse is checked too (a tag with a forbidden character).
-      const verdict = !checked && this.checker ? this.checker.command(segments, this.reader.bufferedBytes, undefined) : null;
+      let verdict: CommandResult | null = null;
+      try {
+        if (!checked && this.checker) verdict = this.checker.command(segments, this.reader.bufferedBytes, undefined);
+      } catch {
+        // Outside the command's try: a checker failure here must not end the session.
+      }
       result = verdict ?? this.errorResult(err);
     }
     // A finding made while the command ran (a line inside IDLE) answers it in strict mode.
