@@ -369,7 +369,20 @@ function buildTable(extensions: readonly Extension[], starttlsOn: boolean) {
   const notifiers = withPoint('unsolicited');
   const rulers = withPoint('rules');
 
+  const coreNames = new Set(coreCommands().map((c) => c.name));
+  const pointOwners: Readonly<Record<PointKind, ReadonlyMap<string, Extension>>> = {
+    command: commandOwners,
+    fetchItem: fetchOwners,
+    fetchModifier: fetchModifierOwners,
+    searchKey: searchOwners,
+    searchReturn: searchReturnOwnersCheck,
+    storeModifier: storeModifierOwners,
+    selectParameter: selectOwners,
+    statusItem: statusOwners,
+    sasl: saslOwners,
+  };
   return {
+    coreNames, pointOwners,
     commands, commandOwners, fetchItems, fetchOwners, searchKeys, searchOwners, statusItems, statusOwners,
     searchReturnOwners, searchResultVariable, listSelection, listReturn, selectParameters, fetchModifiers,
     storeModifiers, storeItems, storeItemOwners, expungeWorder, createParameters, appendMultiple, sasl,
@@ -433,7 +446,7 @@ function buildProtocol(server: Server): ImapProtocol {
     enableable, enableOwners, appendForms, appendFormOwners, eventTypes, saslInitialResponse, selectionOwner,
     returnOwner, parserOptions, names, capsOf, checkers, accessors, literalCheckers, appendRewriters, listers,
     selectors, coders, creators, watchers, searchers, fetchers, storers, updaters, afterUpdaters, utf8Deciders,
-    notifiers, rulers, searchReturn, flagWorders, newWorders, shownFields,
+    notifiers, rulers, searchReturn, flagWorders, newWorders, shownFields, coreNames, pointOwners,
   } = tableFor(extensions, server.options.starttls);
   const fetchItemParsers = new Map<string, FetchItemParser | null>();
   for (const [name, item] of fetchItems) {
@@ -448,18 +461,6 @@ function buildProtocol(server: Server): ImapProtocol {
     }
   };
 
-  const coreNames = new Set(coreCommands().map((c) => c.name));
-  const pointOwners: Readonly<Record<PointKind, ReadonlyMap<string, Extension>>> = {
-    command: commandOwners,
-    fetchItem: fetchOwners,
-    fetchModifier: fetchModifierOwners,
-    searchKey: searchOwners,
-    searchReturn: searchReturnOwnersCheck,
-    storeModifier: storeModifierOwners,
-    selectParameter: selectOwners,
-    statusItem: statusOwners,
-    sasl: saslOwners,
-  };
   const offeredBy = (kind: PointKind, name: string, session: ImapSession): readonly string[] | null => {
     if (kind === 'command') {
       if (name === 'STARTTLS') return ['STARTTLS'];
