@@ -13,6 +13,7 @@ import { imapProtocol } from './imap/protocol.js';
 import { ImapSession } from './imap/session.js';
 import { RestServer } from './rest/rest.js';
 import { ScriptEngine } from './script/engine.js';
+import { failTlsHandshake } from './script/transport.js';
 import { resolveOptions } from './options/resolve.js';
 import type { ResolvedOptions, ServerOptions } from './options/types.js';
 import { SessionRegistry } from './session/registry.js';
@@ -102,6 +103,7 @@ export class Server extends EventEmitter<ServerEventMap> {
       shownFields: () => imapProtocol(this).shownFields,
       clientFindings: () => this.clientFindings,
       hiddenCapabilities: () => this.options.hideCapabilities,
+      advanceClock: (ms) => this.advanceClock(ms),
     });
     // Extensions' per-server state (`setup`) is made now, so their control APIs exist from the start.
     imapProtocol(this);
@@ -249,9 +251,25 @@ export class Server extends EventEmitter<ServerEventMap> {
     return this.trees?.everyMailbox() ?? this.store.list();
   }
 
-  /** The server clock in epoch milliseconds (the `now` option). */
+  /** The server clock in epoch milliseconds: the `now` option, plus what `advanceClock` added. */
   now(): number {
-    return this.options.now();
+    return this.options.now() + this.clockOffset;
+  }
+
+  /** Ms `advanceClock` moved the clock past the `now` option (issue 14). */
+  private clockOffset = 0;
+  /** Called whenever the clock is moved: server-clock timers (autologout, IDLE limit, byeAt) check their deadlines. */
+  readonly clockListeners = new Set<() => void>();
+
+  /**
+   * Moves the server clock forward by `ms` (a pinned `now` too) and lets
+   * every server-clock timer that is now due fire; returns the new time.
+   */
+  advanceClock(ms: number): number {
+    if (!(Number.isSafeInteger(ms) && ms >= 0)) throw new ServiceError('INVALID', `advance: expected an integer >= 0 (milliseconds), got ${String(ms)}`);
+    this.clockOffset += ms;
+    for (const listener of [...this.clockListeners]) listener();
+    return this.now();
   }
 
   /** Turns store changes into the public events of the spec. */
@@ -399,6 +417,11 @@ export class Server extends EventEmitter<ServerEventMap> {
       return;
     }
     socket.on('error', () => undefined);
+    if (this.options.secure && this.options.faults.tlsFailure) {
+      // The `faults.tlsFailure` option (issue 14): every implicit-TLS handshake is refused with an alert.
+      failTlsHandshake(socket);
+      return;
+    }
     // Wrapped by hand rather than by tls.Server so that the session keeps the TCP socket for resets.
     const channel = this.options.secure ? new tls.TLSSocket(socket, { isServer: true, secureContext: this.tlsContext() }) : socket;
     const { maxConnections, maxUnauthenticated } = this.options;

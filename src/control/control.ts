@@ -44,6 +44,8 @@ export interface ControlContext {
   clientFindings?(): ClientFindingLog;
   /** Capabilities hidden from every session. */
   hiddenCapabilities?(): readonly string[];
+  /** Moves the server clock forward (issue 14); absent: the clock cannot be moved. */
+  advanceClock?(ms: number): number;
 }
 
 export interface XOAuth2Input {
@@ -166,6 +168,27 @@ export class ControlApi {
   }
 
   // ------------------------------------------------------------ server
+
+  /** The server clock (issue 14): epoch ms and ISO 8601. */
+  clock(): { now: number; iso: string } {
+    const now = this.ctx.now();
+    return { now, iso: new Date(now).toISOString() };
+  }
+
+  /**
+   * Moves the server clock forward by `advance` ms (a pinned `now` too):
+   * server-clock timers that fall due (autologout, maxIdle, byeAt, rate
+   * windows, token expiry at the next command) act at once.
+   */
+  advanceClock(input: { advance: number }): { now: number; iso: string } {
+    if (!this.ctx.advanceClock) throw new ServiceError('CANNOT', 'This server clock cannot be moved');
+    const advance = input?.advance;
+    if (!(typeof advance === 'number' && Number.isSafeInteger(advance) && advance >= 0)) {
+      throw new ServiceError('INVALID', `advance: expected an integer >= 0 (milliseconds), got ${JSON.stringify(advance) ?? String(advance)}`);
+    }
+    this.ctx.advanceClock(advance);
+    return this.clock();
+  }
 
   /**
    * The whole store in the shape of the storage option (no credentials).

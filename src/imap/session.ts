@@ -23,6 +23,9 @@ import { describeCommand, describeOutput } from './wire/log.js';
 import { continuation, encodeResponseOf, tagged, untaggedStatus } from './wire/serializer.js';
 import { fromStatus, fromValues } from '../script/response.js';
 import { utf8Text, type ImapValue } from './wire/values.js';
+import { failTlsHandshake, hasTransport, SessionFaults, stripStartTlsFrom, ThrottledTransport } from '../script/transport.js';
+import { SessionTimers } from './timers.js';
+import { SessionLimits } from '../session/limits.js';
 
 /** Unread input above which the socket is paused until commands catch up. */
 const INPUT_HIGH_WATER = 1024 * 1024;
@@ -195,6 +198,14 @@ export class ImapSession implements SessionHandle {
   private scriptHidden: string[] = [];
   /** The client checker of this session; null when `clientCheck` is off (no cost then). */
   private readonly checker: SessionChecker | null;
+  /** Transport faults of this session (issue 14; src/script/transport.ts). */
+  readonly faults: SessionFaults;
+  /** The bandwidth cap's layer, once a cap was set. */
+  private throttle: ThrottledTransport | null = null;
+  /** Server-clock timers (autologout, maximum IDLE, scheduled BYE; src/imap/timers.ts), null when none is set. */
+  private readonly timers: SessionTimers | null;
+  /** Connection limit per user and rate limits (src/session/limits.ts), null when none is set. */
+  private readonly limits: SessionLimits | null;
 
   constructor(
     readonly server: Server,
@@ -204,6 +215,7 @@ export class ImapSession implements SessionHandle {
     private readonly tcp: net.Socket = socket,
   ) {
     this.socket = socket;
+    this.faults = new SessionFaults(server.options.faults);
     this.id = server.sessions.nextId();
     this.shaper = new ResponseShaper(this.scriptHost());
     this.remoteAddress = socket.remoteAddress ?? null;
@@ -262,6 +274,10 @@ export class ImapSession implements SessionHandle {
     });
     socket.setNoDelay(true);
     this.listen(socket);
+    // Transport faults and server-clock timers of the options (issue 14).
+    if (this.faults.bandwidth > 0) this.setBandwidth(this.faults.bandwidth);
+    this.timers = SessionTimers.forSession(this);
+    this.limits = SessionLimits.forSession(this);
     if (options.loginTimeout > 0) {
       this.loginTimer = setTimeout(() => {
         this.loginTimer = null;
@@ -320,6 +336,7 @@ export class ImapSession implements SessionHandle {
   private readonly onData = (chunk: Buffer): void => {
     this.checker?.receivedBytes(chunk.length);
     this.touch();
+    this.timers?.activity();
     this.reader.push(chunk);
     // A client that pipelines faster than commands run waits in TCP, not in our memory.
     if (this.reader.bufferedBytes > INPUT_HIGH_WATER) this.socket.pause();
@@ -383,6 +400,12 @@ export class ImapSession implements SessionHandle {
     const plain = this.socket;
     plain.off('data', this.onData);
     this.reader.discardBuffered();
+    if (this.faults.tlsFailure) {
+      // A `tlsFailure` fault: the handshake the client starts is refused with an alert.
+      this.setState('logout');
+      failTlsHandshake(plain);
+      return;
+    }
     const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: context });
     this.socket = secure;
     this.secure = true;
@@ -421,9 +444,79 @@ export class ImapSession implements SessionHandle {
 
   // ------------------------------------------------------------ output
 
+  // ------------------------------------------------------------ transport faults (issue 14)
+
+  /** Applies a rule's transport actions; returns `normal` as it now goes out (STARTTLS stripped). */
+  private applyTransport(rule: ScriptRule, normal: Buffer | null): Buffer | null {
+    if (rule.bandwidth !== undefined) this.setBandwidth(rule.bandwidth);
+    if (rule.slowClose !== undefined) this.faults.slowClose = rule.slowClose;
+    if (rule.tlsFailure === true) this.faults.tlsFailure = true;
+    if (rule.stripStartTls === true) {
+      this.faults.stripStartTls = true;
+      if (normal) normal = stripStartTlsFrom(normal);
+    }
+    if (rule.stall !== undefined) this.stall(rule.stall);
+    return normal;
+  }
+
+  /** `halfClose`: FIN once this event's output (queued before it) is out. */
+  private queueHalfClose(): void {
+    this.outBusy++;
+    this.outTail = this.outTail
+      .then(() => this.halfClose())
+      .finally(() => {
+        this.outBusy--;
+      });
+  }
+
+  /** Caps the session's output at `rate` bytes per second (0: no cap). */
+  setBandwidth(rate: number): void {
+    this.faults.bandwidth = rate;
+    if (this.throttle) {
+      this.throttle.setRate(rate);
+      return;
+    }
+    if (rate <= 0 || this.closed) return;
+    const under = this.socket;
+    under.off('data', this.onData);
+    const throttle = new ThrottledTransport(under, rate);
+    this.throttle = throttle;
+    this.socket = throttle;
+    this.listen(throttle);
+  }
+
+  /** Stops reading input: for good (`true`), for `ms`, or no longer (`false`). */
+  stall(how: boolean | number): void {
+    if (this.faults.stallTimer) clearTimeout(this.faults.stallTimer);
+    this.faults.stallTimer = null;
+    if (how === false) {
+      this.faults.stalled = false;
+      this.resumeInput();
+      return;
+    }
+    this.faults.stalled = true;
+    this.socket.pause();
+    if (typeof how === 'number') {
+      this.faults.stallTimer = setTimeout(() => {
+        this.faults.stallTimer = null;
+        this.faults.stalled = false;
+        if (!this.closed) this.resumeInput();
+      }, how);
+      this.faults.stallTimer.unref();
+    }
+  }
+
+  /** Sends FIN and keeps reading (`halfClose`). */
+  private halfClose(): void {
+    if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
+    this.faults.halfClosed = true;
+    this.socket.end();
+  }
+
   /** Writes bytes to the client. Every byte the session sends goes through here. */
   write(data: Buffer): void {
-    if (this.closed || this.socket.destroyed) return;
+    // After a `halfClose` fault the sending side is gone: what the session still says is dropped.
+    if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
     if (this.unreadBeyond(this.server.options.maxOutputBuffer)) {
       // The client reads nothing while updates pile up: it cannot even be told BYE.
       this.resetConnection();
@@ -573,7 +666,7 @@ export class ImapSession implements SessionHandle {
   // ------------------------------------------------------------ end of one write per turn
 
   private rawWrite(data: Buffer): void {
-    if (this.closed || this.socket.destroyed || data.length === 0) return;
+    if (this.closed || this.socket.destroyed || this.socket.writableEnded || data.length === 0) return;
     this.touch();
     if (this.server.options.debug) this.logOutput(data);
     this.socket.write(data);
@@ -597,6 +690,13 @@ export class ImapSession implements SessionHandle {
     socket.off('data', this.onData);
     socket.on('data', () => undefined);
     socket.resume();
+    if (this.faults.slowClose > 0) {
+      // A `slowClose` fault: the FIN (and the end of the session) comes that much later.
+      const delay = this.faults.slowClose;
+      this.faults.slowClose = 0;
+      setTimeout(() => this.closeSocket(), delay).unref();
+      return;
+    }
     // Destroyed only when the client has closed its side too (or after a grace period): closing
     // while its input still arrives makes the kernel send a reset, which can destroy the BYE
     // and the last answers in flight.
@@ -613,6 +713,8 @@ export class ImapSession implements SessionHandle {
   /** Sends what a rule says instead of / around `normal` (null: no normal output). */
   private applyOutput(action: ScriptAction, normal: Buffer | null): void {
     const rule = action.rule;
+    // Transport faults (issue 14) take effect for the session before this output goes out.
+    if (hasTransport(rule)) normal = this.applyTransport(rule, normal);
     const parts: Buffer[] = [];
     if (!rule.drop) {
       if (rule.before !== undefined) parts.push(Buffer.from(rule.before, 'latin1'));
@@ -624,6 +726,7 @@ export class ImapSession implements SessionHandle {
       if (this.checker && rule.after !== undefined) this.checker.wrote(parts[parts.length - 1]!);
     }
     this.shapedWrite(Buffer.concat(parts), rule);
+    if (rule.halfClose === true) this.queueHalfClose();
   }
 
   /** Ends the connection with a TCP reset (RST), under TLS too. */
@@ -773,7 +876,7 @@ export class ImapSession implements SessionHandle {
     if (!parts || parts.length === 0) return;
     this.pendingOutput = [];
     this.pendingBytes = 0;
-    if (this.closed || this.socket.destroyed) return;
+    if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
     this.socketWrite(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
   }
 
@@ -846,7 +949,9 @@ export class ImapSession implements SessionHandle {
   }
 
   capabilities(): string[] {
-    return imapProtocol(this.server).capabilities(this);
+    const caps = imapProtocol(this.server).capabilities(this);
+    // A `stripStartTls` fault: the man in the middle takes STARTTLS out.
+    return this.faults.stripStartTls ? caps.filter((c) => c !== 'STARTTLS') : caps;
   }
 
   /**
@@ -865,6 +970,8 @@ export class ImapSession implements SessionHandle {
   private emitSession(type: SessionEventType, command?: string): void {
     const event = command ? { type, session: this.info(), command } : { type, session: this.info() };
     this.server.emit('session', event);
+    // Server-clock timers follow the state (autologout per state, the start of IDLE).
+    this.timers?.sessionEvent(type, command);
   }
 
   setState(state: ImapState | 'logout'): void {
@@ -877,6 +984,9 @@ export class ImapSession implements SessionHandle {
    * so clients can test token refresh.
    */
   login(user: string, token: { sessionTimeout: number | null } = { sessionTimeout: null }): void {
+    // `maxConnectionsPerUser` (issue 14): the login fails with the provider's text.
+    const refusal = this.limits?.login(user);
+    if (refusal) throw new CommandFailure(refusal);
     this.user = user;
     hideCapabilities(this.hiddenCapabilities, this.server.options.users.get(user)?.hide ?? []);
     this.state = 'authenticated';
@@ -1064,7 +1174,10 @@ export class ImapSession implements SessionHandle {
       // A command of a hidden capability is unknown, as on a server without it.
       if (spec && this.hiddenCapabilities.size > 0 && protocol.commandHidden(name, this)) spec = undefined;
       this.current = { name, tag };
+      // A connection or rate limit (issue 14) refuses the command before it runs.
+      const limited = verdict ? null : (this.limits?.command(name) ?? null);
       if (verdict) result = verdict;
+      else if (limited) result = limited;
       else if (!spec) result = { status: 'BAD', text: `Unknown command ${name}` };
       else if (this.state === 'logout' || !spec.states.includes(this.state)) result = this.wrongState(spec);
       else {
@@ -1137,6 +1250,7 @@ export class ImapSession implements SessionHandle {
   }
 
   private resumeInput(): void {
+    if (this.faults.stalled) return;
     if (this.socket.isPaused() && this.reader.bufferedBytes <= INPUT_HIGH_WATER) this.socket.resume();
   }
 
@@ -1314,6 +1428,8 @@ export class ImapSession implements SessionHandle {
     this.checker?.closed(this.state === 'logout');
     if (this.state !== 'logout') this.state = 'logout';
     this.closed = true;
+    this.faults.clear();
+    this.timers?.stop();
     for (const t of this.quietTimers) clearTimeout(t);
     this.quietTimers = [];
     if (this.tokenTimer) clearTimeout(this.tokenTimer);

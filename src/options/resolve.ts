@@ -22,6 +22,7 @@ import { resolveTls } from './tls.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
 import { layOverPreset, PRESET_NAMES, presetOptions, type PresetName } from '../presets/index.js';
 import { suggestKey } from './typos.js';
+import { FAULT_TOP_LEVEL_KEYS, resolveFaultOptions } from './faults.js';
 
 /** The limits that keep a broken or hostile client from costing unbounded memory, descriptors or time. */
 export const LIMIT_KEYS = [
@@ -70,6 +71,8 @@ export const TOP_LEVEL_KEYS = [
   'clientCheck',
   'clientCheckRules',
   'capabilities',
+  // Transport faults, server-clock timers and throttling (issue 14): ./faults.ts.
+  ...FAULT_TOP_LEVEL_KEYS,
 ] as const;
 
 export const REST_KEYS = ['port', 'host', 'token', 'pingInterval', 'maxEventStreams', 'maxStreamBuffer'] as const;
@@ -174,6 +177,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const events = resolveEvents(problems, options.events);
   const clientCheck = resolveClientCheck(problems, options.clientCheck, options.clientCheckRules);
   const hideCapabilities = resolveCapabilities(problems, options.capabilities, 'capabilities');
+  const faultOptions = resolveFaultOptions(problems, options);
 
   problems.throwIfAny();
   return {
@@ -207,6 +211,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     clientCheck: clientCheck.mode,
     clientCheckRules: clientCheck.rules,
     hideCapabilities,
+    ...faultOptions,
   };
 }
 

@@ -7,6 +7,9 @@ import type { Extension, Plugin } from '../extensions/extension.js';
 import type { ScriptRule } from '../script/rule.js';
 import type { InternalDate } from '../store/internal-date.js';
 import type { PresetName } from '../presets/names.js';
+import type { FaultsOption, ResolvedFaults } from '../script/transport.js';
+import type { ResolvedTimers } from '../imap/timers.js';
+import type { MaxConnectionsPerUserOption, RateLimitOption, ResolvedThrottling } from '../session/limits.js';
 
 /** A message in the storage option: raw source, or an object with it. */
 export type StorageMessage =
@@ -235,6 +238,24 @@ export interface ServerOptions {
    * fails with LIMIT (REST 503).
    */
   events?: { backlog?: number; backlogBytes?: number; maxWaiters?: number };
+  // ---- Issue 14: transport faults, server-clock timers, throttling (docs/faults-and-timers.md)
+  /** Transport faults every session starts with (script rules can turn them on per session). */
+  faults?: FaultsOption;
+  /**
+   * Inactivity autologout on the server clock (`now`): ms without input
+   * before `* BYE`, or per state `{ notAuthenticated, authenticated,
+   * selected, idle, text }` (0: none). Unlike `idleTimeout` (real time,
+   * after login only) a pinned clock makes it exact.
+   */
+  autologout?: number | { notAuthenticated?: number; authenticated?: number; selected?: number; idle?: number; text?: string };
+  /** Longest IDLE on the server clock, ms (or `{ ms, text }`): then `* BYE`. */
+  maxIdle?: number | { ms: number; text?: string };
+  /** `* BYE` to every session when the server clock reaches this time (Date, epoch ms, ISO 8601), or `{ at, text }`. */
+  byeAt?: Date | number | string | { at: Date | number | string; text?: string };
+  /** Logged-in sessions one user may have, with the refusal of a provider (`gmail`, `outlook`, `dovecot`) or your own. */
+  maxConnectionsPerUser?: MaxConnectionsPerUserOption;
+  /** Commands per window (server clock) by command name or class; the refusal of a provider (`yahoo`) or your own. */
+  rateLimits?: RateLimitOption[];
   /**
    * Wire log: every line in and out of every session, credentials redacted,
    * as `S<n> C: <line>` / `S<n> S: <line>`. `true` writes to stderr; a
@@ -364,4 +385,8 @@ export interface ResolvedOptions {
   clientCheckRules: ReadonlySet<string>;
   /** Capabilities hidden from every session (upper case). */
   hideCapabilities: readonly string[];
+  /** Issue 14: transport faults every session starts with, server-clock timers, throttling. */
+  faults: ResolvedFaults;
+  timers: ResolvedTimers;
+  throttling: ResolvedThrottling;
 }

@@ -117,6 +117,18 @@ export const serverRoutes: Route[] = [
     body: obj({}), status: 200, response: obj({ reset: bool }),
     handle: ({ server }) => server.control.reset(),
   },
+  // The server clock (issue 14): server-clock timers follow it.
+  {
+    method: 'GET', path: '/v1/clock', summary: 'The server clock', operation: 'clock',
+    status: 200, response: obj({ now: { ...int(), description: 'Epoch milliseconds' }, iso: str('ISO 8601') }, ['now', 'iso']),
+    handle: ({ server }) => server.control.clock(),
+  },
+  {
+    method: 'POST', path: '/v1/clock', summary: 'Move the server clock forward; due server-clock timers act', operation: 'advanceClock',
+    body: obj({ advance: { ...int(0), description: 'Milliseconds to move the clock forward' } }, ['advance']), status: 200,
+    response: obj({ now: { ...int(), description: 'Epoch milliseconds' }, iso: str('ISO 8601') }, ['now', 'iso']),
+    handle: ({ server, body }) => server.control.advanceClock(o(body) as { advance: number }),
+  },
   {
     method: 'POST', path: '/v1/shutdown', summary: 'Stop the server (answers first)', operation: 'shutdown',
     body: obj({ graceful: dflt(bool, true, 'false: close sessions right away') }), status: 202, response: obj({ shutdown: bool }),
@@ -576,6 +588,13 @@ export const SCRIPT_RULE: Schema = obj(
     seedScope: dflt({ type: 'string', enum: ['server', 'session', 'rule'] }, 'server', 'With chance: one PRNG stream for the server, one per session and rule (same faults whatever the interleaving), or one per rule'),
     // --- end issue 14 part 1
     hideCapabilities: { ...arrayOf(str()), description: 'For on: greeting or command: capabilities the session is not offered from then on (not advertised; their commands are unknown)' },
+    // Transport faults (issue 14): src/script/transport.ts, docs/faults-and-timers.md.
+    bandwidth: { ...int(0), description: 'From this event on, the session\'s output at most this many bytes per second (0 lifts the cap)' },
+    stall: { oneOf: [bool, ms(1, 'Milliseconds')], description: 'Stop reading the connection: true for good, a number of ms for that long (the client\'s writes back up)' },
+    halfClose: dflt(bool, false, 'true: FIN after this event\'s output; the server keeps reading and drops what it would answer'),
+    slowClose: ms(0, 'From this event on, milliseconds the server waits before its FIN whenever it closes'),
+    tlsFailure: dflt(bool, false, 'true: the next STARTTLS handshake is answered with a fatal handshake_failure alert'),
+    stripStartTls: dflt(bool, false, 'true: from this event on STARTTLS is left out of CAPABILITY and refused as unknown'),
   },
   ['on'],
 );

@@ -5,6 +5,8 @@
  */
 import type { ScriptResponse } from './response.js';
 
+import type { TransportRuleFields } from './transport.js';
+
 /**
  * When a rule is considered. `smtp`: an SMTP command (MAIL, RCPT, DATA) of
  * the SMTP intake. `continuation`: a `+` line the server sends (before a
@@ -174,3 +176,7 @@ export function ruleForEvent(rule: ScriptRule): Record<string, unknown> {
   }
   return out;
 }
+
+/** Transport faults (issue 14, src/script/transport.ts): `bandwidth`, `stall`, `halfClose`, `slowClose`, `tlsFailure`, `stripStartTls`. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ScriptRuleJson extends TransportRuleFields {}

@@ -8,6 +8,7 @@
  */
 import { ServiceError } from '../errors.js';
 import { suggestKey } from '../options/typos.js';
+import { TRANSPORT_FIELD_CHECKS, transportProblem } from './transport.js';
 import { SCRIPT_EVENTS, SEED_SCOPES, SMTP_RULE_FIELDS, SMTP_SCRIPT_COMMANDS, type ScriptOn, type ScriptRule } from './rule.js';
 import { checkRuleLanguage } from './validate-language.js';
 
@@ -84,6 +85,8 @@ const FIELDS: Readonly<Record<string, Check>> = {
   defer: (v) => (v === 'tagged' || v === 'next' ? null : '"tagged" or "next"'),
   seedScope: (v) => (typeof v === 'string' && (SEED_SCOPES as readonly string[]).includes(v) ? null : `one of ${SEED_SCOPES.join(', ')}`),
   // --- end issue 14 part 1
+  // Transport faults (issue 14): src/script/transport.ts.
+  ...TRANSPORT_FIELD_CHECKS,
 };
 
 const KNOWN = new Map<string, Check>(Object.entries(FIELDS));
@@ -193,6 +196,9 @@ export function validateRule(value: unknown, where = '', commands?: CommandTable
   if (on === 'greeting' || on === 'quiet') {
     for (const k of ['command', 'tag']) if (has(k) && on === 'greeting') throw invalid(where, k, 'no command at greeting');
   }
+  // Transport faults (issue 14).
+  const transport = transportProblem(rule);
+  if (transport) throw invalid(where, transport.field, transport.message);
   if (commands && typeof rule.command === 'string') {
     const p = commandProblem(rule.command, on, commands);
     if (p) throw invalid(where, 'command', p);

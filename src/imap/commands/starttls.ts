@@ -6,6 +6,8 @@ export const starttls: CommandSpec = {
   states: NOT_AUTHENTICATED,
   run({ session, args }) {
     args.end();
+    // A `stripStartTls` fault (issue 14): the man in the middle turned the command into one the server does not know.
+    if (session.faults.stripStartTls) return bad('Unknown command STARTTLS');
     if (session.secure) return bad('TLS is already active');
     session.startTls(session.server.tlsContext());
     return ok('Begin TLS negotiation now');
