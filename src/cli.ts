@@ -60,6 +60,11 @@ const FLAGS = {
   'client-check': { type: 'string', help: 'client checker: off, report (default) or strict (BAD [CLIENTBUG] for an offending command)' },
   'client-report': { type: 'string', help: 'at stop, write the client findings: junit:<file>, json:<file>, text (stderr) or text:<file>' },
   'hide-capability': { type: 'string', multiple: true, help: 'capability no session is offered (repeatable or comma list), e.g. MOVE,LITERAL+,IDLE' },
+  // Issue 14: server-clock timers, throttling, transport faults (docs/faults-and-timers.md).
+  autologout: { type: 'string', help: 'ms without client input before * BYE on the server clock, in every state (0: off; per state in --config)' },
+  'max-idle': { type: 'string', help: 'longest IDLE in ms on the server clock, then * BYE (0: no limit)' },
+  'max-connections-per-user': { type: 'string', help: 'logged-in sessions per user; one more gets Gmail\u2019s NO [ALERT] Too many simultaneous connections (other styles in --config)' },
+  bandwidth: { type: 'string', help: 'bytes per second each session\u2019s output may use (the faults.bandwidth option)' },
   demo: { type: 'boolean', help: 'start with demo users, mailboxes and messages' },
   debug: { type: 'boolean', help: 'log every IMAP line in and out to stderr (credentials redacted)' },
   'ready-json': { type: 'boolean', help: 'print one JSON line with every listener\u2019s address once all listen (the ready signal)' },
@@ -81,6 +86,9 @@ const LIMIT_FLAGS = [
   ['max-literal-before-login', 'maxLiteralBeforeLogin'],
   ['max-command-before-login', 'maxCommandBeforeLogin'],
   ['max-output-buffer', 'maxOutputBuffer'],
+  ['autologout', 'autologout'],
+  ['max-idle', 'maxIdle'],
+  ['max-connections-per-user', 'maxConnectionsPerUser'],
 ] as const satisfies readonly (readonly [FlagName, keyof ServerOptions])[];
 type FlagValues = Partial<Record<FlagName, string | boolean | string[]>>;
 
@@ -292,6 +300,11 @@ function buildOptions(flags: FlagValues): ServerOptions {
     const n = Number(value);
     if (value.trim() === '' || !Number.isSafeInteger(n) || n < 0) throw new CliError(`--${flag}: expected a whole number, got ${JSON.stringify(value)}`);
     options[key] = n;
+  }
+  if (typeof flags.bandwidth === 'string') {
+    const n = Number(flags.bandwidth);
+    if (flags.bandwidth.trim() === '' || !Number.isSafeInteger(n) || n < 0) throw new CliError(`--bandwidth: expected a whole number, got ${JSON.stringify(flags.bandwidth)}`);
+    options.faults = { ...(options.faults ?? {}), bandwidth: n };
   }
   const rest = { ...(options.rest ?? {}) };
   if (typeof flags['rest-port'] === 'string') rest.port = port(flags['rest-port'], 'rest-port');
