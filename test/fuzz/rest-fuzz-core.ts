@@ -191,6 +191,12 @@ const FIELD_VALUES: Record<string, (g: Gen) => string> = {
   STORAGE: (g) => g.pick(NUMBERS),
   MESSAGE: (g) => g.pick(NUMBERS),
   MAILBOX: (g) => g.pick(NUMBERS),
+  // POST /v1/clock (issue 14): small moves, so the run's internal dates stay plausible.
+  advance: (g) => {
+    const v = g.pick(['0', '1', '60000', '-1', '1.5', '"soon"']);
+    if (['-1', '1.5', '"soon"'].includes(v)) g.mustRefuse(`advance ${v}`);
+    return v;
+  },
 };
 
 const RULE_FIELDS: Record<string, (g: Gen) => string> = {
@@ -217,6 +223,13 @@ const RULE_FIELDS: Record<string, (g: Gen) => string> = {
     if (['["MO VE"]', '"MOVE"', '[1]'].includes(value)) g.mustRefuse(`hideCapabilities ${value}`);
     return value;
   },
+  // Transport faults (issue 14).
+  bandwidth: (g) => refusedIf(g, 'bandwidth', g.pick(['0', '100000', '5000', '-1', '1.5']), ['-1', '1.5']),
+  stall: (g) => refusedIf(g, 'stall', g.pick(['true', 'false', '10', '0', '"forever"']), ['0', '"forever"']),
+  halfClose: (g) => g.pick(['true', 'false']),
+  slowClose: (g) => refusedIf(g, 'slowClose', g.pick(['0', '10', '-1']), ['-1']),
+  tlsFailure: (g) => refusedIf(g, 'tlsFailure', g.pick(['true', 'false', '"yes"']), ['"yes"']),
+  stripStartTls: (g) => refusedIf(g, 'stripStartTls', g.pick(['true', 'false', '1']), ['1']),
   state: (g) => {
     const state = g.pick(['Authenticated', 'Selected', 'Not Authenticated', 'x', 'Authenticted', 'selected']);
     if (['x', 'Authenticted', 'selected'].includes(state)) g.mustRefuse(`state ${JSON.stringify(state)}`);
@@ -265,6 +278,12 @@ const RULE_FIELDS: Record<string, (g: Gen) => string> = {
     return value;
   },
 };
+
+/** `value`, marking the body as one the server must refuse when it is one of `bad`. */
+function refusedIf(g: Gen, field: string, value: string, bad: readonly string[]): string {
+  if (bad.includes(value)) g.mustRefuse(`${field} ${value}`);
+  return value;
+}
 
 /**
  * An object of `names` with plausible values, sometimes with a name misspelt
