@@ -178,6 +178,13 @@ export class ThrottledTransport extends Duplex {
   private pumping = false;
   private timer: NodeJS.Timeout | null = null;
   private finalCallback: ((error?: Error | null) => void) | null = null;
+  /**
+   * Start of the current busy period and the bytes sent in it: each slice
+   * waits until the time the cap allows for everything sent so far, so late
+   * timers do not add up to a slower rate.
+   */
+  private epoch = 0;
+  private sent = 0;
 
   constructor(
     private readonly connection: Duplex,
@@ -201,6 +208,8 @@ export class ThrottledTransport extends Duplex {
   /** Changes the cap; 0 lets queued and later bytes through at once. */
   setRate(rate: number): void {
     this.rate = rate;
+    this.epoch = performance.now();
+    this.sent = 0;
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
@@ -232,6 +241,12 @@ export class ThrottledTransport extends Duplex {
         this.connection.write(all);
         break;
       }
+      const now = performance.now();
+      // A new busy period after a pause: the idle time earns no credit.
+      if (now > this.epoch + (this.sent * 1000) / this.rate) {
+        this.epoch = now;
+        this.sent = 0;
+      }
       // Slices of a twentieth of a second's worth keep the rate even without many timers.
       const slice = Math.max(1, Math.ceil(this.rate / 20));
       const head = this.queue[0]!;
@@ -240,12 +255,14 @@ export class ThrottledTransport extends Duplex {
       else this.queue[0] = head.subarray(piece.length);
       this.queued -= piece.length;
       this.connection.write(piece);
+      this.sent += piece.length;
       this.pumping = true;
+      const due = this.epoch + (this.sent * 1000) / this.rate;
       this.timer = setTimeout(() => {
         this.timer = null;
         this.pumping = false;
         this.pump();
-      }, Math.max(1, Math.round((piece.length * 1000) / this.rate)));
+      }, Math.max(0, Math.round(due - performance.now())));
       return;
     }
     if (this.queue.length === 0) {
