@@ -725,7 +725,14 @@ export class ImapSession implements SessionHandle {
       if (rule.after !== undefined) parts.push(Buffer.from(rule.after, 'latin1'));
       if (this.checker && rule.after !== undefined) this.checker.wrote(parts[parts.length - 1]!);
     }
-    this.shapedWrite(Buffer.concat(parts), rule);
+    const data = Buffer.concat(parts);
+    if (hasTransport(rule) && rule.delay === undefined && rule.chunk === undefined && rule.truncate === undefined && !rule.close) {
+      // Nothing to shape: written now (behind shaped output still going out), so it counts as
+      // unread output at once and the backpressure check after the command sees it.
+      if (data.length > 0 && !this.closed && !this.socket.destroyed && !this.socket.writableEnded) this.socketWrite(data);
+    } else {
+      this.shapedWrite(data, rule);
+    }
     if (rule.halfClose === true) this.queueHalfClose();
   }
 

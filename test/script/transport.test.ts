@@ -59,7 +59,7 @@ test('bandwidth: imapflow gets a 60 KB message intact at about the capped rate; 
   }
 });
 
-test('faults.bandwidth option: every session is capped and output backpressure counts the throttled bytes', { timeout: 30_000 }, async () => {
+test('faults.bandwidth option: every session is capped, the greeting too', { timeout: 30_000 }, async () => {
   const { server, port } = await startServer({ faults: { bandwidth: 2000 } });
   const client = await RawClient.connect(port);
   try {
@@ -74,6 +74,29 @@ test('faults.bandwidth option: every session is capped and output backpressure c
     assert.ok(elapsed >= ((bytes - 200) * 1000) / 2000, `${bytes} bytes in ${elapsed} ms`);
   } finally {
     client.close();
+    await server.stop();
+  }
+});
+
+test('bandwidth keeps output backpressure: a pipelined command is read only once the throttled output has drained', { timeout: 30_000 }, async () => {
+  const line = `${'z'.repeat(76)}\r\n`;
+  const big = `Subject: big\r\n\r\n${line.repeat(20_000)}`; // 1.56 MB
+  const { server, port } = await startServer({ storage: { INBOX: { messages: [big] } } });
+  server.script.add({ on: 'command', command: 'FETCH', bandwidth: 500_000 });
+  const at = new Map<string, number>();
+  server.on('command', (e) => at.set(e.tag, Date.now()));
+  const raw = await rawSession(port);
+  try {
+    await raw.command('SELECT INBOX');
+    raw.write('f1 FETCH 1 BODY.PEEK[]\r\nn1 NOOP\r\n');
+    await raw.until('n1', 20_000);
+    // The FETCH has run (its answer queued) at once; above the high-water mark (1 MiB unread) the
+    // session reads nothing more, so the NOOP runs only when the throttled output is down to
+    // 256 KiB: about (1.56 MB - 256 KiB) / 500 KB/s later. Without backpressure it would run at once.
+    const gap = at.get('n1')! - at.get('f1')!;
+    assert.ok(gap >= 2000, `NOOP ran ${gap} ms after the FETCH`);
+  } finally {
+    raw.close();
     await server.stop();
   }
 });
