@@ -136,3 +136,6 @@ export type { ClientFinding, ClientFindingsQuery, ClientReport } from './client-
 export { renderClientReport } from './client-check/report.js';
 export type { ClientReportFormat } from './client-check/report.js';
 export type { CapabilityOptions } from './options/types.js';
+// Issue 14: transport faults, server-clock timers, throttling (docs/faults-and-timers.md).
+export type { TransportRuleFields, FaultsOption } from './script/transport.js';
+export type { MaxConnectionsPerUserOption, RateLimitOption, ConnectionLimitStyle } from './session/limits.js';
