@@ -1013,6 +1013,8 @@ export class ImapSession implements SessionHandle {
     this.emitSession('login');
     if (token.sessionTimeout !== null) {
       this.tokenExpiresAt = this.server.now() + token.sessionTimeout;
+      // Moving the server clock (advanceClock, POST /v1/clock) ends the session at once when the token is over.
+      this.server.clockListeners.add(this.onClockMoved);
       this.armTokenTimer(token.sessionTimeout);
     }
   }
@@ -1031,6 +1033,10 @@ export class ImapSession implements SessionHandle {
     }, ms);
     this.tokenTimer.unref();
   }
+
+  private readonly onClockMoved = (): void => {
+    this.endIfTokenExpired();
+  };
 
   /** Sends BYE and returns true when the access token's session time is over. */
   private endIfTokenExpired(): boolean {
@@ -1089,6 +1095,7 @@ export class ImapSession implements SessionHandle {
     if (this.tokenTimer) clearTimeout(this.tokenTimer);
     this.tokenTimer = null;
     this.tokenExpiresAt = null;
+    this.server.clockListeners.delete(this.onClockMoved);
     this.tcp.setTimeout(0);
     this.emitSession('unauthenticate');
   }
@@ -1437,6 +1444,7 @@ export class ImapSession implements SessionHandle {
     this.closed = true;
     this.faults.clear();
     this.timers?.stop();
+    this.server.clockListeners.delete(this.onClockMoved);
     for (const t of this.quietTimers) clearTimeout(t);
     this.quietTimers = [];
     if (this.tokenTimer) clearTimeout(this.tokenTimer);

@@ -147,6 +147,30 @@ test('byeAt: every session gets BYE when the server clock reaches the time (REST
   }
 });
 
+test('an XOAUTH2 token\u2019s sessionTimeout follows advanceClock too: BYE without waiting for a command', { timeout: 20_000 }, async () => {
+  const { server, port } = await startServer({
+    now: T0,
+    plugins: ['AUTH=XOAUTH2'],
+    users: { testuser: { xoauth2: { accessToken: 'tok', sessionTimeout: 3_600_000 } } },
+  });
+  const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user: 'testuser', accessToken: 'tok' }, logger: false });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    server.advanceClock(3_599_999);
+    await pause(50);
+    assert.equal(client.usable, true);
+    const bye = server.waitFor('session', { type: 'close' }, { timeout: 5000 });
+    server.advanceClock(1);
+    await closed;
+    await bye;
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
 test('timer options are validated with the field named', () => {
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ autologout: -1 }, /^autologout: expected/m],
