@@ -442,8 +442,6 @@ export class ImapSession implements SessionHandle {
     this.write(data);
   }
 
-  // ------------------------------------------------------------ output
-
   // ------------------------------------------------------------ transport faults (issue 14)
 
   /** Applies a rule's transport actions; returns `normal` as it now goes out (STARTTLS stripped). */
@@ -512,6 +510,8 @@ export class ImapSession implements SessionHandle {
     this.faults.halfClosed = true;
     this.socket.end();
   }
+
+  // ------------------------------------------------------------ output
 
   /** Writes bytes to the client. Every byte the session sends goes through here. */
   write(data: Buffer): void {
