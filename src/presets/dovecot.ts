@@ -38,6 +38,7 @@ export function dovecot(): PresetOptions {
     // [D5] imap_max_line_length = 64k, mail_max_userip_connections = 10.
     maxLineLength: 65536,
     maxConnections: 10,
+    maxConnectionsPerUser: { limit: 10, style: 'dovecot' },
     script: [
       // [D5] imap_idle_notify_interval = 2 mins: "* OK Still here" while a client IDLEs.
       { on: 'quiet', command: 'IDLE', quietFor: 120_000, send: '* OK Still here\r\n' },

@@ -45,6 +45,8 @@ export function gmail(): PresetOptions {
     },
     // [G5] Google help "Too many simultaneous connections" (10 in 2008); later guides say 15.
     maxConnections: 15,
+    // Per user, with Gmail's refusal of the login (src/session/limits.ts cites it).
+    maxConnectionsPerUser: { limit: 15, style: 'gmail' },
     // None: a failed login already reads `NO [AUTHENTICATIONFAILED] Invalid credentials (Failure)` ([G2]).
     script: [],
   };

@@ -32,6 +32,8 @@ export function outlook(): PresetOptions {
     // [O3] Exchange IMAP4 settings: at most 16 connections from one user; idle authenticated connections
     // closed after 1800 s, unauthenticated ones after 60 s.
     maxConnections: 16,
+    // Per user, with Outlook's way: the login succeeds, later commands get BAD (src/session/limits.ts cites it).
+    maxConnectionsPerUser: { limit: 16, style: 'outlook' },
     idleTimeout: 1_800_000,
     loginTimeout: 60_000,
     script: [
