@@ -36,6 +36,40 @@ test('rookery --max-connections-per-user --autologout --script with a transport 
   }
 });
 
+test('rookery --config with faults, rateLimits and byeAt; a bad one names the option path', { timeout: 30_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'rookery-faults-'));
+  const config = join(dir, 'rookery.json');
+  await writeFile(
+    config,
+    JSON.stringify({
+      starttls: true,
+      faults: { stripStartTls: true },
+      rateLimits: [{ commands: ['LIST', 'STATUS'], max: 1, per: 60000, style: 'yahoo' }],
+      now: Date.UTC(2030, 0, 1),
+      byeAt: { at: '2030-01-01T00:00:00Z', text: 'Maintenance' },
+    }),
+  );
+  const { child, port } = await startCli(['--port', '0', '--config', config]);
+  try {
+    const c = await RawClient.connect(port);
+    const greeting = await c.line();
+    assert.doesNotMatch(greeting, /STARTTLS/);
+    // byeAt is the clock's own time: due at once.
+    assert.equal(await c.line(), '* BYE Maintenance');
+    c.close();
+  } finally {
+    child.kill('SIGTERM');
+    await exited(child);
+  }
+  await writeFile(config, JSON.stringify({ rateLimits: [{ commands: ['fetch'], max: 0, per: 1000 }] }));
+  const { spawnSync } = await import('node:child_process');
+  const { CLI } = await import('../helpers/cli.js');
+  const r = spawnSync(process.execPath, [CLI, '--port', '0', '--config', config], { encoding: 'utf8', timeout: 10_000 });
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /rateLimits\[0\]\.max: expected an integer >= 1/);
+  await rm(dir, { recursive: true, force: true });
+});
+
 test('rookery --bandwidth with a bad value names the flag', async () => {
   const { spawnSync } = await import('node:child_process');
   const { CLI } = await import('../helpers/cli.js');
