@@ -59,6 +59,32 @@ test('bandwidth: imapflow gets a 60 KB message intact at about the capped rate; 
   }
 });
 
+test('bandwidth from the greeting on, then STARTTLS over the capped link: imapflow upgrades and fetches intact', { timeout: 30_000 }, async () => {
+  const body = `${'q'.repeat(76)}\r\n`.repeat(400); // about 31 KB
+  const msg = mail('over tls', body);
+  const { server, port } = await startServer({ starttls: true, storage: { INBOX: { messages: [msg] } } });
+  server.script.add({ on: 'greeting', bandwidth: 60_000 });
+  const client = flow(port, { doSTARTTLS: true, tls: { ca: [TEST_CERTIFICATE], servername: 'localhost' } });
+  try {
+    await client.connect();
+    assert.equal(server.control.sessions()[0]!.secure, true);
+    const lock = await client.getMailboxLock('INBOX');
+    try {
+      const started = Date.now();
+      const got = await client.fetchOne('1', { source: true });
+      assert.ok(got && got.source);
+      assert.equal(got.source.toString('latin1'), msg);
+      assert.ok(Date.now() - started >= 350, 'the TLS records were not throttled');
+    } finally {
+      lock.release();
+    }
+    await client.logout();
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
 test('faults.bandwidth option: every session is capped, the greeting too', { timeout: 30_000 }, async () => {
   const { server, port } = await startServer({ faults: { bandwidth: 2000 } });
   const client = await RawClient.connect(port);
