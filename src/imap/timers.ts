@@ -50,7 +50,8 @@ export interface TimedSession {
   readonly server: ClockSource;
   readonly idling: boolean;
   info(): { state: SessionState };
-  bye(text: string): void;
+  /** `* BYE` now between commands and in IDLE, else right after the running command's answer. */
+  byeWhenIdle(text: string): void;
 }
 
 export class SessionTimers {
@@ -123,7 +124,7 @@ export class SessionTimers {
     if (due === null) return this.clearTimer();
     if (this.session.server.now() >= due.at) {
       this.stop();
-      this.session.bye(due.text);
+      this.session.byeWhenIdle(due.text);
       return;
     }
     this.arm();

@@ -85,6 +85,30 @@ test('bandwidth from the greeting on, then STARTTLS over the capped link: imapfl
   }
 });
 
+test('bandwidth under COMPRESS=DEFLATE: imapflow compresses over the capped link and reads intact', { timeout: 30_000 }, async () => {
+  const words = Array.from({ length: 6000 }, (_, i) => `w${(i * 7919) % 10007}`).join(' ');
+  const msg = mail('compressed', words);
+  const { server, port } = await startServer({ plugins: ['COMPRESS'], storage: { INBOX: { messages: [msg] } } });
+  server.script.add({ on: 'greeting', bandwidth: 40_000 });
+  const client = flow(port);
+  try {
+    await client.connect();
+    const lock = await client.getMailboxLock('INBOX');
+    try {
+      const got = await client.fetchOne('1', { source: true });
+      assert.ok(got && got.source);
+      assert.equal(got.source.toString('latin1'), msg);
+    } finally {
+      lock.release();
+    }
+    assert.equal(server.control.sessions()[0]!.compressed, true);
+    await client.logout();
+  } finally {
+    client.close();
+    await server.stop();
+  }
+});
+
 test('faults.bandwidth option: every session is capped, the greeting too', { timeout: 30_000 }, async () => {
   const { server, port } = await startServer({ faults: { bandwidth: 2000 } });
   const client = await RawClient.connect(port);
