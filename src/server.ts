@@ -14,6 +14,10 @@ import { ImapSession } from './imap/session.js';
 import { RestServer } from './rest/rest.js';
 import { ScriptEngine } from './script/engine.js';
 import { failTlsHandshake } from './script/transport.js';
+import { ScheduledBye } from './imap/timers.js';
+
+/** Scheduled BYEs (control.scheduleBye) pending at once: each holds a timer and a clock listener. */
+const MAX_SCHEDULED_BYES = 1000;
 import { resolveOptions } from './options/resolve.js';
 import type { ResolvedOptions, ServerOptions } from './options/types.js';
 import { SessionRegistry } from './session/registry.js';
@@ -104,6 +108,7 @@ export class Server extends EventEmitter<ServerEventMap> {
       clientFindings: () => this.clientFindings,
       hiddenCapabilities: () => this.options.hideCapabilities,
       advanceClock: (ms) => this.advanceClock(ms),
+      scheduleBye: (at, text, session) => void this.scheduleBye(at, text, session),
     });
     // Extensions' per-server state (`setup`) is made now, so their control APIs exist from the start.
     imapProtocol(this);
@@ -265,6 +270,22 @@ export class Server extends EventEmitter<ServerEventMap> {
    * Moves the server clock forward by `ms` (a pinned `now` too) and lets
    * every server-clock timer that is now due fire; returns the new time.
    */
+  /** BYEs set at run time (control.scheduleBye), at most MAX_SCHEDULED_BYES pending. */
+  private readonly scheduledByes = new Set<ScheduledBye>();
+
+  /**
+   * `* BYE <text>` to every session (or session `session`) when the server
+   * clock reaches `at` (at once when it has): each is told between commands,
+   * or right after its running command's answer.
+   */
+  scheduleBye(at: number, text: string, session: number | null): ScheduledBye {
+    for (const s of this.scheduledByes) if (s.at <= this.now()) this.scheduledByes.delete(s);
+    if (this.scheduledByes.size >= MAX_SCHEDULED_BYES) throw new ServiceError('LIMIT', `At most ${MAX_SCHEDULED_BYES} scheduled BYEs may be pending`);
+    const bye = new ScheduledBye({ now: () => this.now(), clockListeners: this.clockListeners, byeTargets: () => this.imapSessions() }, at, text, session);
+    if (bye.at > this.now()) this.scheduledByes.add(bye);
+    return bye;
+  }
+
   advanceClock(ms: number): number {
     if (!(Number.isSafeInteger(ms) && ms >= 0)) throw new ServiceError('INVALID', `advance: expected an integer >= 0 (milliseconds), got ${String(ms)}`);
     this.clockOffset += ms;

@@ -46,6 +46,8 @@ export interface ControlContext {
   hiddenCapabilities?(): readonly string[];
   /** Moves the server clock forward (issue 14); absent: the clock cannot be moved. */
   advanceClock?(ms: number): number;
+  /** Schedules `* BYE` at a server-clock time (issue 14). */
+  scheduleBye?(at: number, text: string, session: number | null): void;
 }
 
 export interface XOAuth2Input {
@@ -180,6 +182,37 @@ export class ControlApi {
    * server-clock timers that fall due (autologout, maxIdle, byeAt, rate
    * windows, token expiry at the next command) act at once.
    */
+  /**
+   * `* BYE <text>` when the server clock reaches `at` (epoch ms or ISO 8601
+   * with zone) or `in` ms from now, to every session live then or to
+   * `session` only. Answers when it is due.
+   */
+  scheduleBye(input: { at?: number | string; in?: number; text?: string; session?: number }): { at: number; iso: string; text: string; session: number | null } {
+    if (!this.ctx.scheduleBye) throw new ServiceError('CANNOT', 'This server cannot schedule a BYE');
+    const body = input ?? {};
+    let at: number;
+    if (body.at !== undefined && body.in !== undefined) throw new ServiceError('INVALID', 'at: give either at or in, not both');
+    if (body.in !== undefined) {
+      if (!(typeof body.in === 'number' && Number.isSafeInteger(body.in) && body.in >= 0)) throw new ServiceError('INVALID', `in: expected an integer >= 0 (milliseconds), got ${JSON.stringify(body.in) ?? String(body.in)}`);
+      at = this.ctx.now() + body.in;
+    } else if (typeof body.at === 'number' && Number.isFinite(body.at)) {
+      at = body.at;
+    } else if (typeof body.at === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(body.at) && !Number.isNaN(Date.parse(body.at))) {
+      at = Date.parse(body.at);
+    } else {
+      throw new ServiceError('INVALID', `at: expected epoch milliseconds or an ISO 8601 time with its zone, got ${JSON.stringify(body.at) ?? String(body.at)}`);
+    }
+    const text = body.text ?? 'Server going down for maintenance';
+    if (typeof text !== 'string' || text === '' || /[\r\n\0]/.test(text)) throw new ServiceError('INVALID', 'text: expected a non-empty single-line string');
+    const session = body.session ?? null;
+    if (session !== null) {
+      if (!(typeof session === 'number' && Number.isSafeInteger(session) && session >= 1)) throw new ServiceError('INVALID', 'session: expected a session number');
+      if (!this.ctx.sessions.get(session)) throw new ServiceError('NONEXISTENT', `No session ${session}`);
+    }
+    this.ctx.scheduleBye(at, text, session);
+    return { at, iso: new Date(at).toISOString(), text, session };
+  }
+
   advanceClock(input: { advance: number }): { now: number; iso: string } {
     if (!this.ctx.advanceClock) throw new ServiceError('CANNOT', 'This server clock cannot be moved');
     const advance = input?.advance;

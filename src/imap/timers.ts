@@ -148,3 +148,53 @@ export class SessionTimers {
     this.timer.unref();
   }
 }
+
+/** What a scheduled BYE needs of the server. */
+export interface ByeTarget {
+  now(): number;
+  readonly clockListeners: Set<() => void>;
+  /** The live sessions that can be told BYE. */
+  byeTargets(): readonly { readonly id: number; byeWhenIdle(text: string): void }[];
+}
+
+/**
+ * A BYE at a server-clock time, set at run time (`control.scheduleBye`,
+ * `POST /v1/clock/bye`): to every session live at that time, or to one.
+ * Real-time timer plus clock listener, as for the session timers.
+ */
+export class ScheduledBye {
+  private timer: NodeJS.Timeout | null = null;
+  private done = false;
+  private readonly onClock = (): void => this.check();
+
+  constructor(
+    private readonly target: ByeTarget,
+    readonly at: number,
+    readonly text: string,
+    readonly session: number | null,
+  ) {
+    target.clockListeners.add(this.onClock);
+    this.check();
+  }
+
+  cancel(): void {
+    this.done = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.target.clockListeners.delete(this.onClock);
+  }
+
+  private check(): void {
+    if (this.done) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const left = this.at - this.target.now();
+    if (left <= 0) {
+      this.cancel();
+      for (const s of this.target.byeTargets()) if (this.session === null || s.id === this.session) s.byeWhenIdle(this.text);
+      return;
+    }
+    this.timer = setTimeout(() => this.check(), Math.min(MAX_TIMER, left));
+    this.timer.unref();
+  }
+}

@@ -130,6 +130,18 @@ export const serverRoutes: Route[] = [
     handle: ({ server, body }) => server.control.advanceClock(o(body) as { advance: number }),
   },
   {
+    method: 'POST', path: '/v1/clock/bye', summary: 'Schedule * BYE at a server-clock time, to every session or one', operation: 'scheduleBye',
+    body: obj({
+      at: { oneOf: [int(), str()], description: 'Server-clock time: epoch milliseconds or ISO 8601 with its zone' },
+      in: { ...int(0), description: 'Or: milliseconds from the current server-clock time' },
+      text: dflt(str(), 'Server going down for maintenance', 'BYE text'),
+      session: { ...int(1), description: 'Only this session; without it, every session live at that time' },
+    }),
+    status: 201,
+    response: obj({ at: int(), iso: str(), text: str(), session: nullable(int()) }, ['at', 'iso', 'text', 'session']),
+    handle: ({ server, body }) => server.control.scheduleBye(o(body) as { at?: number | string; in?: number; text?: string; session?: number }),
+  },
+  {
     method: 'POST', path: '/v1/shutdown', summary: 'Stop the server (answers first)', operation: 'shutdown',
     body: obj({ graceful: dflt(bool, true, 'false: close sessions right away') }), status: 202, response: obj({ shutdown: bool }),
     handle: () => ({ shutdown: true }),

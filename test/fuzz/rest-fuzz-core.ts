@@ -191,6 +191,17 @@ const FIELD_VALUES: Record<string, (g: Gen) => string> = {
   STORAGE: (g) => g.pick(NUMBERS),
   MESSAGE: (g) => g.pick(NUMBERS),
   MAILBOX: (g) => g.pick(NUMBERS),
+  // POST /v1/clock/bye (issue 14): far-off times mostly, so the run's sessions live on.
+  at: (g) => {
+    const v = g.pick(['4102444800000', '"2100-01-01T00:00:00Z"', '"2100-01-01 00:00"', '"soon"', 'null']);
+    if (['"2100-01-01 00:00"', '"soon"', 'null'].includes(v)) g.mustRefuse(`at ${v}`);
+    return v;
+  },
+  in: (g) => {
+    const v = g.pick(['3600000', '-1', '"1h"']);
+    if (v !== '3600000') g.mustRefuse(`in ${v}`);
+    return v;
+  },
   // POST /v1/clock (issue 14): small moves, so the run's internal dates stay plausible.
   advance: (g) => {
     const v = g.pick(['0', '1', '60000', '-1', '1.5', '"soon"']);

@@ -171,6 +171,43 @@ test('an XOAUTH2 token\u2019s sessionTimeout follows advanceClock too: BYE witho
   }
 });
 
+test('POST /v1/clock/bye schedules BYE at run time, to one session or every one; bad bodies name the field', async () => {
+  const server = createServer({ port: 0, now: T0, rest: { port: 0 } });
+  const { imap, rest } = await server.start();
+  const a = await rawSession(imap.port);
+  const b = await rawSession(imap.port);
+  const base = `http://127.0.0.1:${rest!.port}`;
+  const post = (body: unknown): Promise<Response> => fetch(`${base}/v1/clock/bye`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  try {
+    const one = await post({ in: 60_000, text: 'Only you', session: 2 });
+    assert.equal(one.status, 201);
+    assert.deepEqual(await one.json(), { at: T0 + 60_000, iso: '2030-01-01T12:01:00.000Z', text: 'Only you', session: 2 });
+    assert.equal((await post({ at: '2030-01-01T12:02:00Z', text: 'Everyone' })).status, 201);
+    server.advanceClock(60_000);
+    assert.equal(await b.line(), '* BYE Only you');
+    await pause(50);
+    assert.equal(a.pending(), '');
+    server.advanceClock(60_000);
+    assert.equal(await a.line(), '* BYE Everyone');
+    for (const [body, field] of [
+      [{ at: 'tomorrow' }, 'at'],
+      [{ in: -1 }, 'in'],
+      [{ in: 5, at: T0 }, 'at'],
+      [{ in: 5, text: 'a\r\nb' }, 'text'],
+      [{ in: 5, session: 0 }, 'session'],
+    ] as const) {
+      const res = await post(body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.match(((await res.json()) as { error: { message: string } }).error.message, new RegExp(`^${field}: `));
+    }
+    assert.equal((await post({ in: 5, session: 99 })).status, 404);
+  } finally {
+    a.close();
+    b.close();
+    await server.stop();
+  }
+});
+
 test('timer options are validated with the field named', () => {
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ autologout: -1 }, /^autologout: expected/m],
