@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { ImapFlow } from 'imapflow';
+import Imap from 'imap';
 import { createServer } from '../../src/index.js';
 import { rawSession, startServer } from '../helpers/server.js';
 
@@ -24,7 +25,7 @@ function python(port: number, body: string): Promise<{ code: number; out: string
 
 const flow = (port: number): ImapFlow => new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false });
 
-test('maxConnectionsPerUser (Gmail): the third login gets NO [ALERT]; imapflow and imaplib report it; others may log in', { timeout: 30_000 }, async (t) => {
+test('maxConnectionsPerUser (Gmail): the third login gets NO [ALERT]; imapflow, node-imap and imaplib report it; others may log in', { timeout: 30_000 }, async (t) => {
   const { server, port } = await startServer({ maxConnectionsPerUser: 2, users: { testuser: { password: 'testpass' }, other: { password: 'pw' } } });
   const a = await rawSession(port);
   const b = await rawSession(port);
@@ -44,6 +45,18 @@ test('maxConnectionsPerUser (Gmail): the third login gets NO [ALERT]; imapflow a
       return true;
     });
     client.close();
+
+    // node-imap: the login error carries the response code and text.
+    const imap = new Imap({ user: 'testuser', password: 'testpass', host: '127.0.0.1', port, tls: false });
+    const failure = await new Promise<Error & { textCode?: string; source?: string }>((resolve, reject) => {
+      imap.once('ready', () => reject(new Error('logged in')));
+      imap.once('error', resolve);
+      imap.connect();
+    });
+    imap.destroy();
+    assert.equal(failure.message, 'Too many simultaneous connections. (Failure)');
+    assert.equal(failure.textCode, 'ALERT');
+    assert.equal(failure.source, 'authentication');
 
     if (noPython) return t.diagnostic(String(noPython));
     const r = await python(port, `M = imaplib.IMAP4('127.0.0.1', port)
