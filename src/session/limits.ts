@@ -174,7 +174,7 @@ export interface LimitedSession {
   readonly server: {
     now(): number;
     readonly options: { readonly throttling: ResolvedThrottling };
-    readonly sessions: { list(): readonly { readonly id: number; readonly user: string | null }[] };
+    readonly sessions: { list(): readonly { readonly id: number; readonly user: string | null; info(): { state: string } }[] };
   };
   writeText(text: string): void;
   setState(state: 'logout'): void;
@@ -236,7 +236,8 @@ export class SessionLimits {
     const perUser = this.session.server.options.throttling.perUser;
     if (perUser === null) return null;
     let others = 0;
-    for (const s of this.session.server.sessions.list()) if (s.user === user && s.id !== this.session.id) others++;
+    // A session that has logged out (its connection still closing) no longer counts.
+    for (const s of this.session.server.sessions.list()) if (s.user === user && s.id !== this.session.id && s.info().state !== 'Logout') others++;
     if (others < perUser.limit) return null;
     if (perUser.text !== null) {
       const refusal = parseResponse(perUser.text);
