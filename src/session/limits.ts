@@ -81,6 +81,9 @@ export interface ResolvedThrottling {
 
 export const NO_THROTTLING: ResolvedThrottling = Object.freeze({ perUser: null, rateLimits: [] });
 
+/** Largest `max` of a rate limit: each window holds that many times. */
+export const MAX_RATE = 100_000;
+
 /** A tagged response as an option gives it (`NO [ALERT] text`). */
 const RESPONSE = /^(NO|BAD) (?:\[([^\]\r\n]+)\] ?)?([^\r\n]*)$/;
 
@@ -144,13 +147,14 @@ export function resolveThrottling(perUser: unknown, rateLimits: unknown, report:
             else if (names !== 'all') for (const n of cls ?? [c.toUpperCase().replace(/\s+/g, ' ')]) names.add(n);
           });
         }
-        if (!posInt(item.max, 1)) report(`${path}.max`, `expected an integer >= 1 (commands per window), got ${describe(item.max)}`);
+        // A window keeps the times of the last `max` commands: bounded, so a peer's command count cannot grow it.
+        if (!posInt(item.max, 1) || item.max > MAX_RATE) report(`${path}.max`, `expected an integer from 1 to ${MAX_RATE} (commands per window), got ${describe(item.max)}`);
         if (!posInt(item.per, 1)) report(`${path}.per`, `expected an integer >= 1 (the window in milliseconds), got ${describe(item.per)}`);
         if (item.scope !== undefined && item.scope !== 'session' && item.scope !== 'user') report(`${path}.scope`, `expected "session" or "user", got ${describe(item.scope)}`);
         if (item.style !== undefined && item.style !== 'yahoo') report(`${path}.style`, `expected "yahoo", got ${describe(item.style)}`);
         if (item.close !== undefined && typeof item.close !== 'boolean') report(`${path}.close`, `expected a boolean, got ${describe(item.close)}`);
         const text = responseText(item.text, `${path}.text`, report);
-        if (posInt(item.max, 1) && posInt(item.per, 1)) {
+        if (posInt(item.max, 1) && item.max <= MAX_RATE && posInt(item.per, 1)) {
           const style = item.style === 'yahoo' ? 'yahoo' : null;
           limits.push({
             names,

@@ -161,6 +161,7 @@ test('throttling options are validated with the field named', () => {
     [{ rateLimits: {} }, /^rateLimits: expected an array/m],
     [{ rateLimits: [{ commands: [], max: 1, per: 1 }] }, /^rateLimits\[0\]\.commands: expected a non-empty array/m],
     [{ rateLimits: [{ commands: ['fetch'], max: 0, per: 1 }] }, /^rateLimits\[0\]\.max: expected/m],
+    [{ rateLimits: [{ commands: ['fetch'], max: 100_001, per: 1 }] }, /^rateLimits\[0\]\.max: expected an integer from 1 to 100000/m],
     [{ rateLimits: [{ commands: ['fetch'], max: 1, per: 1, scope: 'ip' }] }, /^rateLimits\[0\]\.scope: expected/m],
     [{ rateLimits: [{ commands: ['fetch'], max: 1, per: 1, every: 2 }] }, /^rateLimits\[0\]\.every: unknown key/m],
   ];
