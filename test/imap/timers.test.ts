@@ -5,11 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { execFile, spawnSync } from 'node:child_process';
 import { ImapFlow } from 'imapflow';
 import { createServer } from '../../src/index.js';
 import { rawSession, startServer } from '../helpers/server.js';
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
+const PYTHON = process.env.PYTHON ?? 'python3';
+const noPython = spawnSync(PYTHON, ['--version']).status === 0 || process.env.CI ? false : `${PYTHON} not installed`;
 const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 test('autologout on a pinned clock: nothing at deadline - 1 ms, BYE at the deadline', async () => {
@@ -73,6 +76,37 @@ test('autologout in real time with the default clock; imapflow sees close and a 
     await second.logout();
   } finally {
     first.close();
+    await server.stop();
+  }
+});
+
+test('autologout: Python imaplib\u2019s next command raises IMAP4.abort with the BYE text', { skip: noPython, timeout: 20_000 }, async () => {
+  const { server, port } = await startServer({ now: T0, autologout: { authenticated: 600_000 } });
+  const loggedIn = server.waitFor('session', { type: 'login' }, { timeout: 10_000 });
+  const script = `import imaplib, sys
+M = imaplib.IMAP4('127.0.0.1', ${port})
+M.login('testuser', 'testpass')
+print('in', flush=True)
+sys.stdin.readline()
+try:
+    M.noop()
+    print('answered')
+except imaplib.IMAP4.abort as e:
+    print('abort', e)`;
+  const child = execFile(PYTHON, ['-c', script], { timeout: 15_000 });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await loggedIn;
+    const closed = server.waitFor('session', { type: 'close' }, { timeout: 5000 });
+    server.advanceClock(600_000);
+    await closed;
+    child.stdin!.end('go\n');
+    await exited;
+    assert.match(out, /^in\nabort .*Autologout; idle for too long/m);
+  } finally {
+    child.kill();
     await server.stop();
   }
 });
