@@ -178,5 +178,4 @@ export function ruleForEvent(rule: ScriptRule): Record<string, unknown> {
 }
 
 /** Transport faults (issue 14, src/script/transport.ts): `bandwidth`, `stall`, `halfClose`, `slowClose`, `tlsFailure`, `stripStartTls`. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface ScriptRuleJson extends TransportRuleFields {}
