@@ -6,6 +6,7 @@
  * The session hands every response it builds from values here while such
  * rules exist; without them it serializes directly and nothing here runs.
  */
+import { hasTransport } from './transport.js';
 import type { ScriptAction, ScriptEngine } from './engine.js';
 import { applyOps, applyTextOps } from './mutate.js';
 import { encodeScriptResponse, parseResponseLine, responseType, textResponseType, type ScriptResponse } from './response.js';
@@ -39,7 +40,9 @@ export function shapesOutput(rule: ScriptRule): boolean {
     (rule.delay ?? 0) > 0 ||
     rule.chunk !== undefined ||
     rule.truncate !== undefined ||
-    (rule.close !== undefined && rule.close !== false)
+    (rule.close !== undefined && rule.close !== false) ||
+    // Transport faults act where the output is written (session applyOutput).
+    hasTransport(rule)
   );
 }
 

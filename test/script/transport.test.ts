@@ -383,6 +383,30 @@ test('faults.stripStartTls option: STARTTLS is stripped for every session', asyn
   }
 });
 
+test('transport fields on rules of the structured rule language: a response rule by type, a command rule with literals', { timeout: 30_000 }, async () => {
+  const big = mail('big', `${'b'.repeat(76)}\r\n`.repeat(780));
+  const { server, port } = await startServer({ starttls: true, storage: { INBOX: { messages: [big] } } });
+  server.script.add({ on: 'response', untagged: 'CAPABILITY', stripStartTls: true });
+  server.script.add({ on: 'command', command: 'FETCH', literals: true, bandwidth: 100_000 });
+  const raw = await RawClient.connect(port);
+  try {
+    await raw.line();
+    const caps = await raw.command('CAPABILITY');
+    assert.match(caps[0]!, /^\* CAPABILITY IMAP4rev1/);
+    assert.doesNotMatch(caps.join('\n'), /STARTTLS/);
+    assert.match((await raw.command('STARTTLS')).at(-1)!, /^\S+ BAD Unknown command STARTTLS/);
+    await raw.command('LOGIN testuser testpass');
+    await raw.command('SELECT INBOX');
+    const t0 = Date.now();
+    const lines = await raw.command('FETCH 1 (FLAGS BODY.PEEK[])', 20_000);
+    assert.match(lines.at(-1)!, /^\S+ OK/);
+    assert.ok(Date.now() - t0 >= 450, `FETCH of 60 KB took ${Date.now() - t0} ms`);
+  } finally {
+    raw.close();
+    await server.stop();
+  }
+});
+
 test('transport rule fields: validated with the field named, listed by GET /v1/script/rules', async () => {
   const { server } = await startServer({ rest: { port: 0 } });
   const base = `http://127.0.0.1:${server.restAddress()!.port}`;
