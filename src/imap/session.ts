@@ -475,6 +475,8 @@ export class ImapSession implements SessionHandle {
       return;
     }
     if (rate <= 0 || this.closed) return;
+    // Bytes gathered this turn go out on the connection they were written to.
+    this.uncorkWrites();
     const under = this.socket;
     under.off('data', this.onData);
     const throttle = new ThrottledTransport(under, rate);
@@ -508,6 +510,7 @@ export class ImapSession implements SessionHandle {
   private halfClose(): void {
     if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
     this.faults.halfClosed = true;
+    this.uncorkWrites();
     this.socket.end();
   }
 

@@ -164,6 +164,20 @@ export class SessionFaults {
   }
 }
 
+/** The stream's own `writableLength` (Writable's getter), before a subclass instance shadows it. */
+function writableLengthOf(stream: Duplex): () => number {
+  let proto: object | null = Object.getPrototypeOf(stream) as object | null;
+  while (proto !== null) {
+    const d = Object.getOwnPropertyDescriptor(proto, 'writableLength');
+    if (d?.get) {
+      const get = d.get;
+      return () => get.call(stream) as number;
+    }
+    proto = Object.getPrototypeOf(proto) as object | null;
+  }
+  return () => 0;
+}
+
 /**
  * Output at a capped rate: the session writes into this layer, which passes
  * the bytes to the connection under it in slices, at most `rate` bytes per
@@ -191,8 +205,10 @@ export class ThrottledTransport extends Duplex {
     private rate: number,
   ) {
     super({ allowHalfOpen: true });
+    // What Duplex itself holds (writes while corked), the throttle's queue and what waits below.
+    const own = writableLengthOf(this);
     Object.defineProperty(this, 'writableLength', {
-      get: () => this.queued + this.connection.writableLength,
+      get: () => own() + this.queued + this.connection.writableLength,
     });
     connection.on('data', this.onData);
     connection.on('end', () => this.push(null));
