@@ -73,7 +73,7 @@ export async function run(args: string[]): Promise<void> {
   const variants: [string, ServerOptions][] = [
     ['no timers, no limits', {}],
     ['autologout + maxIdle', { autologout: 1_800_000, maxIdle: 1_740_000 }],
-    ['+ rateLimits (all, never hit)', { autologout: 1_800_000, maxIdle: 1_740_000, rateLimits: [{ commands: ['all'], max: 1_000_000, per: 1000 }] }],
+    ['+ rateLimits (all, never hit)', { autologout: 1_800_000, maxIdle: 1_740_000, rateLimits: [{ commands: ['all'], max: 100_000, per: 1000 }] }],
   ];
   const out: string[][] = [];
   for (const [name, options] of variants) {
