@@ -28,6 +28,8 @@ import type { Mailbox } from './store/mailbox.js';
 import { UserTrees } from './store/user-trees.js';
 import { UserView } from './store/user-view.js';
 import type { MailboxView } from './store/view.js';
+import { Transcripts } from './transcript/transcripts.js';
+import type { Transcript } from './transcript/transcript.js';
 
 /** Where a listener listens. */
 export interface ListenAddress {
@@ -77,6 +79,8 @@ export class Server extends EventEmitter<ServerEventMap> {
   private loggedTypes: Set<string> | null = null;
   /** The client checker's findings (`clientCheck`), kept however the mode is set. */
   readonly clientFindings: ClientFindingLog;
+  /** Per-session transcripts (the `transcript` option); `server.transcript(n)` reads one. */
+  readonly transcripts: Transcripts;
   /** Resolves when the server has stopped (stop(), shutdown, REST POST /v1/shutdown). */
   readonly stopped: Promise<void> = new Promise((resolve) => (this.markStopped = resolve));
 
@@ -84,6 +88,7 @@ export class Server extends EventEmitter<ServerEventMap> {
     super();
     this.options = resolveOptions(options);
     this.eventLog = new EventLog(this.options.events);
+    this.transcripts = new Transcripts(this.options.transcript, () => this.now(), () => String(this.address()?.port ?? 0));
     this.store = new Store(this.options.storage, this.options.users);
     this.trees = this.options.userStorage ? new UserTrees(this.store, this.options.userStorage) : null;
     this.clientFindings = new ClientFindingLog(this.options.clientCheck, this.options.clientCheckRules, () => this.now(), (f) => this.emit('client', f));
@@ -254,6 +259,16 @@ export class Server extends EventEmitter<ServerEventMap> {
   /** Every mailbox of every tree: whole-server counts (quota, object ids). */
   everyMailbox(): Mailbox[] {
     return this.trees?.everyMailbox() ?? this.store.list();
+  }
+
+  /**
+   * Session `n`'s transcript: every byte in and out so far (a live session)
+   * or as it ended (one of the last `transcript.keepClosed` closed ones), or
+   * undefined (no such session, transcripts off, or closed too long ago).
+   * `.text()` is the form to paste into a bug report; docs/debugging.md.
+   */
+  transcript(session: number): Transcript | undefined {
+    return this.transcripts.get(session);
   }
 
   /** The server clock in epoch milliseconds: the `now` option, plus what `advanceClock` added. */

@@ -20,6 +20,7 @@ import { ArgParser, ParseError } from './parser.js';
 import { SelectedMailbox } from './selected.js';
 import { CommandReader, type Segment } from './wire/reader.js';
 import { describeCommand, describeOutput } from './wire/log.js';
+import type { SessionRecorder } from '../transcript/transcripts.js';
 import { continuation, encodeResponseOf, tagged, untaggedStatus } from './wire/serializer.js';
 import { fromStatus, fromValues } from '../script/response.js';
 import { utf8Text, type ImapValue } from './wire/values.js';
@@ -206,6 +207,8 @@ export class ImapSession implements SessionHandle {
   private readonly timers: SessionTimers | null;
   /** Connection limit per user and rate limits (src/session/limits.ts), null when none is set. */
   private readonly limits: SessionLimits | null;
+  /** Records the bytes at the socket boundary (`fromSocket` / `toSocket`), or null when transcripts are off. */
+  private readonly transcript: SessionRecorder | null;
 
   constructor(
     readonly server: Server,
@@ -219,6 +222,7 @@ export class ImapSession implements SessionHandle {
     this.id = server.sessions.nextId();
     this.shaper = new ResponseShaper(this.scriptHost());
     this.remoteAddress = socket.remoteAddress ?? null;
+    this.transcript = server.transcripts.open(this.id, this.remoteAddress, () => this.user);
     const options = server.options;
     this.hiddenCapabilities = new Set();
     hideCapabilities(this.hiddenCapabilities, options.hideCapabilities);
@@ -334,6 +338,7 @@ export class ImapSession implements SessionHandle {
   }
 
   private readonly onData = (chunk: Buffer): void => {
+    this.fromSocket(chunk);
     this.checker?.receivedBytes(chunk.length);
     this.touch();
     this.timers?.activity();
@@ -624,8 +629,26 @@ export class ImapSession implements SessionHandle {
     if (this.outBusy > 0) this.outTail = this.outTail.then(() => this.rawWrite(data));
     else {
       this.coalesceWrites();
-      this.socket.write(data);
+      this.toSocket(data);
     }
+  }
+
+  /**
+   * The socket boundary, inbound: every byte the client sends arrives here,
+   * decrypted (TLS) and decompressed (COMPRESS), before anything parses it.
+   */
+  private fromSocket(chunk: Buffer): void {
+    this.transcript?.fromClient(chunk);
+  }
+
+  /**
+   * The socket boundary, outbound: every byte written to the connection
+   * leaves here, before compression and encryption. The transcript records
+   * exactly these bytes (after script shaping and batching).
+   */
+  private toSocket(data: Buffer): void {
+    this.transcript?.fromServer(data);
+    this.socket.write(data);
   }
 
   // ------------------------------------------------------------ one write per turn of the event loop
@@ -672,7 +695,7 @@ export class ImapSession implements SessionHandle {
     if (this.closed || this.socket.destroyed || this.socket.writableEnded || data.length === 0) return;
     this.touch();
     if (this.server.options.debug) this.logOutput(data);
-    this.socket.write(data);
+    this.toSocket(data);
   }
 
   /** Ends the connection once queued output is out. */
@@ -1465,6 +1488,8 @@ export class ImapSession implements SessionHandle {
     const waiter = this.lineWaiter;
     this.lineWaiter = null;
     waiter?.resolve(null);
+    // Before the close event, so that a test waiting for it finds the transcript among the closed ones.
+    this.transcript?.close();
     this.emitSession('close');
   }
 }

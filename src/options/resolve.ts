@@ -23,6 +23,9 @@ import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
 import { layOverPreset, PRESET_NAMES, presetOptions, type PresetName } from '../presets/index.js';
 import { suggestKey } from './typos.js';
 import { FAULT_TOP_LEVEL_KEYS, resolveFaultOptions } from './faults.js';
+import { resolveTranscript } from './transcript.js';
+import { parseTranscripts, TranscriptSyntaxError } from '../transcript/text.js';
+import type { Transcript } from '../transcript/transcript.js';
 
 /** The limits that keep a broken or hostile client from costing unbounded memory, descriptors or time. */
 export const LIMIT_KEYS = [
@@ -73,6 +76,7 @@ export const TOP_LEVEL_KEYS = [
   'capabilities',
   // Transport faults, server-clock timers and throttling (issue 14): ./faults.ts.
   ...FAULT_TOP_LEVEL_KEYS,
+  'transcript',
 ] as const;
 
 export const REST_KEYS = ['port', 'host', 'token', 'pingInterval', 'maxEventStreams', 'maxStreamBuffer'] as const;
@@ -150,7 +154,9 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const scriptSeed = optional(options.scriptSeed, DEFAULTS.scriptSeed, (v) =>
     typeof v === 'number' && Number.isSafeInteger(v) ? v : problems.expected('scriptSeed', 'an integer', v),
   );
-  const script = [...resolveScript(problems, options.script), ...resolveDefects(problems, options.defects)];
+  const replay = resolveReplay(problems, options.script);
+  // A replay runs no script rules: `script` holds the recording instead.
+  const script = [...(replay ? [] : resolveScript(problems, options.script)), ...resolveDefects(problems, options.defects)];
   const port = optional(options.port, DEFAULTS.port, (v) => portNumber(problems, v, 'port'));
   const host = optional(options.host, DEFAULTS.host, (v) => nonEmptyString(problems, v, 'host'));
   const secure = optional(options.secure, false, (v) => booleanValue(problems, v, 'secure'));
@@ -178,6 +184,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const clientCheck = resolveClientCheck(problems, options.clientCheck, options.clientCheckRules);
   const hideCapabilities = resolveCapabilities(problems, options.capabilities, 'capabilities');
   const faultOptions = resolveFaultOptions(problems, options);
+  const transcript = resolveTranscript(problems, options.transcript);
 
   problems.throwIfAny();
   return {
@@ -212,6 +219,8 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     clientCheckRules: clientCheck.rules,
     hideCapabilities,
     ...faultOptions,
+    transcript,
+    replay,
   };
 }
 
@@ -266,6 +275,40 @@ function resolveUserStorage(
     }
   }
   return { storage: resolveStorage(shared, problems, now, context, 'storage.shared'), userStorage };
+}
+
+/** `script: { replay }`: the transcript's sessions, read now so that a bad file fails construction. */
+function resolveReplay(problems: Problems, value: unknown): Transcript[] | null {
+  if (!isPlainObject(value) || !('replay' in value)) return null;
+  for (const key of Object.keys(value)) {
+    if (key !== 'replay') problems.add(childPath('script', key), 'unknown key next to replay (a replay runs no script rules)');
+  }
+  const source = value.replay;
+  if (typeof source !== 'string' || source === '') {
+    problems.expected('script.replay', 'a transcript file path or transcript text', source);
+    return null;
+  }
+  let text = source;
+  if (!/[\r\n]/.test(source)) {
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch (err) {
+      problems.add('script.replay', `cannot read transcript file ${JSON.stringify(source)}: ${(err as Error).message}`);
+      return null;
+    }
+  }
+  try {
+    const sessions = parseTranscripts(text);
+    if (sessions.length === 0 || sessions.every((s) => s.chunks.length === 0)) {
+      problems.add('script.replay', 'the transcript holds no traffic (no "<ms> C:" or "<ms> S:" lines)');
+      return null;
+    }
+    return sessions;
+  } catch (err) {
+    if (!(err instanceof TranscriptSyntaxError)) throw err;
+    problems.add('script.replay', err.message);
+    return null;
+  }
 }
 
 /** `events`: the backlog's size and the number of pending waits. */

@@ -10,6 +10,20 @@ import type { PresetName } from '../presets/names.js';
 import type { FaultsOption, ResolvedFaults } from '../script/transport.js';
 import type { ResolvedTimers } from '../imap/timers.js';
 import type { MaxConnectionsPerUserOption, RateLimitOption, ResolvedThrottling } from '../session/limits.js';
+import type { TranscriptOptions } from './transcript.js';
+import type { TranscriptSettings } from '../transcript/transcripts.js';
+import type { Transcript } from '../transcript/transcript.js';
+
+export type { TranscriptOptions } from './transcript.js';
+
+/**
+ * `script: { replay }`: serve a recorded transcript back to clients instead
+ * of running commands (docs/debugging.md). `replay` is a path to a
+ * transcript file, or the transcript text itself (text with a line break).
+ */
+export interface ScriptReplay {
+  replay: string;
+}
 
 /** A message in the storage option: raw source, or an object with it. */
 export type StorageMessage =
@@ -144,8 +158,11 @@ export interface ServerOptions {
   pluginOptions?: Record<string, Record<string, unknown>>;
   /** Seed of the PRNG behind script rules' `chance`. Default 1. */
   scriptSeed?: number;
-  /** Script rules to start with: an array, or a path to a JSON file holding one. */
-  script?: ScriptRule[] | string;
+  /**
+   * Script rules to start with: an array, or a path to a JSON file holding
+   * one; or `{ replay: transcript }` to serve a recorded transcript back.
+   */
+  script?: ScriptRule[] | string | ScriptReplay;
   /**
    * Real server defects to reproduce, by name from the defects library
    * (`['uidvalidity-zero']`; docs/script-rules.md): their rules go after
@@ -273,6 +290,14 @@ export interface ServerOptions {
   clientCheckRules?: Record<string, boolean>;
   /** Capabilities hidden from every session (`{ hide: ["MOVE", "LITERAL+"] }`), to test a client's fallbacks. */
   capabilities?: CapabilityOptions;
+  /**
+   * Per-session transcripts: every byte in and out with server-clock times,
+   * in a bounded ring per session (`server.transcript(n)`, REST
+   * `GET /v1/sessions/{n}/transcript`). `true`/`false` turns them on/off
+   * with the defaults. Default on, 256 KiB per session, the last 32 closed
+   * sessions kept, credentials redacted. See docs/debugging.md.
+   */
+  transcript?: boolean | TranscriptOptions;
 }
 
 /** A message as the store receives it: bytes and decoded metadata. */
@@ -389,4 +414,7 @@ export interface ResolvedOptions {
   faults: ResolvedFaults;
   timers: ResolvedTimers;
   throttling: ResolvedThrottling;
+  transcript: TranscriptSettings;
+  /** Sessions of `script: { replay }`, in order, or null when the server runs commands. */
+  replay: Transcript[] | null;
 }

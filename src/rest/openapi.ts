@@ -24,7 +24,9 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
     const responses: Record<string, unknown> = {
       [String(r.status)]: {
         description: r.summary,
-        content: r.stream ? { 'text/event-stream': { schema: { type: 'string' } } } : { 'application/json': { schema: plain(r.response) } },
+        content: r.stream
+          ? { 'text/event-stream': { schema: { type: 'string' } } }
+          : { 'application/json': { schema: plain(r.response) }, ...(r.text ? { 'text/plain': { schema: { type: 'string' } } } : {}) },
       },
     };
     for (const [status, codes] of Object.entries(ERROR_STATUS)) {

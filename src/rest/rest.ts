@@ -279,6 +279,12 @@ export class RestServer {
     res.end(text);
   }
 
+  private sendText(res: ServerResponse, status: number, text: string): void {
+    if (res.destroyed) return;
+    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-store' });
+    res.end(text);
+  }
+
   /** The error answer for `err`: its status by the spec's table (or `status`), the error object, and headers. */
   private errorReply(err: unknown, headers: Record<string, string> = {}, status?: number): ErrorReply {
     const e = isServiceError(err) ? err : new ServiceError('SERVERERROR', `Unexpected error: ${err instanceof Error ? err.message : String(err)}`);
@@ -493,7 +499,8 @@ export class RestServer {
     if (route.path === '/v1/openapi.json') return this.send(res, 200, openApiDocument(this.routeTable, VERSION));
     const handled = route.handle(ctx);
     const result = typeof (handled as PromiseLike<unknown> | null)?.then === 'function' ? await handled : handled;
-    this.send(res, route.status, result);
+    if (route.text && wantsText(req, ctx.query)) this.sendText(res, route.status, route.text(result));
+    else this.send(res, route.status, result);
     if (route.after) res.once('finish', () => route.after!(ctx));
   }
 
@@ -766,3 +773,32 @@ function streamPosition(query: URLSearchParams, header: string | string[] | unde
 const NO_BODY = Symbol('no body');
 
 export type { Method, Route };
+
+/**
+ * True when the request asks for `text/plain` over JSON: `?format=text`, or
+ * an Accept header whose quality for text/plain is above that of
+ * application/json (RFC 9110 §12.5.1; the more specific range wins). Equal
+ * or absent: JSON, the API's default.
+ */
+function wantsText(req: IncomingMessage, query: URLSearchParams): boolean {
+  const format = query.get('format');
+  if (format !== null) return format === 'text';
+  const accept = req.headers.accept;
+  if (!accept) return false;
+  return acceptQuality(accept, 'text', 'plain') > acceptQuality(accept, 'application', 'json');
+}
+
+function acceptQuality(accept: string, type: string, subtype: string): number {
+  let best = -1;
+  let quality = 0;
+  for (const part of accept.split(',')) {
+    const [range = '', ...params] = part.trim().toLowerCase().split(';');
+    const [t, s] = range.trim().split('/');
+    const specificity = t === type && s === subtype ? 2 : t === type && s === '*' ? 1 : t === '*' && s === '*' ? 0 : -1;
+    if (specificity <= best) continue;
+    best = specificity;
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)).find((m) => m)?.[1];
+    quality = q === undefined ? 1 : Number(q) || 0;
+  }
+  return quality;
+}

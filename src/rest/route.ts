@@ -58,6 +58,11 @@ export interface Route {
    */
   handle(ctx: RouteContext): unknown;
   stream?: boolean;
+  /**
+   * A `text/plain` form of the result: a request whose Accept header prefers
+   * `text/plain` to `application/json` (or `?format=text`) gets it instead of JSON.
+   */
+  text?(result: unknown): string;
   /** Error statuses beyond the common ones, with their codes (OpenAPI). */
   errors?: Record<string, string>;
   /** Called after the response has been sent (shutdown). */

@@ -11,6 +11,7 @@ import { SESSION_STATES } from '../script/validate.js';
 import { matchesAll, parseConditions } from '../event-match.js';
 import type { StateCondition } from '../state-conditions.js';
 import { suggestKey } from '../options/typos.js';
+import type { Transcript } from '../transcript/transcript.js';
 import type { Param, Route, RouteContext } from './route.js';
 import { arrayOf, bool, closeObjects, int, nullable, obj, ref, str, type Schema } from './schema.js';
 
@@ -168,6 +169,32 @@ export const sessionRoutes: Route[] = [
     handle: (ctx) => {
       const b = o(ctx.body);
       return ctx.server.control.inject(n(ctx, 'session'), b.data as string, (b.encoding as 'utf-8' | 'base64' | undefined) ?? 'utf-8');
+    },
+  },
+  {
+    method: 'GET', path: '/v1/sessions/{session}/transcript', operation: 'transcript', params: [P_SESSION],
+    summary: "A session's transcript: every byte in and out with server-clock times, live or recently closed (JSON, or text/plain by Accept or ?format=text)",
+    query: [
+      {
+        name: 'format',
+        description: '`json` or `text` (the pasteable text form of docs/debugging.md); wins over the Accept header, for links in a browser',
+        schema: { type: 'string', enum: ['json', 'text'] },
+      },
+    ],
+    status: 200, response: ref('Transcript'),
+    text: (result) => (result as Transcript).text(),
+    handle: (ctx) => {
+      const format = ctx.query.get('format');
+      if (format !== null && format !== 'json' && format !== 'text') {
+        throw new ServiceError('INVALID', `format: expected json or text, got ${JSON.stringify(format)}`);
+      }
+      const id = n(ctx, 'session');
+      if (!ctx.server.transcripts.enabled) throw new ServiceError('CANNOT', 'Transcripts are off (the transcript option); turn them on to record sessions');
+      const transcript = ctx.server.transcript(id);
+      if (!transcript) {
+        throw new ServiceError('NONEXISTENT', `Session ${id} has no transcript: no such session, or it closed before the last ${ctx.server.options.transcript.keepClosed} closed sessions kept (transcript.keepClosed)`);
+      }
+      return transcript;
     },
   },
   {
@@ -623,6 +650,30 @@ export const COMPONENTS: Record<string, Schema> = {
   }),
   MessageInfo: obj({ uid: int(), flags: strArray, internaldate: str(), size: int(), modseq: int(), raw: str('base64'), encoding: str(), fields: SHOWN_FIELDS }),
   User: obj({ name: str(), xoauth2: bool }),
+  Transcript: obj(
+    {
+      session: int(1),
+      user: nullable(str()),
+      remoteAddress: nullable(str()),
+      open: { ...bool, description: 'False once the session has closed' },
+      openedAt: { ...int(), description: 'Server-clock time the session opened, epoch milliseconds' },
+      closedAt: { oneOf: [int(), { type: 'null' }], description: 'Server-clock time it closed, or null while open' },
+      droppedBytes: { ...int(0), description: 'Oldest bytes no longer kept (transcript.maxBytes)' },
+      redacted: { ...bool, description: 'True when credentials (LOGIN password, AUTHENTICATE data) show as ***' },
+      chunks: arrayOf(
+        obj(
+          {
+            at: { ...int(), description: 'Server-clock time the bytes crossed the socket, epoch milliseconds' },
+            from: { type: 'string', enum: ['client', 'server'] },
+            data: str('The bytes: UTF-8 text, or base64 when they are not valid UTF-8'),
+            encoding: { type: 'string', enum: ['utf-8', 'base64'] },
+          },
+          ['at', 'from', 'data', 'encoding'],
+        ),
+      ),
+    },
+    ['session', 'user', 'remoteAddress', 'open', 'openedAt', 'closedAt', 'droppedBytes', 'redacted', 'chunks'],
+  ),
   Session: obj({
     session: int(), user: nullable(str()), state: { type: 'string', enum: ['Not Authenticated', 'Authenticated', 'Selected', 'Logout'] },
     mailbox: nullable(str()), readOnly: bool, enabled: strArray, secure: bool, compressed: bool, remoteAddress: nullable(str()),

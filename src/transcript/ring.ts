@@ -1,0 +1,65 @@
+/**
+ * A bounded record of one session's traffic: chunks in arrival order, each
+ * with its direction and server-clock time. Past `maxBytes` the oldest
+ * bytes go first (a chunk is cut, not only dropped whole), so what a session
+ * costs stays bounded however long it runs.
+ */
+
+/** Who sent a chunk. */
+export type TranscriptSide = 'client' | 'server';
+
+/** One chunk of traffic as it crossed the session's socket boundary. */
+export interface TranscriptChunk {
+  /** Server-clock time (epoch milliseconds, the `now` option) when the chunk crossed. */
+  readonly at: number;
+  readonly from: TranscriptSide;
+  readonly data: Buffer;
+}
+
+export class TranscriptRing {
+  private chunks: TranscriptChunk[] = [];
+  /** Index of the oldest kept chunk: dropping advances it, and the array is compacted now and then. */
+  private head = 0;
+  private bytes = 0;
+  /** Bytes dropped from the front to stay under maxBytes. */
+  dropped = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  add(at: number, from: TranscriptSide, data: Buffer): void {
+    if (data.length === 0) return;
+    this.chunks.push({ at, from, data });
+    this.bytes += data.length;
+    if (this.bytes > this.maxBytes) this.trim();
+  }
+
+  private trim(): void {
+    while (this.bytes > this.maxBytes && this.head < this.chunks.length) {
+      const oldest = this.chunks[this.head]!;
+      const over = this.bytes - this.maxBytes;
+      if (oldest.data.length <= over) {
+        this.head++;
+        this.bytes -= oldest.data.length;
+        this.dropped += oldest.data.length;
+      } else {
+        // Copied, so that the cut chunk does not hold on to the whole buffer it came in.
+        this.chunks[this.head] = { at: oldest.at, from: oldest.from, data: Buffer.from(oldest.data.subarray(over)) };
+        this.bytes -= over;
+        this.dropped += over;
+      }
+    }
+    if (this.head > 1024 && this.head * 2 > this.chunks.length) {
+      this.chunks = this.chunks.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** The kept chunks, oldest first (a copy of the list; the buffers are shared and never changed). */
+  list(): TranscriptChunk[] {
+    return this.chunks.slice(this.head);
+  }
+
+  get size(): number {
+    return this.bytes;
+  }
+}

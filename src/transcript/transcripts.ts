@@ -1,0 +1,143 @@
+/**
+ * The server's transcripts: a recorder per live session, the transcripts of
+ * the last `keepClosed` closed sessions, and the files of `transcript.dir`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CredentialFilter } from './redact.js';
+import { TranscriptRing } from './ring.js';
+import { Transcript } from './transcript.js';
+
+/** The `transcript` option, resolved. */
+export interface TranscriptSettings {
+  enabled: boolean;
+  /** Bytes kept per session (both directions together); the oldest go first. */
+  maxBytes: number;
+  /** Closed sessions whose transcripts are kept (the most recent). */
+  keepClosed: number;
+  /** Directory each closed session's transcript is written to, or null. */
+  dir: string | null;
+  /** Replace credentials with `***`. */
+  redact: boolean;
+}
+
+/**
+ * Records one session. The session calls `fromClient` / `fromServer` at its
+ * socket boundary and `close` when the connection is gone.
+ */
+export class SessionRecorder {
+  private readonly ring: TranscriptRing;
+  private readonly filter: CredentialFilter | null;
+  private closedAt: number | null = null;
+  /** The user when the session closed; before that `userOf` tells. */
+  private user: string | null = null;
+
+  constructor(
+    private readonly owner: Transcripts,
+    readonly session: number,
+    private readonly remoteAddress: string | null,
+    private readonly openedAt: number,
+    private readonly userOf: () => string | null,
+  ) {
+    this.ring = new TranscriptRing(owner.settings.maxBytes);
+    this.filter = owner.settings.redact ? new CredentialFilter() : null;
+  }
+
+  fromClient(chunk: Buffer): void {
+    const data = this.filter ? this.filter.client(chunk) : chunk;
+    if (data) this.ring.add(this.owner.now(), 'client', data);
+  }
+
+  fromServer(chunk: Buffer): void {
+    this.filter?.server(chunk);
+    this.ring.add(this.owner.now(), 'server', chunk);
+  }
+
+  close(): void {
+    if (this.closedAt !== null) return;
+    this.user = this.userOf();
+    this.closedAt = this.owner.now();
+    this.owner.closed(this);
+  }
+
+  snapshot(): Transcript {
+    return new Transcript({
+      session: this.session,
+      user: this.closedAt === null ? this.userOf() : this.user,
+      remoteAddress: this.remoteAddress,
+      openedAt: this.openedAt,
+      closedAt: this.closedAt,
+      droppedBytes: this.ring.dropped,
+      redacted: this.filter !== null,
+      chunks: this.ring.list(),
+    });
+  }
+}
+
+export class Transcripts {
+  private readonly live = new Map<number, SessionRecorder>();
+  /** Closed sessions' transcripts, oldest first (Map keeps insertion order). */
+  private readonly closedOnes = new Map<number, Transcript>();
+  /** Where closed sessions' transcripts are written; `setDir` changes it between tests. */
+  private dir: string | null;
+
+  constructor(
+    readonly settings: TranscriptSettings,
+    readonly now: () => number,
+    /** Names files apart when several servers write to one directory (the IMAP port). */
+    private readonly label: () => string,
+  ) {
+    this.dir = settings.dir;
+  }
+
+  get enabled(): boolean {
+    return this.settings.enabled;
+  }
+
+  /** A recorder for a new session, or null when transcripts are off. */
+  open(session: number, remoteAddress: string | null, userOf: () => string | null): SessionRecorder | null {
+    if (!this.settings.enabled) return null;
+    const recorder = new SessionRecorder(this, session, remoteAddress, this.now(), userOf);
+    this.live.set(session, recorder);
+    return recorder;
+  }
+
+  /** A session's transcript so far (live) or as it ended (closed and still kept). */
+  get(session: number): Transcript | undefined {
+    return this.live.get(session)?.snapshot() ?? this.closedOnes.get(session);
+  }
+
+  /** Sessions with a transcript: live ones and the kept closed ones. */
+  sessions(): number[] {
+    return [...new Set([...this.closedOnes.keys(), ...this.live.keys()])].sort((a, b) => a - b);
+  }
+
+  /** Directory for the transcripts of sessions that close from now on (null: none). */
+  setDir(dir: string | null): void {
+    this.dir = dir;
+  }
+
+  /** The file a session's transcript is written to under `transcript.dir`, or null without one. */
+  fileOf(session: number): string | null {
+    return this.dir === null ? null : join(this.dir, `rookery-${this.label()}-session-${session}.txt`);
+  }
+
+  closed(recorder: SessionRecorder): void {
+    this.live.delete(recorder.session);
+    const transcript = recorder.snapshot();
+    if (this.settings.keepClosed > 0) {
+      this.closedOnes.set(recorder.session, transcript);
+      while (this.closedOnes.size > this.settings.keepClosed) this.closedOnes.delete(this.closedOnes.keys().next().value!);
+    }
+    const file = this.fileOf(recorder.session);
+    if (file) {
+      try {
+        mkdirSync(this.dir!, { recursive: true });
+        // Synchronous: once the session's close event is out (and after stop()), the file is there.
+        writeFileSync(file, transcript.text());
+      } catch (err) {
+        process.emitWarning(`transcript.dir: cannot write ${file}: ${(err as Error).message}`);
+      }
+    }
+  }
+}
