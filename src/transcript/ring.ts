@@ -2,7 +2,8 @@
  * A bounded record of one session's traffic: chunks in arrival order, each
  * with its direction and server-clock time. Past `maxBytes` the oldest
  * bytes go first (a chunk is cut, not only dropped whole), so what a session
- * costs stays bounded however long it runs.
+ * costs stays bounded however long it runs: at most about twice maxBytes
+ * (the kept bytes, and the rest of the buffer the oldest kept chunk is cut from).
  */
 
 /** Who sent a chunk. */
@@ -28,6 +29,11 @@ export class TranscriptRing {
 
   add(at: number, from: TranscriptSide, data: Buffer): void {
     if (data.length === 0) return;
+    if (data.length > this.maxBytes) {
+      // Only its end can be kept: copied, so that the big buffer it came in is not held.
+      this.dropped += data.length - this.maxBytes;
+      data = Buffer.from(data.subarray(data.length - this.maxBytes));
+    }
     this.chunks.push({ at, from, data });
     this.bytes += data.length;
     if (this.bytes > this.maxBytes) this.trim();
@@ -42,8 +48,9 @@ export class TranscriptRing {
         this.bytes -= oldest.data.length;
         this.dropped += oldest.data.length;
       } else {
-        // Copied, so that the cut chunk does not hold on to the whole buffer it came in.
-        this.chunks[this.head] = { at: oldest.at, from: oldest.from, data: Buffer.from(oldest.data.subarray(over)) };
+        // A view, not a copy: cutting the same big chunk a little at a time must not copy it each
+        // time, and the buffer it holds on to is at most maxBytes (larger chunks were cut on add).
+        this.chunks[this.head] = { at: oldest.at, from: oldest.from, data: oldest.data.subarray(over) };
         this.bytes -= over;
         this.dropped += over;
       }
