@@ -10,6 +10,7 @@ import { demoOptions } from './demo.js';
 import type { ServerOptions, Storage } from './options/types.js';
 import { suggestKey } from './options/typos.js';
 import { createServer } from './server.js';
+import { runRecord } from './transcript/record-cli.js';
 import { TEST_CERTIFICATE } from './tls/test-certificate.js';
 import { VERSION } from './version.js';
 import { parseClientReportTarget, renderClientReport, type ClientReportTarget } from './client-check/report.js';
@@ -67,6 +68,8 @@ const FLAGS = {
   bandwidth: { type: 'string', help: 'bytes per second each session\u2019s output may use (the faults.bandwidth option)' },
   demo: { type: 'boolean', help: 'start with demo users, mailboxes and messages' },
   debug: { type: 'boolean', help: 'log every IMAP line in and out to stderr (credentials redacted)' },
+  transcripts: { type: 'string', help: 'on or off: keep each session\u2019s transcript (default on; GET /v1/sessions/{n}/transcript)' },
+  'transcript-dir': { type: 'string', help: 'write each closed session\u2019s transcript to a file in this directory' },
   'ready-json': { type: 'boolean', help: 'print one JSON line with every listener\u2019s address once all listen (the ready signal)' },
   help: { type: 'boolean', help: 'this text' },
   version: { type: 'boolean', help: 'print the version' },
@@ -104,6 +107,8 @@ function usage(): string {
   const lines = Object.entries(FLAGS).map(([name, f]) => `  --${name.padEnd(26)} ${f.help}`);
   return [
     'Usage: rookery [options]',
+    '       rookery replay <transcript> [options]   serve a recorded transcript back (docs/debugging.md)',
+    '       rookery record --upstream host:port ...  record a real server (rookery record --help)',
     '',
     ...lines,
     '',
@@ -321,6 +326,17 @@ function buildOptions(flags: FlagValues): ServerOptions {
   // A config file's smtp that is not an object stays as it is, so the options report it as such.
   if (Object.keys(smtpFlags).length) options.smtp = { ...(isObject(options.smtp) ? options.smtp : {}), ...smtpFlags };
   if (flags.debug) options.debug = true;
+  if (typeof flags.transcripts === 'string' || typeof flags['transcript-dir'] === 'string') {
+    const given = options.transcript;
+    const transcript = typeof given === 'object' && given !== null ? { ...given } : typeof given === 'boolean' ? { enabled: given } : {};
+    if (typeof flags.transcripts === 'string') {
+      const v = flags.transcripts.toLowerCase();
+      if (!['on', 'off', 'true', 'false'].includes(v)) throw new CliError(`--transcripts: expected on or off, got ${JSON.stringify(flags.transcripts)}`);
+      transcript.enabled = v === 'on' || v === 'true';
+    }
+    if (typeof flags['transcript-dir'] === 'string') transcript.dir = flags['transcript-dir'];
+    options.transcript = transcript;
+  }
   return options;
 }
 
@@ -339,7 +355,15 @@ function ineffective(options: ServerOptions): string[] {
 }
 
 async function main(): Promise<number> {
-  const flags = readFlags(process.argv.slice(2), process.env);
+  let argv = process.argv.slice(2);
+  if (argv[0] === 'record') return runRecord(argv.slice(1));
+  let replay: string | null = null;
+  if (argv[0] === 'replay') {
+    replay = argv[1] ?? null;
+    if (replay === null || replay.startsWith('-')) throw new CliError('replay: name the transcript file: rookery replay <file> [options]');
+    argv = argv.slice(2);
+  }
+  const flags = readFlags(argv, process.env);
   if (flags.help) {
     console.log(usage());
     return 0;
@@ -361,6 +385,10 @@ async function main(): Promise<number> {
       throw new CliError((err as Error).message);
     }
   }
+  if (replay !== null) {
+    if (typeof flags.script === 'string') throw new CliError('replay: --script cannot go with a replay (a replay runs no script rules)');
+    options.script = { replay };
+  }
   for (const warning of [...unknownEnvironment(process.env), ...ineffective(options)]) console.error(`rookery: warning: ${warning}`);
   const server = createServer(options);
   const { imap, rest, smtp } = await server.start();
@@ -375,6 +403,7 @@ async function main(): Promise<number> {
   say(restUrl ? `rookery: REST API listening on ${restUrl}` : 'rookery: REST API off (--rest-port to turn it on)');
   if (smtp) say(`rookery: SMTP listening on ${smtp.host}:${smtp.port}${server.options.smtp!.secure ? ' (implicit TLS)' : ''}`);
   say(`rookery: users: ${[...server.options.users.keys()].join(', ') || '(none)'}`);
+  if (server.options.replay) say(`rookery: replaying ${replay ?? 'script.replay'} (${server.options.replay.length} recorded session${server.options.replay.length === 1 ? '' : 's'}, one per connection in turn)`);
   if (flags.demo) {
     say(`rookery: demo users testuser/testpass and alice/alicepass; try`);
     say(`  curl -u testuser:testpass imap://${imap.host}:${imap.port}/INBOX -X 'FETCH 1:* (FLAGS ENVELOPE)'`);

@@ -24,6 +24,7 @@ export const EVENT_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
   ['script', ['rule', 'event', 'session', 'tag', 'command']],
   ['reset', []],
   ['delivery', ['from', 'to', 'mailbox', 'uid', 'user']],
+  ['replay', ['type', 'session', 'recorded', 'expected', 'received']],
 ]);
 
 const FIELD = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;

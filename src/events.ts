@@ -94,6 +94,23 @@ export interface DeliveryEvent {
 /** Where a client broke the protocol (the client checker, docs/client-check.md). */
 export type ClientEvent = ClientFinding;
 
+/**
+ * A replay (`script: { replay }`, `rookery replay`) left its recording: the
+ * client sent something else than the recorded client did (`deviation`, the
+ * client got `BAD [CLIENTBUG]`), or played it to its end (`done`).
+ */
+export interface ReplayEvent {
+  type: 'deviation' | 'done';
+  /** The live session. */
+  session: number;
+  /** Session number in the recording. */
+  recorded: number;
+  /** What the recording expected from the client (one line of text), or null past its end. */
+  expected: string | null;
+  /** What the client sent instead; null for `done`. */
+  received: string | null;
+}
+
 /** Event type → payload. */
 export interface ServerEvents {
   session: SessionEvent;
@@ -106,11 +123,12 @@ export interface ServerEvents {
   reset: ResetEvent;
   delivery: DeliveryEvent;
   client: ClientEvent;
+  replay: ReplayEvent;
 }
 
 export type ServerEventType = keyof ServerEvents;
 
-export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client'];
+export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client', 'replay'];
 
 /** The event map of `Server` as Node's typed EventEmitter wants it. */
 export type ServerEventMap = { [K in ServerEventType]: [ServerEvents[K]] };

@@ -32,7 +32,15 @@ export type {
   SmtpOptions,
   ClockOption,
   UserStorage,
+  TranscriptOptions,
+  ScriptReplay,
 } from './options/types.js';
+export { Transcript } from './transcript/transcript.js';
+export type { TranscriptChunk, TranscriptChunkJson, TranscriptJson, TranscriptSide } from './transcript/transcript.js';
+export { parseTranscripts, TranscriptSyntaxError } from './transcript/text.js';
+export type { Transcripts } from './transcript/transcripts.js';
+export { startRecorder } from './transcript/record.js';
+export type { RecorderOptions, Recorder } from './transcript/record.js';
 export { ControlApi } from './control/control.js';
 export type {
   AddMessageInput,
@@ -68,6 +76,7 @@ export type {
   ResetEvent,
   DeliveryEvent,
   ClientEvent,
+  ReplayEvent,
 } from './events.js';
 export { BUILTIN_PLUGINS } from './extensions/catalog.js';
 export { defineExtension } from './extensions/extension.js';

@@ -29,6 +29,7 @@ import { UserTrees } from './store/user-trees.js';
 import { UserView } from './store/user-view.js';
 import type { MailboxView } from './store/view.js';
 import { Transcripts } from './transcript/transcripts.js';
+import { Replayer } from './transcript/replay.js';
 import type { Transcript } from './transcript/transcript.js';
 
 /** Where a listener listens. */
@@ -81,6 +82,8 @@ export class Server extends EventEmitter<ServerEventMap> {
   readonly clientFindings: ClientFindingLog;
   /** Per-session transcripts (the `transcript` option); `server.transcript(n)` reads one. */
   readonly transcripts: Transcripts;
+  /** Serves the recording of `script: { replay }` instead of running commands, or null. */
+  private readonly replayer: Replayer | null;
   /** Resolves when the server has stopped (stop(), shutdown, REST POST /v1/shutdown). */
   readonly stopped: Promise<void> = new Promise((resolve) => (this.markStopped = resolve));
 
@@ -88,6 +91,7 @@ export class Server extends EventEmitter<ServerEventMap> {
     super();
     this.options = resolveOptions(options);
     this.eventLog = new EventLog(this.options.events);
+    this.replayer = this.options.replay ? new Replayer(this.options.replay) : null;
     this.transcripts = new Transcripts(this.options.transcript, () => this.now(), () => String(this.address()?.port ?? 0));
     this.store = new Store(this.options.storage, this.options.users);
     this.trees = this.options.userStorage ? new UserTrees(this.store, this.options.userStorage) : null;
@@ -472,7 +476,8 @@ export class Server extends EventEmitter<ServerEventMap> {
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
     this.unauthenticated++;
-    new ImapSession(this, channel, this.options.secure, socket);
+    if (this.replayer) this.replayer.accept(this, channel, socket, this.options.secure, socket.remoteAddress ?? null);
+    else new ImapSession(this, channel, this.options.secure, socket);
   }
 
   /** A session logged in or closed before it did: it no longer counts against `maxUnauthenticated`. */

@@ -1,0 +1,223 @@
+/**
+ * Replay: serves a recorded transcript back to a client. What the server
+ * sent is sent again; what the client sent is what the live client must
+ * send, compared unit by unit (a command line, or literal data) with the
+ * tag left out: the recorded responses are retagged with the live client's
+ * tags. A unit that differs is answered `BAD [CLIENTBUG]` naming what the
+ * recording expected, with a `replay` event; the replay waits for the
+ * expected unit after that.
+ */
+import type { Duplex } from 'node:stream';
+import type { ReplayEvent, SessionInfo } from '../events.js';
+import type { Server } from '../server.js';
+import type { SessionHandle } from '../session/registry.js';
+import { UnitFramer, type WireUnit } from './framer.js';
+import { REDACTED } from './redact.js';
+import type { Transcript } from './transcript.js';
+import type { SessionRecorder } from './transcripts.js';
+
+type Step = { send: WireUnit } | { expect: WireUnit };
+
+/** The recording as alternating server output and expected client units. */
+export function replaySteps(t: Transcript): Step[] {
+  const steps: Step[] = [];
+  const client = new UnitFramer('client');
+  const server = new UnitFramer('server');
+  for (const chunk of t.chunks) {
+    if (chunk.from === 'client') for (const unit of client.push(chunk.data)) steps.push({ expect: unit });
+    else for (const unit of server.push(chunk.data)) steps.push({ send: unit });
+  }
+  const lastOut = server.rest();
+  if (lastOut) steps.push({ send: lastOut });
+  const lastIn = client.rest();
+  if (lastIn) steps.push({ expect: lastIn });
+  return steps;
+}
+
+/** One unit as one line of text for messages and events. */
+export function unitText(unit: WireUnit): string {
+  const text = unit.bytes.toString('latin1').replace(/\r\n$/, '');
+  const shown = text.length > 300 ? `${text.slice(0, 300)}... (${unit.bytes.length} bytes)` : text;
+  return shown.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+const splitTag = (text: string): [string, string] | null => {
+  const sp = text.indexOf(' ');
+  return sp < 0 ? null : [text.slice(0, sp), text.slice(sp + 1)];
+};
+
+/**
+ * Whether a live unit is the recorded one. Command lines compare without
+ * their tags; a credential the recording shows as `***` matches any value
+ * (a redacted LOGIN password, AUTHENTICATE data, a SASL response line).
+ */
+export function unitsMatch(recorded: WireUnit, live: WireUnit): { ok: boolean; tags?: [string, string] } {
+  const r = recorded.bytes.toString('latin1').replace(/\r\n$/, '');
+  const l = live.bytes.toString('latin1').replace(/\r\n$/, '');
+  if (r === REDACTED) return { ok: true };
+  if (!recorded.starts || !live.starts) return { ok: r === l };
+  const rs = splitTag(r);
+  const ls = splitTag(l);
+  if (!rs || !ls) return { ok: r === l };
+  const [rTag, rRest] = rs;
+  const [lTag, lRest] = ls;
+  const ok = rRest === lRest || (rRest.endsWith(` ${REDACTED}`) && lRest.startsWith(rRest.slice(0, -REDACTED.length)) && lRest.length > rRest.length - REDACTED.length);
+  return ok ? { ok, tags: [rTag, lTag] } : { ok };
+}
+
+/** Hands each new connection the next recorded session, from the first again after the last. */
+export class Replayer {
+  private next = 0;
+
+  constructor(private readonly sessions: readonly Transcript[]) {}
+
+  accept(server: Server, socket: Duplex, tcp: Duplex, secure: boolean, remoteAddress: string | null): ReplaySession {
+    const recorded = this.sessions[this.next % this.sessions.length]!;
+    this.next++;
+    return new ReplaySession(server, recorded, socket, tcp, secure, remoteAddress);
+  }
+}
+
+export class ReplaySession implements SessionHandle {
+  readonly id: number;
+  readonly user: string | null;
+  private readonly steps: Step[];
+  private cursor = 0;
+  private readonly framer = new UnitFramer('client');
+  /** Recorded tag → the live client's tag for the same command. */
+  private readonly tags = new Map<string, string>();
+  private lastLiveTag: string | null = null;
+  private closed = false;
+  private ended = false;
+  private readonly transcript: SessionRecorder | null;
+
+  constructor(
+    private readonly server: Server,
+    private readonly recorded: Transcript,
+    private readonly socket: Duplex,
+    private readonly tcp: Duplex,
+    private readonly secure: boolean,
+    private readonly remoteAddress: string | null,
+  ) {
+    this.id = server.sessions.nextId();
+    this.user = recorded.user;
+    this.steps = replaySteps(recorded);
+    // A replay never logs in for real: it does not count as waiting for a login.
+    server.unauthenticatedLeft();
+    this.transcript = server.transcripts.open(this.id, remoteAddress, () => this.user);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => this.onClose());
+    server.sessions.add(this);
+    server.emit('session', { type: 'open', session: this.info() });
+    this.pump();
+  }
+
+  info(): SessionInfo {
+    return {
+      session: this.id,
+      user: this.user,
+      state: this.closed ? 'Logout' : 'Not Authenticated',
+      mailbox: null,
+      readOnly: false,
+      enabled: [],
+      secure: this.secure,
+      compressed: false,
+      remoteAddress: this.closed ? null : this.remoteAddress,
+    };
+  }
+
+  disconnect(options: { text?: string; reset?: boolean }): void {
+    if (options.reset) {
+      (this.tcp as { resetAndDestroy?: () => void }).resetAndDestroy?.();
+      this.socket.destroy();
+    } else {
+      this.write(Buffer.from(`* BYE ${options.text ?? 'Disconnected by the server'}\r\n`));
+      this.socket.end();
+    }
+    this.server.sessions.remove(this.id);
+  }
+
+  inject(data: Buffer): void {
+    this.write(data);
+  }
+
+  /** The socket boundary, both ways, as for a live session. */
+  private write(data: Buffer): void {
+    if (this.closed || this.socket.destroyed) return;
+    this.transcript?.fromServer(data);
+    this.socket.write(data);
+  }
+
+  private onData(chunk: Buffer): void {
+    this.transcript?.fromClient(chunk);
+    for (const unit of this.framer.push(chunk)) this.take(unit);
+  }
+
+  /** Sends recorded output up to the next expected client unit. */
+  private pump(): void {
+    const out: Buffer[] = [];
+    while (this.cursor < this.steps.length) {
+      const step = this.steps[this.cursor]!;
+      if (!('send' in step)) break;
+      out.push(this.retag(step.send));
+      this.cursor++;
+    }
+    if (out.length > 0) this.write(Buffer.concat(out));
+    if (this.cursor === this.steps.length && !this.ended) {
+      this.ended = true;
+      this.event('done', null, null);
+      // The recorded server said BYE last: it closed the connection then, and so does the replay.
+      const tail = out.map((b) => b.toString('latin1')).join('');
+      if (/(^|\r\n)\* BYE /.test(tail)) this.socket.end();
+    }
+  }
+
+  private retag(unit: WireUnit): Buffer {
+    if (!unit.starts || this.tags.size === 0) return unit.bytes;
+    const sp = unit.bytes.indexOf(0x20);
+    if (sp <= 0) return unit.bytes;
+    const live = this.tags.get(unit.bytes.subarray(0, sp).toString('latin1'));
+    return live === undefined ? unit.bytes : Buffer.concat([Buffer.from(live, 'latin1'), unit.bytes.subarray(sp)]);
+  }
+
+  private take(unit: WireUnit): void {
+    if (unit.starts) {
+      const text = unit.bytes.toString('latin1');
+      const sp = text.indexOf(' ');
+      if (sp > 0) this.lastLiveTag = text.slice(0, sp);
+    }
+    const step = this.steps[this.cursor];
+    if (step && 'expect' in step) {
+      const match = unitsMatch(step.expect, unit);
+      if (match.ok) {
+        if (match.tags) this.tags.set(match.tags[0], match.tags[1]);
+        this.cursor++;
+        this.pump();
+        return;
+      }
+    }
+    const expected = step && 'expect' in step ? unitText(step.expect) : null;
+    const received = unitText(unit);
+    // A refused command's synchronizing literal never comes: the next bytes are a new command.
+    if (/\{\d+\}\r\n$/.test(unit.bytes.toString('latin1'))) this.framer.cancelLiteral();
+    const why = expected === null ? 'the recording has no more client input' : `expected ${JSON.stringify(expected)}`;
+    // The BAD goes to the command the unit starts or continues; a line without a tag gets an untagged one.
+    const own = unit.starts ? splitTag(unit.bytes.toString('latin1'))?.[0] : this.lastLiveTag;
+    const tag = own ?? '*';
+    this.write(Buffer.from(`${tag} BAD [CLIENTBUG] Replay of recorded session ${this.recorded.session}: ${why}, got ${JSON.stringify(received)}\r\n`, 'latin1'));
+    this.event('deviation', expected, received);
+  }
+
+  private event(type: ReplayEvent['type'], expected: string | null, received: string | null): void {
+    this.server.emit('replay', { type, session: this.id, recorded: this.recorded.session, expected, received });
+  }
+
+  private onClose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.server.sessions.remove(this.id);
+    this.transcript?.close();
+    this.server.emit('session', { type: 'close', session: this.info() });
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Record and replay: imapflow's session against Rookery, recorded through
+ * the `rookery record` proxy, replayed to imapflow by `script: { replay }`
+ * gives imapflow the same results; a raw client with other tags gets the
+ * responses retagged; a client that leaves the recording gets
+ * BAD [CLIENTBUG] and a `replay` event.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ImapFlow } from 'imapflow';
+import { startRecorder } from '../../src/index.js';
+import { parseTranscripts } from '../../src/transcript/text.js';
+import { collect, mail, startServer } from '../helpers/server.js';
+import { WireClient } from './wire-client.js';
+
+/** What a test does with imapflow, returned as plain data to compare. */
+async function session(port: number): Promise<unknown> {
+  const client = new ImapFlow({
+    host: '127.0.0.1',
+    port,
+    secure: false,
+    auth: { user: 'testuser', pass: 'testpass' },
+    logger: false,
+    disableAutoIdle: true,
+    disableCompression: true,
+  });
+  await client.connect();
+  const out: Record<string, unknown> = {};
+  out.capabilities = [...client.capabilities.keys()].sort();
+  out.list = (await client.list()).map((m) => m.path).sort();
+  const box = await client.mailboxOpen('INBOX');
+  out.exists = box.exists;
+  out.uidValidity = String(box.uidValidity);
+  const messages: unknown[] = [];
+  for await (const m of client.fetch('1:*', { uid: true, flags: true, envelope: true, source: true })) {
+    messages.push({ uid: m.uid, flags: [...(m.flags ?? [])].sort(), subject: m.envelope?.subject, size: m.source?.length });
+  }
+  out.messages = messages;
+  out.appended = await client.append('INBOX', mail('appended by imapflow'), ['\\Seen'], new Date('2026-11-02T10:00:00Z'));
+  out.search = await client.search({ seen: false });
+  out.flagged = await client.messageFlagsAdd('1', ['\\Flagged']);
+  out.status = await client.status('INBOX', { messages: true, unseen: true, uidNext: true });
+  await client.logout();
+  return out;
+}
+
+test('record imapflow against Rookery, replay it to imapflow: the same results', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rookery-record-'));
+  const file = join(dir, 'session.txt');
+  const { server, port } = await startServer({ storage: { INBOX: { messages: [mail('first'), mail('second')] }, '': {} } });
+  const recorder = await startRecorder({ upstream: { host: '127.0.0.1', port }, out: file });
+  try {
+    const original = await session(recorder.address.port);
+    // The recorder writes a session once both connections are closed.
+    for (let i = 0; i < 200 && recorder.sessions.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(recorder.sessions.length, 1);
+    const text = readFileSync(file, 'utf8');
+    assert.ok(!text.includes('testpass'), 'the password is redacted');
+    assert.match(text, /^\d+ C: \S+ LOGIN "testuser" \*\*\*$/m);
+
+    const replay = await startServer({ script: { replay: file } });
+    try {
+      const done = replay.server.waitFor('replay', { type: 'done' }, { timeout: 10_000 });
+      const deviations = collect(replay.server, 'replay');
+      const replayed = await session(replay.port);
+      assert.deepEqual(replayed, original);
+      await done;
+      assert.deepEqual(deviations.filter((e) => e.type === 'deviation'), []);
+      // The replay records its own session too: the client sent what the recorded client sent.
+      const own = replay.server.transcript(1)!;
+      assert.equal(own.bytes('server').toString('latin1'), recorder.sessions[0]!.bytes('server').toString('latin1'));
+    } finally {
+      await replay.server.stop();
+    }
+  } finally {
+    await recorder.close();
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const RECORDED = `# Rookery transcript 1
+# session: 7
+# opened: 2026-11-25T01:00:00.000Z
+0 S: * OK [CAPABILITY IMAP4rev1 LITERAL+] ready
+3 C: a1 LOGIN testuser ***
+4 S: a1 OK LOGIN completed
+5 C: a2 APPEND INBOX {11}
+5 S: + Ready for literal data
+6 C: hello\\r\\nab\\\\\\
+6 C: c
+6 S: * 1 EXISTS
+6 S: a2 OK [APPENDUID 1 1] APPEND completed
+7 C: a3 LOGOUT
+7 S: * BYE logging out
+7 S: a3 OK LOGOUT completed
+`;
+
+test('replay retags the recorded responses with the live tags, waits out a deviation with BAD [CLIENTBUG] and a replay event', async () => {
+  const [t] = parseTranscripts(RECORDED);
+  assert.equal(t!.bytes('client').toString('latin1'), 'a1 LOGIN testuser ***\r\na2 APPEND INBOX {11}\r\nhello\r\nab\\c\r\na3 LOGOUT\r\n');
+  const { server, port } = await startServer({ script: { replay: RECORDED } });
+  try {
+    const events = collect(server, 'replay');
+    const c = await WireClient.connect(port);
+    assert.equal(await c.until(/\r\n/), '* OK [CAPABILITY IMAP4rev1 LITERAL+] ready\r\n');
+    c.send('x1 LOGIN testuser anything\r\n');
+    assert.equal(await c.until(/\r\n/), 'x1 OK LOGIN completed\r\n');
+    c.send('x2 SELECT INBOX\r\n');
+    const bad = await c.until(/\r\n/);
+    assert.match(bad, /^x2 BAD \[CLIENTBUG\] Replay of recorded session 7: expected "a2 APPEND INBOX \{11\}", got "x2 SELECT INBOX"\r\n$/);
+    assert.deepEqual(events[0], { type: 'deviation', session: 1, recorded: 7, expected: 'a2 APPEND INBOX {11}', received: 'x2 SELECT INBOX' });
+    c.send('x3 APPEND INBOX {11}\r\n');
+    assert.equal(await c.until(/\r\n/), '+ Ready for literal data\r\n');
+    c.send('hello\r\nab\\c\r\n');
+    assert.equal(await c.until(/x3 OK[^\r]*\r\n/), '* 1 EXISTS\r\nx3 OK [APPENDUID 1 1] APPEND completed\r\n');
+    c.send('x4 LOGOUT\r\n');
+    assert.equal(await c.until(/x4 OK[^\r]*\r\n/), '* BYE logging out\r\nx4 OK LOGOUT completed\r\n');
+    await c.closedByServer();
+    assert.equal(events.at(-1)!.type, 'done');
+  } finally {
+    await server.stop();
+  }
+});
+
+test('script.replay is checked when the server is made: a bad file or line is named', async () => {
+  const { createServer } = await import('../../src/index.js');
+  assert.throws(() => createServer({ script: { replay: '/nonexistent/transcript.txt' } }), /script\.replay: cannot read transcript file/);
+  assert.throws(() => createServer({ script: { replay: '# Rookery transcript 1\n0 X: hello\n' } }), /script\.replay: transcript line 2: expected "<ms> C: <bytes>"/);
+  assert.throws(() => createServer({ script: { replay: '0 C: a\\q\n' } }), /script\.replay: transcript line 1: unknown escape \\q/);
+  assert.throws(() => createServer({ script: { replay: RECORDED, rules: [] } as never }), /script\.rules: unknown key next to replay/);
+});
