@@ -401,6 +401,10 @@ const WAIT_QUERIES = [
   '?session=1&timeout=1', '?session=1&idling=false&timeout=0', '?session=0', '?session=1&idling=yes', '?idling=true', '?session=1&mailbox=INBOX&messages=1',
 ];
 
+/** GET /v1/sessions/{n}/transcript: its `format` query, valid and not (the Accept header is rolled beside it). */
+const TRANSCRIPT_QUERIES = ['?format=text', '?format=json', '?format=', '?format=xml', '?format=TEXT', '?format=text&format=json', '?format=%00'];
+const ACCEPTS = ['text/plain', 'application/json', '*/*', 'text/*', 'text/plain;q=0.1, application/json', 'application/json;q=0, text/plain;q=0.5', 'text/plain;q=abc', ';;,,', 'text/html'];
+
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'get', 'FOO', 'CONNECT', 'M-SEARCH', 'PROPFIND'];
 
 const CONTENT_TYPES = ['application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json, text/plain', 'application/jsonp', '', ' application/json ', 'application/problem+json'];
@@ -475,7 +479,8 @@ export function buildRequest(seed: number, index: number, allRoutes: readonly Fu
   } else {
     path = route.path.replace(/\{(\w+)\}/g, (_m, p: string) => segmentValue(g, p));
   }
-  path += route.path === '/v1/events/wait' && ownPath ? g.pick(WAIT_QUERIES) : g.pick(QUERIES);
+  const transcript = route.path.endsWith('/transcript') && ownPath;
+  path += route.path === '/v1/events/wait' && ownPath ? g.pick(WAIT_QUERIES) : transcript && g.chance(0.6) ? g.pick(TRANSCRIPT_QUERIES) : g.pick(QUERIES);
   if (/shutdown/i.test(path) && method !== 'GET') method = 'GET';
   const isRules = route.path === '/v1/script/rules';
   g.refuse = null;
@@ -494,6 +499,7 @@ export function buildRequest(seed: number, index: number, allRoutes: readonly Fu
   if (g.chance(body !== '' || method === 'POST' ? 0.95 : 0.1)) {
     headers.push(`Content-Type: ${g.chance(0.85) ? 'application/json' : g.pick(CONTENT_TYPES)}`);
   }
+  if (transcript && g.chance(0.5)) headers.push(`Accept: ${g.pick(ACCEPTS)}`);
   if (token !== undefined && g.chance(0.9)) {
     headers.push(`Authorization: ${g.pick([`Bearer ${token}`, `Bearer ${token}`, `bearer  ${token}`, `Bearer ${token}x`, `Bearer ${token.slice(1)}`, `Basic ${token}`])}`);
   } else if (g.chance(0.05)) headers.push(`Authorization: ${g.pick(['Bearer x', 'Bearer', 'Basic dXNlcjpwYXNz', ''])}`);
@@ -596,6 +602,8 @@ export function checkAnswer(a: Answer, method: string): string[] {
   for (const name of a.headers.keys()) if (name.startsWith('access-control-')) problems.push(`CORS header ${name}`);
   if (a.status >= 500 && !(a.status === 503)) problems.push(`status ${a.status}`);
   if (isStream) return problems;
+  // A transcript asked for as text (Accept or ?format=text) is the one text/plain answer.
+  if (a.status === 200 && /^text\/plain(;|$)/.test(type) && a.body.startsWith('# Rookery transcript')) return problems;
   if (!/^application\/json(;|$)/.test(type)) problems.push(`content type ${JSON.stringify(type)}`);
   if (method === 'HEAD') return problems;
   let json: unknown;

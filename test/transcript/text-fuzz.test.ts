@@ -1,0 +1,99 @@
+/**
+ * Properties over random input: the text form reads back to the same bytes
+ * whatever they are; a mangled transcript is read or refused with
+ * TranscriptSyntaxError, never anything else; credential redaction gives the
+ * same bytes however the client's stream is cut into chunks.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CredentialFilter } from '../../src/transcript/redact.js';
+import { parseTranscripts, TranscriptSyntaxError } from '../../src/transcript/text.js';
+import { Transcript } from '../../src/transcript/transcript.js';
+import type { TranscriptChunk } from '../../src/transcript/ring.js';
+import { Prng } from '../../src/util/prng.js';
+
+const PIECES = ['a1 NOOP\r\n', '\r\n', '\r', '\n', '\\', '\\x41', ' ', '\t', 'é', '\u00ff', '{5}\r\n', '# ', '0 C: ', '***', 'x'];
+
+function randomBytes(rng: Prng): Buffer {
+  const parts: Buffer[] = [];
+  const n = rng.below(12);
+  for (let i = 0; i < n; i++) {
+    if (rng.next() < 0.3) parts.push(Buffer.from([rng.below(256)]));
+    else parts.push(Buffer.from(PIECES[rng.below(PIECES.length)]!, 'utf8'));
+  }
+  return Buffer.concat(parts);
+}
+
+test('any bytes survive the text form: render, then parse, gives each side its bytes back', () => {
+  const rng = new Prng(15);
+  for (let run = 0; run < 500; run++) {
+    const chunks: TranscriptChunk[] = [];
+    let at = 1_700_000_000_000;
+    for (let i = rng.below(8); i > 0; i--) {
+      at += rng.below(3);
+      chunks.push({ at, from: rng.next() < 0.5 ? 'client' : 'server', data: randomBytes(rng) });
+    }
+    const t = new Transcript({ session: 1, user: null, remoteAddress: null, openedAt: 1_700_000_000_000, closedAt: null, droppedBytes: 0, redacted: false, chunks: chunks.filter((c) => c.data.length > 0) });
+    const [back] = parseTranscripts(t.text());
+    assert.deepEqual(back?.bytes('client') ?? Buffer.alloc(0), t.bytes('client'), `run ${run}: ${JSON.stringify(t.text())}`);
+    assert.deepEqual(back?.bytes('server') ?? Buffer.alloc(0), t.bytes('server'), `run ${run}`);
+  }
+});
+
+test('a mangled transcript is read or refused with TranscriptSyntaxError naming its line', () => {
+  const rng = new Prng(16);
+  const base = '# Rookery transcript 1\n# session: 2\n0 S: * OK ready\n1 C: a1 LOGIN u ***\n2 S: a1 OK done\\\n3 S: \\x41\\\\\n';
+  const junk = ['\\', '\\x', '\\xZZ', '\\q', 'C:', ' S: ', '#', '\n', '\r\n', '99999999999999999999 C: x', '-1 C: x', '0 X: y', 'é', '\u0000'];
+  for (let run = 0; run < 2000; run++) {
+    let text = base;
+    for (let k = rng.below(4) + 1; k > 0; k--) {
+      const at = rng.below(text.length + 1);
+      const cut = rng.below(4);
+      text = text.slice(0, at) + (rng.next() < 0.7 ? junk[rng.below(junk.length)]! : '') + text.slice(at + cut);
+    }
+    try {
+      parseTranscripts(text);
+    } catch (err) {
+      assert.ok(err instanceof TranscriptSyntaxError, `run ${run}: ${String(err)} for ${JSON.stringify(text)}`);
+      assert.match(err.message, /^transcript line \d+: /);
+    }
+  }
+});
+
+test('redaction does not depend on how the client stream is cut into chunks', () => {
+  const stream = Buffer.from(
+    'a1 LOGIN testuser "pa ss\\"word"\r\n' +
+      'a2 APPEND INBOX {30}\r\nb1 LOGIN x secret-in-literal\r\n\r\n' +
+      'a3 LOGIN {8}\r\ntestuser {6}\r\nsecret\r\n' +
+      'a4 AUTHENTICATE PLAIN AHRlc3R1c2VyAHRlc3RwYXNz\r\n' +
+      'a5 AUTHENTICATE PLAIN\r\nAHRlc3R1c2VyAHRlc3RwYXNz\r\n' +
+      'a6 AUTHENTICATE XOAUTH2\r\ndXNlcj10ZXN0\r\n*\r\n' +
+      'a7 APPEND INBOX {5+}\r\nLOGIN\r\n' +
+      'a8 NOOP\r\n',
+    'latin1',
+  );
+  const whole = new CredentialFilter().client(stream)!.toString('latin1');
+  assert.equal(
+    whole,
+    'a1 LOGIN testuser ***\r\n' +
+      'a2 APPEND INBOX {30}\r\nb1 LOGIN x secret-in-literal\r\n\r\n' +
+      'a3 LOGIN {8}\r\ntestuser ***\r\n' +
+      'a4 AUTHENTICATE PLAIN ***\r\n' +
+      'a5 AUTHENTICATE PLAIN\r\n***\r\n' +
+      'a6 AUTHENTICATE XOAUTH2\r\n***\r\n*\r\n' +
+      'a7 APPEND INBOX {5+}\r\nLOGIN\r\n' +
+      'a8 NOOP\r\n',
+  );
+  const rng = new Prng(17);
+  for (let run = 0; run < 1000; run++) {
+    const filter = new CredentialFilter();
+    const out: Buffer[] = [];
+    for (let at = 0; at < stream.length; ) {
+      const size = 1 + rng.below(rng.next() < 0.5 ? 4 : 40);
+      const piece = filter.client(stream.subarray(at, at + size));
+      if (piece) out.push(Buffer.from(piece));
+      at += size;
+    }
+    assert.equal(Buffer.concat(out).toString('latin1'), whole, `run ${run}`);
+  }
+});
