@@ -12,10 +12,11 @@
  *
  * A line is `<ms since opened> <C|S>: <bytes>`: C from the client, S from
  * the server. Each line stands for its bytes followed by CRLF, unless it
- * ends in a lone `\` (a chunk that ended mid-line). In the bytes, `\\` is a
- * backslash, `\r` `\n` `\t` a bare CR, LF and tab, `\xNN` any other byte
- * that is not printable (a control byte, a byte of invalid UTF-8, a space at
- * the end of a line, which pasting would lose). Lines starting with `#` are
+ * ends in a lone `\` (a chunk that ended mid-line). In the bytes, `\r` `\n`
+ * `\t` are a bare CR, LF and tab, `\xNN` any other byte that is not
+ * printable (a control byte, a byte of invalid UTF-8, a space at the end of
+ * a line, which pasting would lose), and `\\` a backslash where a lone one
+ * would read as one of these (elsewhere, as in `\Seen`, it stands for itself). Lines starting with `#` are
  * headers and comments; a file may hold several sessions, each starting
  * with its `# Rookery transcript` line.
  */
@@ -26,24 +27,32 @@ import { Transcript } from './transcript.js';
 export const TRANSCRIPT_MAGIC = '# Rookery transcript 1';
 
 const CRLF = Buffer.from('\r\n');
+/** Letters that make an escape after a backslash. */
+const ESCAPE_LETTERS = new Set(['\\', 'r', 'n', 't', 'x']);
 
 /** One line's bytes as text (without its CRLF). */
 function escapeLine(bytes: Buffer): string {
   const utf8 = isUtf8(bytes);
   const text = utf8 ? bytes.toString('utf8') : bytes.toString('latin1');
-  let out = '';
+  const pieces: string[] = [];
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
     const code = ch.charCodeAt(0);
-    if (ch === '\\') out += '\\\\';
-    else if (code === 0x0d) out += '\\r';
-    else if (code === 0x0a) out += '\\n';
-    else if (code === 0x09) out += '\\t';
-    else if (code < 0x20 || code === 0x7f || (!utf8 && code >= 0x80)) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else if (code === 0x20 && i === text.length - 1) out += '\\x20';
-    else out += ch;
+    if (code === 0x0d) pieces.push('\\r');
+    else if (code === 0x0a) pieces.push('\\n');
+    else if (code === 0x09) pieces.push('\\t');
+    else if (code < 0x20 || code === 0x7f || (!utf8 && code >= 0x80)) pieces.push(`\\x${code.toString(16).padStart(2, '0')}`);
+    else if (code === 0x20 && i === text.length - 1) pieces.push('\\x20');
+    else pieces.push(ch);
   }
-  return out;
+  // IMAP is full of backslashes (\Seen): one is doubled only where it would read as an escape,
+  // before an escape letter, before another backslash or escape, or at the end of the line.
+  for (let i = pieces.length - 1; i >= 0; i--) {
+    if (pieces[i] !== '\\') continue;
+    const next = pieces[i + 1];
+    if (next === undefined || next.startsWith('\\') || ESCAPE_LETTERS.has(next[0]!)) pieces[i] = '\\\\';
+  }
+  return pieces.join('');
 }
 
 /** The text form of a transcript (see the module comment). */
@@ -118,7 +127,10 @@ function unescapeLine(text: string, lineNo: number): { bytes: Buffer; crlf: bool
       flush();
       parts.push(Buffer.from([parseInt(text.slice(i + 1, i + 3), 16)]));
       i += 2;
-    } else throw new TranscriptSyntaxError(lineNo, `unknown escape \\${next} (write a backslash as \\\\)`);
+    } else {
+      // Not an escape: the backslash stands for itself (\Seen), as the renderer writes it.
+      plain += `\\${next}`;
+    }
   }
   flush();
   if (crlf) parts.push(CRLF);
