@@ -17,6 +17,11 @@ export interface TranscriptChunk {
   readonly data: Buffer;
 }
 
+/** Chunks below this size that are views into a larger buffer are copied (see `own`). */
+const SMALL = 4096;
+/** Size of the ring's own blocks for small chunks. */
+const BLOCK = 16 * 1024;
+
 export class TranscriptRing {
   private chunks: TranscriptChunk[] = [];
   /** Index of the oldest kept chunk: dropping advances it, and the array is compacted now and then. */
@@ -24,6 +29,9 @@ export class TranscriptRing {
   private bytes = 0;
   /** Bytes dropped from the front to stay under maxBytes. */
   dropped = 0;
+  /** The block small chunks are copied into, and how much of it is used. */
+  private block: Buffer | null = null;
+  private blockUsed = 0;
 
   constructor(private readonly maxBytes: number) {}
 
@@ -34,6 +42,7 @@ export class TranscriptRing {
       this.dropped += data.length - this.maxBytes;
       data = Buffer.from(data.subarray(data.length - this.maxBytes));
     }
+    else if (data.byteLength < SMALL && data.buffer.byteLength > 2 * data.byteLength) data = this.own(data);
     this.chunks.push({ at, from, data });
     this.bytes += data.length;
     if (this.bytes > this.maxBytes) this.trim();
@@ -59,6 +68,22 @@ export class TranscriptRing {
       this.chunks = this.chunks.slice(this.head);
       this.head = 0;
     }
+  }
+
+  /**
+   * A copy of a small chunk in a block of the ring's own: a small Buffer is
+   * often a view into Node's shared 8 KiB pool, and keeping the view would
+   * keep the whole slab (and everything else allocated from it) alive.
+   */
+  private own(data: Buffer): Buffer {
+    if (!this.block || this.blockUsed + data.length > BLOCK) {
+      this.block = Buffer.allocUnsafeSlow(BLOCK);
+      this.blockUsed = 0;
+    }
+    const copy = this.block.subarray(this.blockUsed, this.blockUsed + data.length);
+    data.copy(copy);
+    this.blockUsed += data.length;
+    return copy;
   }
 
   /** The kept chunks, oldest first (a copy of the list; the buffers are shared and never changed). */
