@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -87,4 +87,27 @@ test('rookery record and replay refuse bad arguments with a message', async () =
   const missing = await run(['replay', '/nonexistent/bug.txt', '--port', '0']);
   assert.equal(missing.code, 1);
   assert.match(missing.out, /script\.replay: cannot read transcript file/);
+});
+
+test('rookery --transcript-dir writes each closed session to a file; --transcripts takes on or off', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'rookery-cli-transcripts-'));
+  const cli = await startCli(['--port', '0', '--transcript-dir', dir]);
+  try {
+    const c = await WireClient.connect(cli.port);
+    await c.until(/\r\n/);
+    c.send('a1 LOGIN testuser testpass\r\na2 LOGOUT\r\n');
+    await c.closedByServer();
+    const file = join(dir, `rookery-${cli.port}-session-1.txt`);
+    for (let i = 0; i < 400 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 5));
+    assert.match(readFileSync(file, 'utf8'), /\n\d+ C: a1 LOGIN testuser \*\*\*\n/);
+  } finally {
+    cli.child.kill('SIGTERM');
+    await exited(cli.child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const bad = spawn(process.execPath, [CLI, '--transcripts', 'maybe', '--port', '0']);
+  let out = '';
+  bad.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  assert.equal(await exited(bad), 1);
+  assert.match(out, /--transcripts: expected on or off, got "maybe"/);
 });

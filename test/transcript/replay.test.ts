@@ -14,6 +14,7 @@ import { ImapFlow } from 'imapflow';
 import { startRecorder } from '../../src/index.js';
 import { parseTranscripts } from '../../src/transcript/text.js';
 import { collect, mail, startServer } from '../helpers/server.js';
+import { request, startRest } from '../rest/helpers.js';
 import { WireClient } from './wire-client.js';
 
 /** What a test does with imapflow, returned as plain data to compare. */
@@ -131,4 +132,25 @@ test('script.replay is checked when the server is made: a bad file or line is na
   assert.throws(() => createServer({ script: { replay: '/nonexistent/transcript.txt' } }), /script\.replay: cannot read transcript file/);
   assert.throws(() => createServer({ script: { replay: '# Rookery transcript 1\n0 X: hello\n' } }), /script\.replay: transcript line 2: expected "<ms> C: <bytes>"/);
   assert.throws(() => createServer({ script: { replay: RECORDED, rules: [] } as never }), /script\.rules: unknown key next to replay/);
+});
+
+test('replay events reach REST waits and the session list', async () => {
+  const rest = await startRest({ script: { replay: RECORDED } });
+  try {
+    const c = await WireClient.connect(rest.imapPort);
+    await c.until(/\r\n/);
+    c.send('q1 CAPABILITY\r\n');
+    await c.until(/q1 BAD[^\r]*\r\n/);
+    const wait = await request(rest.restPort, 'GET', '/v1/events/wait?types=replay&match=type=deviation&since=0&timeout=2000');
+    assert.equal(wait.status, 200);
+    assert.equal(wait.json.data.received, 'q1 CAPABILITY');
+    assert.equal(wait.json.data.expected, 'a1 LOGIN testuser ***');
+    const sessions = await request(rest.restPort, 'GET', '/v1/sessions');
+    assert.equal(sessions.json[0].session, 1);
+    const own = await request(rest.restPort, 'GET', '/v1/sessions/1/transcript?format=text');
+    assert.match(own.text, /\n\d+ C: q1 CAPABILITY\n\d+ S: q1 BAD \[CLIENTBUG\]/);
+    c.destroy();
+  } finally {
+    await rest.server.stop();
+  }
 });
