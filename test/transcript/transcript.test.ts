@@ -137,6 +137,28 @@ test('inside TLS: the transcript holds the plain bytes', async () => {
   }
 });
 
+test('after STARTTLS: plain bytes before the upgrade, decrypted ones after, no handshake bytes', async () => {
+  const { server, port } = await startServer({ starttls: true, transcript: { redact: false } });
+  try {
+    const c = await WireClient.connect(port);
+    await c.until(/\r\n/);
+    c.send('s1 STARTTLS\r\n');
+    await c.until(/s1 OK[^\r]*\r\n/);
+    await c.startTls();
+    c.send('s2 LOGIN testuser testpass\r\ns3 NOOP\r\n');
+    await c.until(/s3 OK[^\r]*\r\n/);
+    c.send('s4 LOGOUT\r\n');
+    await c.until(/s4 OK[^\r]*\r\n/);
+    c.destroy();
+    const t = await closedTranscript(server, 1);
+    assert.deepEqual(t.bytes('client'), c.bytesSent());
+    assert.deepEqual(t.bytes('server'), c.bytesReceived());
+    assert.equal(t.bytes('client').toString('latin1'), 's1 STARTTLS\r\ns2 LOGIN testuser testpass\r\ns3 NOOP\r\ns4 LOGOUT\r\n');
+  } finally {
+    await server.stop();
+  }
+});
+
 test('after COMPRESS DEFLATE: the transcript holds the bytes before compression and after decompression', async () => {
   const { server, port } = await startServer({ plugins: ['COMPRESS'], transcript: { redact: false } });
   try {

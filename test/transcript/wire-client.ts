@@ -79,6 +79,19 @@ export class WireClient {
     }
   }
 
+  /** STARTTLS: TLS over the connection from now on; the kept bytes stay the plain ones. */
+  async startTls(): Promise<void> {
+    this.socket.removeAllListeners('data');
+    const secure = tls.connect({ socket: this.socket as net.Socket, rejectUnauthorized: false });
+    await new Promise<void>((resolve, reject) => {
+      secure.once('secureConnect', () => resolve());
+      secure.once('error', reject);
+    });
+    secure.on('error', () => undefined);
+    this.listen(secure);
+    this.out = secure;
+  }
+
   /** Runs reads and writes through `layer` from now on (COMPRESS=DEFLATE): the kept bytes stay the plain ones. */
   layer(inflate: Duplex, deflate: Duplex & { flush(cb: () => void): void }): void {
     this.socket.removeAllListeners('data');
