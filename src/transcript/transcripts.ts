@@ -27,7 +27,8 @@ export interface TranscriptSettings {
  */
 export class SessionRecorder {
   private readonly ring: TranscriptRing;
-  private readonly filter: CredentialFilter | null;
+  private filter: CredentialFilter | null;
+  private readonly redacted: boolean;
   private closedAt: number | null = null;
   /** The user when the session closed; before that `userOf` tells. */
   private user: string | null = null;
@@ -41,6 +42,7 @@ export class SessionRecorder {
   ) {
     this.ring = new TranscriptRing(owner.settings.maxBytes);
     this.filter = owner.settings.redact ? new CredentialFilter() : null;
+    this.redacted = this.filter !== null;
   }
 
   fromClient(chunk: Buffer): void {
@@ -57,6 +59,9 @@ export class SessionRecorder {
     if (this.closedAt !== null) return;
     this.user = this.userOf();
     this.closedAt = this.owner.now();
+    // A closed session keeps only its bytes, in a buffer of their size.
+    this.filter = null;
+    this.ring.compact();
     this.owner.closed(this);
   }
 
@@ -68,7 +73,7 @@ export class SessionRecorder {
       openedAt: this.openedAt,
       closedAt: this.closedAt,
       droppedBytes: this.ring.dropped,
-      redacted: this.filter !== null,
+      redacted: this.redacted,
       chunks: this.ring.list(),
     });
   }
@@ -76,8 +81,8 @@ export class SessionRecorder {
 
 export class Transcripts {
   private readonly live = new Map<number, SessionRecorder>();
-  /** Closed sessions' transcripts, oldest first (Map keeps insertion order). */
-  private readonly closedOnes = new Map<number, Transcript>();
+  /** Closed sessions' recorders, oldest first (Map keeps insertion order); read on demand. */
+  private readonly closedOnes = new Map<number, SessionRecorder>();
   /** Where closed sessions' transcripts are written; `setDir` changes it between tests. */
   private dir: string | null;
 
@@ -104,7 +109,7 @@ export class Transcripts {
 
   /** A session's transcript so far (live) or as it ended (closed and still kept). */
   get(session: number): Transcript | undefined {
-    return this.live.get(session)?.snapshot() ?? this.closedOnes.get(session);
+    return (this.live.get(session) ?? this.closedOnes.get(session))?.snapshot();
   }
 
   /** Sessions with a transcript: live ones and the kept closed ones. */
@@ -124,9 +129,8 @@ export class Transcripts {
 
   closed(recorder: SessionRecorder): void {
     this.live.delete(recorder.session);
-    const transcript = recorder.snapshot();
     if (this.settings.keepClosed > 0) {
-      this.closedOnes.set(recorder.session, transcript);
+      this.closedOnes.set(recorder.session, recorder);
       while (this.closedOnes.size > this.settings.keepClosed) this.closedOnes.delete(this.closedOnes.keys().next().value!);
     }
     const file = this.fileOf(recorder.session);
@@ -134,7 +138,7 @@ export class Transcripts {
       try {
         mkdirSync(this.dir!, { recursive: true });
         // Synchronous: once the session's close event is out (and after stop()), the file is there.
-        writeFileSync(file, transcript.text());
+        writeFileSync(file, recorder.snapshot().text());
       } catch (err) {
         process.emitWarning(`transcript.dir: cannot write ${file}: ${(err as Error).message}`);
       }

@@ -98,7 +98,7 @@ test('rookery --transcript-dir writes each closed session to a file; --transcrip
     c.send('a1 LOGIN testuser testpass\r\na2 LOGOUT\r\n');
     await c.closedByServer();
     const file = join(dir, `rookery-${cli.port}-session-1.txt`);
-    for (let i = 0; i < 400 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 1000 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 5));
     assert.match(readFileSync(file, 'utf8'), /\n\d+ C: a1 LOGIN testuser \*\*\*\n/);
   } finally {
     cli.child.kill('SIGTERM');

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { CredentialFilter } from '../../src/transcript/redact.js';
 import { parseTranscripts, TranscriptSyntaxError } from '../../src/transcript/text.js';
 import { Transcript } from '../../src/transcript/transcript.js';
-import type { TranscriptChunk } from '../../src/transcript/ring.js';
+import { TranscriptRing, type TranscriptChunk } from '../../src/transcript/ring.js';
 import { Prng } from '../../src/util/prng.js';
 
 const PIECES = ['a1 NOOP\r\n', '\r\n', '\r', '\n', '\\', '\\x41', ' ', '\t', 'é', '\u00ff', '{5}\r\n', '# ', '0 C: ', '***', 'x'];
@@ -95,5 +95,32 @@ test('redaction does not depend on how the client stream is cut into chunks', ()
       at += size;
     }
     assert.equal(Buffer.concat(out).toString('latin1'), whole, `run ${run}`);
+  }
+});
+
+test('the ring keeps exactly the newest maxBytes bytes, in order, with each side and time', () => {
+  const rng = new Prng(18);
+  for (let run = 0; run < 300; run++) {
+    const maxBytes = 1 + rng.below(rng.next() < 0.5 ? 64 : 20_000);
+    const ring = new TranscriptRing(maxBytes);
+    // The model: every byte with its side and time; the ring must hold the last maxBytes of them.
+    const model: { side: 'client' | 'server'; at: number; byte: number }[] = [];
+    let at = 0;
+    for (let i = rng.below(200); i > 0; i--) {
+      at += rng.below(2);
+      const side = rng.next() < 0.5 ? 'client' : 'server';
+      const size = rng.next() < 0.05 ? maxBytes + rng.below(100) : rng.below(Math.min(maxBytes, 3000)) + 1;
+      const data = Buffer.alloc(size);
+      for (let b = 0; b < size; b++) data[b] = rng.below(256);
+      ring.add(at, side, data);
+      for (const byte of data) model.push({ side, at, byte });
+    }
+    const kept = model.slice(Math.max(0, model.length - maxBytes));
+    const chunks = ring.list();
+    const flat = chunks.flatMap((c) => [...c.data].map((byte) => ({ side: c.from, at: c.at, byte })));
+    assert.deepEqual(flat, kept, `run ${run} (maxBytes ${maxBytes})`);
+    assert.equal(ring.dropped, model.length - kept.length);
+    ring.compact();
+    assert.deepEqual(ring.list().flatMap((c) => [...c.data]), kept.map((k) => k.byte));
   }
 });
