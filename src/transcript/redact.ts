@@ -20,7 +20,33 @@ const HEAD_BYTES = 64;
 const MAX_HELD = 256 * 1024;
 
 const LF = 0x0a;
+const CR = 0x0d;
 const SP = 0x20;
+const CLOSE_BRACE = 0x7d;
+
+const LOGIN = Buffer.from('LOGIN');
+const AUTHENTICATE = Buffer.from('AUTHENTICATE');
+
+/**
+ * The command a line starts with when it is one whose arguments are
+ * credentials, null for any other, undefined when `view` (the line's first
+ * bytes) does not tell yet. Byte by byte: it runs for every command.
+ */
+function commandName(view: Buffer): 'LOGIN' | 'AUTHENTICATE' | null | undefined {
+  const sp = view.indexOf(SP);
+  if (sp < 0) return view.indexOf(LF) >= 0 || view.length >= HEAD_BYTES ? null : undefined;
+  let end = sp + 1;
+  while (end < view.length && view[end] !== SP && view[end] !== CR && view[end] !== LF) end++;
+  if (end === view.length && view.length < HEAD_BYTES) return undefined;
+  const len = end - sp - 1;
+  const word = len === 5 ? LOGIN : len === 12 ? AUTHENTICATE : null;
+  if (!word) return null;
+  for (let k = 0; k < len; k++) {
+    // ASCII letters only: clearing bit 0x20 upper-cases them.
+    if ((view[sp + 1 + k]! & 0xdf) !== word[k]) return null;
+  }
+  return len === 5 ? 'LOGIN' : 'AUTHENTICATE';
+}
 
 type Mode = 'start' | 'line' | 'literal' | 'sasl';
 
@@ -45,12 +71,13 @@ export class CredentialFilter {
 
   /** The bytes to record for a chunk from the client (null: nothing yet, held). */
   client(chunk: Buffer): Buffer | null {
-    this.out = [];
-    this.feed(chunk);
     const out = this.out;
-    this.out = [];
+    out.length = 0;
+    this.feed(chunk);
     if (out.length === 0) return null;
-    return out.length === 1 ? out[0]! : Buffer.concat(out);
+    const result = out.length === 1 ? out[0]! : Buffer.concat(out);
+    out.length = 0;
+    return result;
   }
 
   /**
@@ -97,6 +124,14 @@ export class CredentialFilter {
         }
         case 'line': {
           const lf = chunk.indexOf(LF, i);
+          // The common line: it ends in this chunk with CRLF, not after a `}`: no literal follows.
+          if (lf - i >= 2 && chunk[lf - 1] === CR && chunk[lf - 2] !== CLOSE_BRACE) {
+            this.emit(chunk.subarray(i, lf + 1));
+            i = lf + 1;
+            this.tail = '';
+            this.endCommand();
+            break;
+          }
           const end = lf < 0 ? chunk.length : lf + 1;
           const piece = chunk.subarray(i, end);
           this.emit(piece);
@@ -153,17 +188,15 @@ export class CredentialFilter {
       consumed = Math.min(available, HEAD_BYTES);
       view = chunk.subarray(i, i + consumed);
     }
-    const text = view.toString('latin1');
-    const m = /^(\S*) ([^\s(]+)([ \r\n])/.exec(text);
-    const decided = m !== null || text.includes('\n') || view.length >= HEAD_BYTES;
-    if (!decided) {
+    const name = commandName(view);
+    if (name === undefined) {
       this.head = Buffer.from(view);
       return chunk.length;
     }
     this.head = null;
-    const name = m?.[2]!.toUpperCase();
-    this.tag = m?.[1] ?? '';
-    if (name === 'LOGIN' || name === 'AUTHENTICATE') {
+    const sp = view.indexOf(SP);
+    this.tag = sp > 0 ? view.toString('latin1', 0, sp) : '';
+    if (name !== null) {
       this.held = [];
       this.heldBytes = 0;
       this.heldKind = name;
