@@ -38,7 +38,7 @@ export type {
 export { Transcript } from './transcript/transcript.js';
 export type { TranscriptChunk, TranscriptChunkJson, TranscriptJson, TranscriptSide } from './transcript/transcript.js';
 export { parseTranscripts, TranscriptSyntaxError } from './transcript/text.js';
-export type { Transcripts } from './transcript/transcripts.js';
+export type { Transcripts, TranscriptSummary } from './transcript/transcripts.js';
 export { startRecorder } from './transcript/record.js';
 export type { RecorderOptions, Recorder } from './transcript/record.js';
 export { ControlApi } from './control/control.js';

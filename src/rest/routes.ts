@@ -172,6 +172,29 @@ export const sessionRoutes: Route[] = [
     },
   },
   {
+    method: 'GET', path: '/v1/transcripts', operation: 'transcripts',
+    summary: 'Sessions with a transcript: the live ones and the last transcript.keepClosed closed ones, in session order',
+    status: 200,
+    response: arrayOf(
+      obj(
+        {
+          session: int(1),
+          user: nullable(str()),
+          open: bool,
+          openedAt: { ...int(), description: 'Server-clock time, epoch milliseconds' },
+          closedAt: { oneOf: [int(), { type: 'null' }] },
+          bytes: { ...int(0), description: 'Bytes kept' },
+          droppedBytes: int(0),
+        },
+        ['session', 'user', 'open', 'openedAt', 'closedAt', 'bytes', 'droppedBytes'],
+      ),
+    ),
+    handle: ({ server }) => {
+      if (!server.transcripts.enabled) throw new ServiceError('CANNOT', 'Transcripts are off (the transcript option); turn them on to record sessions');
+      return server.transcripts.summaries();
+    },
+  },
+  {
     method: 'GET', path: '/v1/sessions/{session}/transcript', operation: 'transcript', params: [P_SESSION],
     summary: "A session's transcript: every byte in and out with server-clock times, live or recently closed (JSON, or text/plain by Accept or ?format=text)",
     query: [

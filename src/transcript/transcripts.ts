@@ -21,6 +21,18 @@ export interface TranscriptSettings {
   redact: boolean;
 }
 
+/** A session with a transcript, without its bytes. */
+export interface TranscriptSummary {
+  session: number;
+  user: string | null;
+  open: boolean;
+  openedAt: number;
+  closedAt: number | null;
+  /** Bytes kept. */
+  bytes: number;
+  droppedBytes: number;
+}
+
 /**
  * Records one session. The session calls `fromClient` / `fromServer` at its
  * socket boundary and `close` when the connection is gone.
@@ -63,6 +75,18 @@ export class SessionRecorder {
     this.filter = null;
     this.ring.compact();
     this.owner.closed(this);
+  }
+
+  summary(): TranscriptSummary {
+    return {
+      session: this.session,
+      user: this.closedAt === null ? this.userOf() : this.user,
+      open: this.closedAt === null,
+      openedAt: this.openedAt,
+      closedAt: this.closedAt,
+      bytes: this.ring.size,
+      droppedBytes: this.ring.dropped,
+    };
   }
 
   snapshot(): Transcript {
@@ -110,6 +134,11 @@ export class Transcripts {
   /** A session's transcript so far (live) or as it ended (closed and still kept). */
   get(session: number): Transcript | undefined {
     return (this.live.get(session) ?? this.closedOnes.get(session))?.snapshot();
+  }
+
+  /** One line per session with a transcript (GET /v1/transcripts), in session order. */
+  summaries(): TranscriptSummary[] {
+    return this.sessions().map((n) => (this.live.get(n) ?? this.closedOnes.get(n))!.summary());
   }
 
   /** Sessions with a transcript: live ones and the kept closed ones. */

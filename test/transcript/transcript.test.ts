@@ -282,6 +282,14 @@ test('GET /v1/sessions/{n}/transcript: JSON and text/plain, live and closed; 404
     assert.equal(typeof closed.json.closedAt, 'number');
     assert.deepEqual(decode(closed.json, 'server'), c.bytesReceived());
 
+    const list = await request(rest.restPort, 'GET', '/v1/transcripts');
+    assert.equal(list.status, 200);
+    assert.equal(list.json.length, 1);
+    assert.equal(list.json[0].session, 1);
+    assert.equal(list.json[0].open, false);
+    assert.equal(list.json[0].user, 'testuser');
+    assert.equal(list.json[0].bytes, c.bytesSent().length + c.bytesReceived().length);
+
     const missing = await request(rest.restPort, 'GET', '/v1/sessions/99/transcript');
     assert.equal(missing.status, 404);
     assert.equal(missing.json.error.code, 'NONEXISTENT');
@@ -293,6 +301,7 @@ test('GET /v1/sessions/{n}/transcript: JSON and text/plain, live and closed; 404
     const reply = await request(off.restPort, 'GET', '/v1/sessions/1/transcript');
     assert.equal(reply.status, 409);
     assert.equal(reply.json.error.code, 'CANNOT');
+    assert.equal((await request(off.restPort, 'GET', '/v1/transcripts')).status, 409);
   } finally {
     await off.server.stop();
   }
