@@ -15,19 +15,27 @@ const LF = 0x0a;
 
 export class UnitFramer {
   private parts: Buffer[] = [];
+  /** Bytes in `parts`. */
+  private held = 0;
   private literalLeft = 0;
   private starts = true;
   private tail = '';
+  /** Set once a unit grew past `maxUnit`: the stream is not followed any further. */
+  overflow = false;
 
-  constructor(private readonly side: 'client' | 'server') {}
+  constructor(
+    private readonly side: 'client' | 'server',
+    /** Largest unit in bytes: a peer cannot make the framer hold more. */
+    readonly maxUnit = Infinity,
+  ) {}
 
   push(chunk: Buffer): WireUnit[] {
     const out: WireUnit[] = [];
     let i = 0;
-    while (i < chunk.length) {
+    while (i < chunk.length && !this.overflow) {
       if (this.literalLeft > 0) {
         const n = Math.min(this.literalLeft, chunk.length - i);
-        this.parts.push(chunk.subarray(i, i + n));
+        this.hold(chunk.subarray(i, i + n));
         this.literalLeft -= n;
         i += n;
         continue;
@@ -35,7 +43,7 @@ export class UnitFramer {
       const lf = chunk.indexOf(LF, i);
       const end = lf < 0 ? chunk.length : lf + 1;
       const piece = chunk.subarray(i, end);
-      this.parts.push(piece);
+      this.hold(piece);
       this.tail = (this.tail + piece.subarray(Math.max(0, piece.length - 24)).toString('latin1')).slice(-24);
       i = end;
       if (lf < 0) break;
@@ -56,10 +64,22 @@ export class UnitFramer {
     return out;
   }
 
+  private hold(piece: Buffer): void {
+    this.held += piece.length;
+    if (this.held > this.maxUnit) {
+      this.overflow = true;
+      this.parts = [];
+      this.held = 0;
+      return;
+    }
+    this.parts.push(piece);
+  }
+
   /** Forgets a literal announced but never coming (its command was refused). */
   cancelLiteral(): void {
     this.literalLeft = 0;
     this.parts = [];
+    this.held = 0;
     this.starts = true;
     this.tail = '';
   }
@@ -72,6 +92,7 @@ export class UnitFramer {
   private take(): WireUnit {
     const unit = { bytes: this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts), starts: this.starts };
     this.parts = [];
+    this.held = 0;
     return unit;
   }
 }

@@ -16,6 +16,9 @@ import { REDACTED } from './redact.js';
 import type { Transcript } from './transcript.js';
 import type { SessionRecorder } from './transcripts.js';
 
+/** Bytes a live unit may exceed the largest recorded one by (a longer tag, password or SASL response). */
+const MAX_UNIT_SLACK = 64 * 1024;
+
 type Step = { send: WireUnit } | { expect: WireUnit };
 
 /** The recording as alternating server output and expected client units. */
@@ -83,12 +86,15 @@ export class ReplaySession implements SessionHandle {
   readonly user: string | null;
   private readonly steps: Step[];
   private cursor = 0;
-  private readonly framer = new UnitFramer('client');
+  /** The live client's units; one larger than any recorded unit could ever match, so none may be larger. */
+  private readonly framer: UnitFramer;
   /** Recorded tag → the live client's tag for the same command. */
   private readonly tags = new Map<string, string>();
   private lastLiveTag: string | null = null;
   private closed = false;
   private ended = false;
+  /** The client sent a unit too large to follow: told so once, and the connection ends. */
+  private cutOff = false;
   private readonly transcript: SessionRecorder | null;
 
   constructor(
@@ -102,6 +108,10 @@ export class ReplaySession implements SessionHandle {
     this.id = server.sessions.nextId();
     this.user = recorded.user;
     this.steps = replaySteps(recorded);
+    let largest = 0;
+    for (const step of this.steps) if ('expect' in step) largest = Math.max(largest, step.expect.bytes.length);
+    // Room for a live tag or credential longer than the recorded one.
+    this.framer = new UnitFramer('client', largest + MAX_UNIT_SLACK);
     // A replay never logs in for real: it does not count as waiting for a login.
     server.unauthenticatedLeft();
     this.transcript = server.transcripts.open(this.id, remoteAddress, () => this.user);
@@ -150,8 +160,16 @@ export class ReplaySession implements SessionHandle {
   }
 
   private onData(chunk: Buffer): void {
+    if (this.closed) return;
     this.transcript?.fromClient(chunk);
     for (const unit of this.framer.push(chunk)) this.take(unit);
+    if (this.framer.overflow && !this.cutOff) {
+      this.cutOff = true;
+      const why = `a line or literal longer than anything in the recording (over ${this.framer.maxUnit} bytes)`;
+      this.write(Buffer.from(`* BYE [CLIENTBUG] Replay of recorded session ${this.recorded.session}: ${why}\r\n`, 'latin1'));
+      this.event('deviation', null, `${why}`);
+      this.socket.end();
+    }
   }
 
   /** Sends recorded output up to the next expected client unit. */

@@ -154,3 +154,18 @@ test('replay events reach REST waits and the session list', async () => {
     await rest.server.stop();
   }
 });
+
+test('a replay follows no unit larger than the recording could match: BYE [CLIENTBUG] and the connection ends', async () => {
+  const { server, port } = await startServer({ script: { replay: RECORDED } });
+  try {
+    const events = collect(server, 'replay');
+    const c = await WireClient.connect(port);
+    await c.until(/\r\n/);
+    c.send(`x1 LOGIN ${'a'.repeat(200_000)}`);
+    assert.match(await c.until(/\r\n/), /^\* BYE \[CLIENTBUG\] Replay of recorded session 7: a line or literal longer than anything in the recording/);
+    await c.closedByServer();
+    assert.equal(events[0]!.type, 'deviation');
+  } finally {
+    await server.stop();
+  }
+});
