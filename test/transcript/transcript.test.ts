@@ -307,6 +307,25 @@ test('GET /v1/sessions/{n}/transcript: JSON and text/plain, live and closed; 404
   }
 });
 
+test('transcript: false records nothing; keepClosed: 0 keeps no closed session', async () => {
+  for (const transcript of [false, { keepClosed: 0 }] as const) {
+    const { server, port } = await startServer({ transcript });
+    try {
+      const c = await WireClient.connect(port);
+      await c.until(/\r\n/);
+      if (transcript === false) assert.equal(server.transcript(1), undefined);
+      else assert.equal(server.transcript(1)!.open, true);
+      c.send('a1 LOGOUT\r\n');
+      await c.closedByServer();
+      await server.waitFor('session', { type: 'close' }, { since: 0, timeout: 2000 });
+      assert.equal(server.transcript(1), undefined);
+      assert.deepEqual(server.transcripts.sessions(), []);
+    } finally {
+      await server.stop();
+    }
+  }
+});
+
 test('the transcript option is validated, naming the field', async () => {
   const { createServer } = await import('../../src/index.js');
   assert.throws(() => createServer({ transcript: { maxBytes: 0 } }), /transcript\.maxBytes: expected a positive integer/);
