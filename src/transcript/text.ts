@@ -18,7 +18,8 @@
  * a line, which pasting would lose), and `\\` a backslash where a lone one
  * would read as one of these (elsewhere, as in `\Seen`, it stands for itself). Lines starting with `#` are
  * headers and comments; a file may hold several sessions, each starting
- * with its `# Rookery transcript` line.
+ * with its `# Rookery transcript` line. A paste that indented the lines or
+ * kept its Markdown fences reads the same.
  */
 import { isUtf8 } from 'node:buffer';
 import type { TranscriptChunk, TranscriptSide } from './ring.js';
@@ -96,7 +97,7 @@ export class TranscriptSyntaxError extends Error {
   }
 }
 
-const RECORD = /^(\d+(?:\.\d+)?) ([CS]):(?: (.*))?$/;
+const RECORD = /^[ \t]*(\d+(?:\.\d+)?) ([CS]):(?: (.*))?$/;
 
 /** Bytes of a record line's text, and whether a CRLF follows them. */
 function unescapeLine(text: string, lineNo: number): { bytes: Buffer; crlf: boolean } {
@@ -169,14 +170,15 @@ export function parseTranscripts(text: string): Transcript[] {
   const lines = text.split(/\r?\n/);
   for (let n = 0; n < lines.length; n++) {
     const line = lines[n]!;
-    if (line.trim() === '') continue;
-    if (line.startsWith('# Rookery transcript')) {
+    // Blank lines and the fences of a Markdown paste are not part of it.
+    if (line.trim() === '' || /^\s*(```|~~~)/.test(line)) continue;
+    if (line.trimStart().startsWith('# Rookery transcript')) {
       finish();
       current = { header: new Map(), chunks: [] };
       continue;
     }
-    if (line.startsWith('#')) {
-      const m = /^#\s*([a-z]+):\s*(.*)$/.exec(line);
+    if (line.trimStart().startsWith('#')) {
+      const m = /^\s*#\s*([a-z]+):\s*(.*)$/.exec(line);
       if (m && current && current.chunks.length === 0) current.header.set(m[1]!, m[2]!.trim());
       continue;
     }

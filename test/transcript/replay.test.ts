@@ -127,6 +127,15 @@ test('replay retags the recorded responses with the live tags, waits out a devia
   }
 });
 
+test('a transcript pasted into Markdown (fenced, indented, trailing spaces lost) reads the same', () => {
+  const pasted = '```text\n' + RECORDED.split('\n').map((l) => (l ? `    ${l.trimEnd()}` : l)).join('\n') + '```\n';
+  const [a] = parseTranscripts(RECORDED);
+  const [b] = parseTranscripts(pasted);
+  assert.deepEqual(b!.bytes('client'), a!.bytes('client'));
+  assert.deepEqual(b!.bytes('server'), a!.bytes('server'));
+  assert.equal(b!.session, 7);
+});
+
 test('script.replay is checked when the server is made: a bad file or line is named', async () => {
   const { createServer } = await import('../../src/index.js');
   assert.throws(() => createServer({ script: { replay: '/nonexistent/transcript.txt' } }), /script\.replay: cannot read transcript file/);
