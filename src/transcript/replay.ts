@@ -71,20 +71,23 @@ export function unitsMatch(recorded: WireUnit, live: WireUnit): { ok: boolean; t
 /** Hands each new connection the next recorded session, from the first again after the last. */
 export class Replayer {
   private next = 0;
+  /** Each recorded session cut into steps once, for all the connections that replay it. */
+  private readonly steps: Step[][];
 
-  constructor(private readonly sessions: readonly Transcript[]) {}
+  constructor(private readonly sessions: readonly Transcript[]) {
+    this.steps = sessions.map(replaySteps);
+  }
 
   accept(server: Server, socket: Duplex, tcp: Duplex, secure: boolean, remoteAddress: string | null): ReplaySession {
-    const recorded = this.sessions[this.next % this.sessions.length]!;
+    const at = this.next % this.sessions.length;
     this.next++;
-    return new ReplaySession(server, recorded, socket, tcp, secure, remoteAddress);
+    return new ReplaySession(server, this.sessions[at]!, this.steps[at]!, socket, tcp, secure, remoteAddress);
   }
 }
 
 export class ReplaySession implements SessionHandle {
   readonly id: number;
   readonly user: string | null;
-  private readonly steps: Step[];
   private cursor = 0;
   /** The live client's units; one larger than any recorded unit could ever match, so none may be larger. */
   private readonly framer: UnitFramer;
@@ -100,6 +103,7 @@ export class ReplaySession implements SessionHandle {
   constructor(
     private readonly server: Server,
     private readonly recorded: Transcript,
+    private readonly steps: readonly Step[],
     private readonly socket: Duplex,
     private readonly tcp: Duplex,
     private readonly secure: boolean,
@@ -107,7 +111,6 @@ export class ReplaySession implements SessionHandle {
   ) {
     this.id = server.sessions.nextId();
     this.user = recorded.user;
-    this.steps = replaySteps(recorded);
     let largest = 0;
     for (const step of this.steps) if ('expect' in step) largest = Math.max(largest, step.expect.bytes.length);
     // Room for a live tag or credential longer than the recorded one.

@@ -178,3 +178,19 @@ test('a replay follows no unit larger than the recording could match: BYE [CLIEN
     await server.stop();
   }
 });
+
+test('a file with several sessions: connections get them in turn, from the first again after the last', async () => {
+  const two = '# Rookery transcript 1\n# session: 1\n0 S: * OK first\n' + '# Rookery transcript 1\n# session: 2\n0 S: * OK second\n';
+  const { server, port } = await startServer({ script: { replay: two } });
+  try {
+    const greetings: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const c = await WireClient.connect(port);
+      greetings.push(await c.until(/\r\n/));
+      c.destroy();
+    }
+    assert.deepEqual(greetings, ['* OK first\r\n', '* OK second\r\n', '* OK first\r\n']);
+  } finally {
+    await server.stop();
+  }
+});
