@@ -11,7 +11,8 @@ Proxies IMAP clients to the server at --upstream and writes each connection's
 traffic as a transcript (docs/debugging.md) when it closes: appended to --out,
 or printed to stdout. Credentials show as *** unless --keep-credentials.
 Replay a recording with: rookery replay <file>.
-Plain IMAP only: after STARTTLS or COMPRESS the bytes cannot be read.
+The proxy keeps the traffic readable: it takes STARTTLS and COMPRESS out of
+the server's capabilities and refuses them itself (plain IMAP upstream only).
 
   --upstream host:port   the real server (required)
   --listen [host:]port   where clients connect (default 127.0.0.1:1144; 0 picks a free port)

@@ -1,12 +1,14 @@
 /**
  * `rookery record`: a TCP proxy in front of a real IMAP server that writes
  * each connection's traffic as a transcript (the text form of
- * docs/debugging.md), ready for `rookery replay` or a bug report. It sees
- * the bytes as they pass: a connection that turns on STARTTLS or COMPRESS
- * is recorded up to there and unreadable after (use a client without them).
+ * docs/debugging.md), ready for `rookery replay` or a bug report. The
+ * bytes must stay readable, so the proxy takes STARTTLS and COMPRESS=...
+ * out of the server's capability lists and answers a client that asks for
+ * either with NO itself; everything else passes unchanged, by whole lines.
  */
 import { appendFileSync } from 'node:fs';
 import net from 'node:net';
+import { UnitFramer } from './framer.js';
 import type { Transcript } from './transcript.js';
 import { Transcripts } from './transcripts.js';
 
@@ -47,13 +49,30 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     sockets.add(client);
     sockets.add(upstream);
     const recorder = transcripts.open(id, client.remoteAddress ?? null, () => null)!;
+    // Both directions go through by whole lines (and literals), so that the proxy can keep the
+    // connection readable: no STARTTLS or COMPRESS offered, and a client that asks anyway is refused.
+    const fromClient = new UnitFramer('client', MAX_UNIT);
+    const fromServer = new UnitFramer('server', MAX_UNIT);
     client.on('data', (chunk: Buffer) => {
-      recorder.fromClient(chunk);
-      upstream.write(chunk);
+      for (const unit of fromClient.push(chunk)) {
+        recorder.fromClient(unit.bytes);
+        const refused = unit.starts ? refuseLayer(unit.bytes) : null;
+        if (refused) {
+          recorder.fromServer(refused);
+          client.write(refused);
+        } else {
+          upstream.write(unit.bytes);
+        }
+      }
+      if (fromClient.overflow) client.destroy();
     });
     upstream.on('data', (chunk: Buffer) => {
-      recorder.fromServer(chunk);
-      client.write(chunk);
+      for (const unit of fromServer.push(chunk)) {
+        const bytes = unit.starts ? withoutLayerOffers(unit.bytes) : unit.bytes;
+        recorder.fromServer(bytes);
+        client.write(bytes);
+      }
+      if (fromServer.overflow) upstream.destroy();
     });
     // A side that ends passes its FIN on; the session is written once both connections are gone.
     client.on('end', () => upstream.end());
@@ -91,4 +110,23 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
         listener.close(() => resolve());
       }),
   };
+}
+
+/** A line or literal larger than this ends the proxied connection (nothing real sends one). */
+const MAX_UNIT = 256 * 1024 * 1024;
+
+/** `tag NO` for a client command that would make the traffic unreadable (STARTTLS, COMPRESS), else null. */
+export function refuseLayer(unit: Buffer): Buffer | null {
+  const m = /^(\S+) (STARTTLS|COMPRESS)\b/i.exec(unit.subarray(0, 64).toString('latin1'));
+  if (!m) return null;
+  return Buffer.from(`${m[1]} NO [CANNOT] ${m[2]!.toUpperCase()} is off while rookery record records this connection\r\n`, 'latin1');
+}
+
+/** A capability list (CAPABILITY response or code) without STARTTLS and COMPRESS=...; other lines as they are. */
+export function withoutLayerOffers(unit: Buffer): Buffer {
+  const head = unit.subarray(0, 32).toString('latin1');
+  if (!/^(\* CAPABILITY |\S+ (OK|PREAUTH) \[CAPABILITY )/i.test(head)) return unit;
+  const text = unit.toString('latin1');
+  const out = text.replace(/ (STARTTLS|COMPRESS=[^ \]\r\n]+)(?=[ \]\r\n])/gi, '');
+  return out === text ? unit : Buffer.from(out, 'latin1');
 }

@@ -18,7 +18,7 @@ import { request, startRest } from '../rest/helpers.js';
 import { WireClient } from './wire-client.js';
 
 /** What a test does with imapflow, returned as plain data to compare. */
-async function session(port: number): Promise<unknown> {
+async function session(port: number, clientDefaults = false): Promise<unknown> {
   const client = new ImapFlow({
     host: '127.0.0.1',
     port,
@@ -26,7 +26,8 @@ async function session(port: number): Promise<unknown> {
     auth: { user: 'testuser', pass: 'testpass' },
     logger: false,
     disableAutoIdle: true,
-    disableCompression: true,
+    // With its defaults imapflow upgrades to TLS and compresses whenever the server offers to.
+    ...(clientDefaults ? { tls: { rejectUnauthorized: false } } : { disableCompression: true }),
   });
   await client.connect();
   const out: Record<string, unknown> = {};
@@ -191,6 +192,38 @@ test('a file with several sessions: connections get them in turn, from the first
     }
     assert.deepEqual(greetings, ['* OK first\r\n', '* OK second\r\n', '* OK first\r\n']);
   } finally {
+    await server.stop();
+  }
+});
+
+test('rookery record keeps the traffic readable: STARTTLS and COMPRESS are not offered, and refused when asked for', async () => {
+  const { server, port } = await startServer({ starttls: true, plugins: ['COMPRESS', 'IDLE'], storage: { INBOX: { messages: [mail('first')] }, '': {} } });
+  const recorder = await startRecorder({ upstream: { host: '127.0.0.1', port } });
+  try {
+    // imapflow with its defaults, which would upgrade and compress.
+    const original = await session(recorder.address.port, true);
+    for (let i = 0; i < 200 && recorder.sessions.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const text = recorder.sessions[0]!.text();
+    assert.doesNotMatch(text, /STARTTLS|COMPRESS=/);
+    assert.deepEqual((original as { capabilities: string[] }).capabilities.filter((c) => /STARTTLS|COMPRESS/.test(c)), []);
+    const replay = await startServer({ script: { replay: text } });
+    try {
+      const deviations = collect(replay.server, 'replay');
+      assert.deepEqual(await session(replay.port, true), original);
+      assert.deepEqual(deviations.filter((e) => e.type === 'deviation'), []);
+    } finally {
+      await replay.server.stop();
+    }
+    // A client that asks anyway gets NO from the proxy, and the command never reaches the server.
+    const c = await WireClient.connect(recorder.address.port);
+    await c.until(/\r\n/);
+    c.send('r1 STARTTLS\r\n');
+    assert.match(await c.until(/\r\n/), /^r1 NO \[CANNOT\] STARTTLS is off while rookery record records this connection\r\n$/);
+    c.send('r2 NOOP\r\n');
+    assert.match(await c.until(/\r\n/), /^r2 OK/);
+    c.destroy();
+  } finally {
+    await recorder.close();
     await server.stop();
   }
 });
