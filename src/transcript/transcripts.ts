@@ -2,7 +2,7 @@
  * The server's transcripts: a recorder per live session, the transcripts of
  * the last `keepClosed` closed sessions, and the files of `transcript.dir`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CredentialFilter } from './redact.js';
 import { TranscriptRing } from './ring.js';
@@ -166,8 +166,11 @@ export class Transcripts {
     if (file) {
       try {
         mkdirSync(this.dir!, { recursive: true });
-        // Synchronous: once the session's close event is out (and after stop()), the file is there.
-        writeFileSync(file, recorder.snapshot().text());
+        // Synchronous: once the session's close event is out (and after stop()), the file is there;
+        // renamed into place, so that a reader never sees it half written.
+        const partial = `${file}.${process.pid}.partial`;
+        writeFileSync(partial, recorder.snapshot().text());
+        renameSync(partial, file);
       } catch (err) {
         process.emitWarning(`transcript.dir: cannot write ${file}: ${(err as Error).message}`);
       }
