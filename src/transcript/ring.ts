@@ -4,12 +4,15 @@
  * bytes go first (a chunk is cut, not only dropped whole), so what a session
  * costs stays bounded however long it runs.
  *
- * The bytes are copied into one circular buffer of the ring's own (grown
- * by doubling up to maxBytes) and each chunk's time, side and length go into
- * typed arrays: recording makes no object per chunk and keeps no buffer of
- * the session's alive, so it adds next to nothing to garbage collection
- * (keeping the chunks as Buffer objects doubled the GC time of `bench imap`).
- * Chunk objects are made only when a transcript is read.
+ * Small chunks (most of them: command lines, status responses) are copied
+ * into one circular buffer of the ring's own (grown by doubling up to
+ * maxBytes) and each chunk's time, side and length go into typed arrays:
+ * they make no object per chunk and keep no buffer of the session's alive,
+ * so they add next to nothing to garbage collection (keeping every chunk as
+ * a Buffer doubled the GC time of `bench imap`). Large chunks (FETCH
+ * output) are kept by reference instead: copying them cost more than the
+ * commands that made them, and they are few. Chunk objects are made only
+ * when a transcript is read.
  */
 
 /** Who sent a chunk. */
@@ -24,13 +27,19 @@ export interface TranscriptChunk {
 }
 
 const FIRST_BYTES = 4096;
+/** Chunks from this size on are kept by reference, not copied. */
+const BIG = 8192;
 const FIRST_CHUNKS = 64;
 
 export class TranscriptRing {
   private bytes: Buffer;
-  /** Offset of the oldest kept byte in `bytes`, and how many are kept. */
+  /** Offset of the oldest byte in `bytes`, and how many bytes it holds (those of the copied chunks). */
   private start = 0;
   private used = 0;
+  /** Bytes kept in all: copied and referenced. */
+  private total = 0;
+  /** The large chunks by slot (null: the chunk's bytes are in `bytes`). */
+  private refs: (Buffer | null)[] = [];
   private ats: Float64Array;
   private lens: Uint32Array;
   /** 1: from the client, 0: from the server. */
@@ -53,13 +62,20 @@ export class TranscriptRing {
       this.dropped += data.length - this.maxBytes;
       data = data.subarray(data.length - this.maxBytes);
     }
+    if (this.total + data.length > this.maxBytes) this.dropOldest(this.total + data.length - this.maxBytes);
+    const side = from === 'client' ? 1 : 0;
+    this.total += data.length;
+    if (data.length >= BIG) {
+      this.push(at, side, data.length, data);
+      return;
+    }
     const needed = this.used + data.length;
-    if (needed > this.bytes.length && this.bytes.length < this.maxBytes) {
+    if (needed > this.bytes.length) {
+      // Copied bytes never exceed maxBytes, so growing (up to it) always makes room.
       let size = this.bytes.length;
-      while (size < needed && size < this.maxBytes) size *= 2;
+      while (size < needed) size *= 2;
       this.resize(Math.min(size, this.maxBytes));
     }
-    if (this.used + data.length > this.bytes.length) this.dropOldest(this.used + data.length - this.bytes.length);
     // Append at the end of the circle, in two pieces when it wraps.
     const cap = this.bytes.length;
     const end = (this.start + this.used) % cap;
@@ -67,36 +83,48 @@ export class TranscriptRing {
     data.copy(this.bytes, end, 0, firstPart);
     if (firstPart < data.length) data.copy(this.bytes, 0, firstPart);
     this.used += data.length;
-    const side = from === 'client' ? 1 : 0;
-    // Consecutive bytes from one side at the same millisecond are one chunk: fewer entries, same text.
+    // Consecutive copied bytes from one side at the same millisecond are one chunk: fewer entries, same text.
     if (this.count > 0) {
       const last = (this.first + this.count - 1) % this.lens.length;
-      if (this.sides[last] === side && this.ats[last] === at) {
+      if (this.sides[last] === side && this.ats[last] === at && this.refs[last] == null) {
         this.lens[last]! += data.length;
         return;
       }
     }
+    this.push(at, side, data.length, null);
+  }
+
+  private push(at: number, side: number, len: number, ref: Buffer | null): void {
     if (this.count === this.lens.length) this.growChunks();
     const slot = (this.first + this.count) % this.lens.length;
     this.ats[slot] = at;
-    this.lens[slot] = data.length;
+    this.lens[slot] = len;
     this.sides[slot] = side;
+    this.refs[slot] = ref;
     this.count++;
   }
 
+  /** Drops the oldest `bytes` kept bytes: whole chunks, then the start of one. */
   private dropOldest(bytes: number): void {
     this.dropped += bytes;
-    this.start = (this.start + bytes) % this.bytes.length;
-    this.used -= bytes;
+    this.total -= bytes;
     while (bytes > 0) {
-      const len = this.lens[this.first]!;
-      if (len <= bytes) {
-        bytes -= len;
+      const slot = this.first;
+      const len = this.lens[slot]!;
+      const ref = this.refs[slot];
+      const cut = Math.min(len, bytes);
+      if (ref == null) {
+        this.start = (this.start + cut) % this.bytes.length;
+        this.used -= cut;
+      }
+      bytes -= cut;
+      if (cut === len) {
+        this.refs[slot] = null;
         this.first = (this.first + 1) % this.lens.length;
         this.count--;
       } else {
-        this.lens[this.first] = len - bytes;
-        bytes = 0;
+        this.lens[slot] = len - cut;
+        if (ref != null) this.refs[slot] = ref.subarray(cut);
       }
     }
   }
@@ -121,15 +149,18 @@ export class TranscriptRing {
     const ats = new Float64Array(n * 2);
     const lens = new Uint32Array(n * 2);
     const sides = new Uint8Array(n * 2);
+    const refs: (Buffer | null)[] = new Array<Buffer | null>(n * 2).fill(null);
     for (let i = 0; i < this.count; i++) {
       const from = (this.first + i) % n;
       ats[i] = this.ats[from]!;
       lens[i] = this.lens[from]!;
       sides[i] = this.sides[from]!;
+      refs[i] = this.refs[from] ?? null;
     }
     this.ats = ats;
     this.lens = lens;
     this.sides = sides;
+    this.refs = refs;
     this.first = 0;
   }
 
@@ -138,21 +169,27 @@ export class TranscriptRing {
     if (this.bytes.length > this.used) this.resize(Math.max(1, this.used));
   }
 
-  /** The kept chunks, oldest first: views into one copy of the kept bytes. */
+  /** The kept chunks, oldest first: views into one copy of the copied bytes, and the referenced ones. */
   list(): TranscriptChunk[] {
-    const all = this.linear(this.used);
+    const copied = this.linear(this.used);
     const out: TranscriptChunk[] = [];
     let at = 0;
     for (let i = 0; i < this.count; i++) {
       const slot = (this.first + i) % this.lens.length;
       const len = this.lens[slot]!;
-      out.push({ at: this.ats[slot]!, from: this.sides[slot] === 1 ? 'client' : 'server', data: all.subarray(at, at + len) });
-      at += len;
+      const ref = this.refs[slot];
+      let data: Buffer;
+      if (ref != null) data = ref;
+      else {
+        data = copied.subarray(at, at + len);
+        at += len;
+      }
+      out.push({ at: this.ats[slot]!, from: this.sides[slot] === 1 ? 'client' : 'server', data });
     }
     return out;
   }
 
   get size(): number {
-    return this.used;
+    return this.total;
   }
 }

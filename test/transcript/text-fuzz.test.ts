@@ -101,7 +101,7 @@ test('redaction does not depend on how the client stream is cut into chunks', ()
 test('the ring keeps exactly the newest maxBytes bytes, in order, with each side and time', () => {
   const rng = new Prng(18);
   for (let run = 0; run < 300; run++) {
-    const maxBytes = 1 + rng.below(rng.next() < 0.5 ? 64 : 20_000);
+    const maxBytes = 1 + rng.below(rng.next() < 0.4 ? 64 : 40_000);
     const ring = new TranscriptRing(maxBytes);
     // The model: every byte with its side and time; the ring must hold the last maxBytes of them.
     const model: { side: 'client' | 'server'; at: number; byte: number }[] = [];
@@ -109,7 +109,9 @@ test('the ring keeps exactly the newest maxBytes bytes, in order, with each side
     for (let i = rng.below(200); i > 0; i--) {
       at += rng.below(2);
       const side = rng.next() < 0.5 ? 'client' : 'server';
-      const size = rng.next() < 0.05 ? maxBytes + rng.below(100) : rng.below(Math.min(maxBytes, 3000)) + 1;
+      // Small chunks are copied into the ring, large ones (8 KiB and more) kept by reference: both, mixed.
+      const roll = rng.next();
+      const size = roll < 0.05 ? maxBytes + rng.below(100) : rng.below(Math.min(maxBytes, roll < 0.3 ? 12_000 : 3000)) + 1;
       const data = Buffer.alloc(size);
       for (let b = 0; b < size; b++) data[b] = rng.below(256);
       ring.add(at, side, data);
