@@ -6,6 +6,9 @@
  * `--seed=M` / BENCH_SEED (messages in INBOX at start, default 200),
  * `--client-check=off|report|strict|compare` / BENCH_CLIENT_CHECK (the client checker's mode, default
  * the server's default, report; `compare` runs off and report back to back for `--rounds=R` / BENCH_ROUNDS rounds, default 4, and prints the cost).
+ * `--transcripts`: Rookery runs with transcripts off and on, alternately (`--rounds=R` rounds each,
+ * default 3, the best rate of each kept: the machine is shared), and prints the cost of recording in
+ * commands/s (target <= 15%) and in CPU per command; `--transcripts=off` / `=on`: one run so.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -276,8 +279,20 @@ export async function run(args: string[] = []): Promise<void> {
 
   const checkArg = args.find((x) => x.startsWith('--client-check='))?.slice('--client-check='.length) ?? process.env.BENCH_CLIENT_CHECK;
   if (checkArg !== undefined && !['off', 'report', 'strict', 'compare'].includes(checkArg)) throw new Error(`bad --client-check / BENCH_CLIENT_CHECK: ${checkArg}`);
-  const runRookery = async (mode: 'off' | 'report' | 'strict' | undefined): Promise<{ result: Result; findings: number; cpuPerCommand: number }> => {
-    const server = createServer({ storage: { INBOX: { messages: seedMessages(seed) }, '': {} }, plugins: 'all', port: 0, ...(mode ? { clientCheck: mode } : {}) });
+  const transcriptArg = args.find((a) => a === '--transcripts' || a.startsWith('--transcripts='));
+  const transcriptMode = transcriptArg === undefined ? undefined : transcriptArg === '--transcripts' ? 'compare' : transcriptArg.slice('--transcripts='.length);
+  if (transcriptMode !== undefined && !['compare', 'on', 'off'].includes(transcriptMode)) throw new Error(`bad --transcripts=${transcriptMode} (on, off, or no value to compare)`);
+  const runRookery = async (
+    mode: 'off' | 'report' | 'strict' | undefined,
+    transcript: boolean | undefined = transcriptMode === 'on' ? true : transcriptMode === 'off' ? false : undefined,
+  ): Promise<{ result: Result; findings: number; cpuPerCommand: number }> => {
+    const server = createServer({
+      storage: { INBOX: { messages: seedMessages(seed) }, '': {} },
+      plugins: 'all',
+      port: 0,
+      ...(mode ? { clientCheck: mode } : {}),
+      ...(transcript === undefined ? {} : { transcript }),
+    });
     const { imap } = await server.start();
     // CPU time of this process (server and clients) per command: less at the mercy of other load than the rate.
     const cpu = process.cpuUsage();
@@ -288,6 +303,29 @@ export async function run(args: string[] = []): Promise<void> {
     return { result, findings, cpuPerCommand: (used.user + used.system) / Math.max(1, result.commands) };
   };
   let rook: Result;
+  if (transcriptMode === 'compare') {
+    const rounds = opt(args, 'rounds', 'BENCH_ROUNDS', 3);
+    const rate = (r: Result): number => r.commands / r.seconds;
+    const runs = { off: [] as { result: Result; cpuPerCommand: number }[], on: [] as { result: Result; cpuPerCommand: number }[] };
+    for (let round = 0; round < rounds; round++) {
+      runs.off.push(await runRookery(undefined, false));
+      runs.on.push(await runRookery(undefined, true));
+    }
+    const best = (xs: { result: Result }[]): Result => xs.map((x) => x.result).reduce((a, b) => (rate(b) > rate(a) ? b : a));
+    const off = best(runs.off);
+    const on = best(runs.on);
+    rows.push(summary('rookery, transcripts off', off));
+    rows.push(summary('rookery, transcripts on', on));
+    table(`imap, transcripts off vs on (${clients} clients, ${seconds} s per run, ${seed} seed msgs, loopback)`, rows);
+    const pct = (1 - rate(on) / rate(off)) * 100;
+    // CPU per command is steadier than the rate on a shared machine: both are printed.
+    const cpuOff = Math.min(...runs.off.map((r) => r.cpuPerCommand));
+    const cpuOn = Math.min(...runs.on.map((r) => r.cpuPerCommand));
+    console.log(`every run, commands/s: off ${runs.off.map((r) => Math.round(rate(r.result))).join(', ')}; on ${runs.on.map((r) => Math.round(rate(r.result))).join(', ')}`);
+    console.log(`CPU per command (server and clients): off ${fmt(cpuOff, 1)} us, on ${fmt(cpuOn, 1)} us: ${fmt((cpuOn / cpuOff - 1) * 100)}% (lowest of ${rounds} runs each)`);
+    console.log(`transcripts cost: ${fmt(pct)}% of commands/s (best of ${rounds} runs each; target <= 15%) ${pct <= 15 ? 'PASS' : 'MISS'}`);
+    return;
+  }
   if (checkArg === 'compare') {
     // The machine's load drifts between runs: each round runs off and report back to back (in
     // alternating order), and the cost is the median of the rounds' ratios.
