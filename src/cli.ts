@@ -7,6 +7,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { demoOptions } from './demo.js';
+import { applyImports } from './fixtures/cli-import.js';
+import { EXPORT_FORMATS, exportStorage, type ExportFormat } from './fixtures/export.js';
 import type { ServerOptions, Storage } from './options/types.js';
 import { suggestKey } from './options/typos.js';
 import { createServer } from './server.js';
@@ -28,6 +30,11 @@ const FLAGS = {
   'print-certificate': { type: 'boolean', help: 'print the built-in test certificate (PEM) for clients to trust, and exit' },
   storage: { type: 'string', help: 'JSON file with the storage option' },
   'user-mailboxes': { type: 'boolean', help: 'each user has their own mailbox tree; storage is {users: {name: tree}, shared} (docs/user-mailboxes.md)' },
+  import: {
+    type: 'string',
+    multiple: true,
+    help: 'MAILBOX=PATH: messages from a directory of .eml files, an mbox file or a Maildir (repeatable; docs/fixtures.md)',
+  },
   preset: { type: 'string', help: 'provider quirk preset: gmail, outlook, yahoo, icloud or dovecot; other options win over it (docs/presets.md)' },
   config: { type: 'string', help: 'JSON file with any options, e.g. {"plugins":"all","rest":{"port":8080}}' },
   plugin: { type: 'string', multiple: true, help: 'extension to load (repeatable or comma list; "all": every built-in but the opt-in X-GM-EXT-1)' },
@@ -109,6 +116,7 @@ function usage(): string {
     'Usage: rookery [options]',
     '       rookery replay <transcript> [options]   serve a recorded transcript back (docs/debugging.md)',
     '       rookery record --upstream host:port ...  record a real server (rookery record --help)',
+    '       rookery export --format json|mbox|maildir [--out PATH] [--mailbox NAME] [--url REST-URL | options]',
     '',
     ...lines,
     '',
@@ -282,6 +290,16 @@ function buildOptions(flags: FlagValues): ServerOptions {
   options.port = typeof flags.port === 'string' ? port(flags.port, 'port') : (options.port ?? (options.secure ? 1993 : 1143));
   if (typeof flags.host === 'string') options.host = flags.host;
   if (typeof flags.storage === 'string') options.storage = readJson(flags.storage, 'storage file') as ServerOptions['storage'];
+  if (Array.isArray(flags.import)) {
+    if (options.userMailboxes) {
+      throw new CliError('--import fills the one-tree storage; with user mailboxes give "import" in a user\'s tree of the storage file (docs/fixtures.md)');
+    }
+    try {
+      options.storage = applyImports(options.storage as Storage | undefined, flags.import);
+    } catch (err) {
+      throw new CliError((err as Error).message);
+    }
+  }
   if (Array.isArray(flags.plugin)) {
     const names = flags.plugin.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
     // `all` next to other names keeps them: an opt-in plugin (X-GM-EXT-1) is named besides "all".
@@ -354,8 +372,84 @@ function ineffective(options: ServerOptions): string[] {
   return warnings;
 }
 
+const EXPORT_USAGE = `Usage: rookery export --format json|mbox|maildir [--out PATH] [--mailbox NAME] [--url URL [--rest-token T]] [options]
+
+Writes a snapshot of the mail out: from a running server (--url, its REST address such as
+http://127.0.0.1:8025/v1) or else from the options given as to the server itself
+(--config, --storage, --import, --demo, ...), without listening anywhere.
+  --format json      the storage option's shape (--storage loads it back); stdout without --out
+  --format mbox      one mboxrd file per mailbox under --out (DIR/Work/Sub.mbox); with --mailbox
+                     --out is the file (stdout without --out)
+  --format maildir   one Maildir per mailbox under --out (DIR/INBOX, DIR/Work/Sub); with --mailbox
+                     --out is the Maildir
+See docs/fixtures.md.`;
+
+/** The export command's own flags, taken out of argv; the rest are server flags. */
+function exportFlags(argv: string[]): { own: Map<string, string>; rest: string[] } {
+  const names = new Set(['format', 'out', 'mailbox', 'url']);
+  const own = new Map<string, string>();
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--([\w-]+)(?:=(.*))?$/s.exec(argv[i]!);
+    if (!m || !names.has(m[1]!)) {
+      rest.push(argv[i]!);
+      continue;
+    }
+    const value = m[2] ?? argv[++i];
+    if (value === undefined) throw new CliError(`--${m[1]} needs a value (see rookery export --help)`);
+    own.set(m[1]!, value);
+  }
+  return { own, rest };
+}
+
+async function snapshotOverRest(url: string, token: string | undefined): Promise<Storage> {
+  const base = url.replace(/\/+$/, '');
+  const target = `${base.endsWith('/v1') ? base : `${base}/v1`}/snapshot`;
+  let response: Response;
+  try {
+    response = await fetch(target, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  } catch (err) {
+    throw new CliError(`cannot reach ${target}: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+  }
+  const text = await response.text();
+  if (!response.ok) throw new CliError(`GET ${target} answered ${response.status}: ${text.slice(0, 500)}`);
+  return JSON.parse(text) as Storage;
+}
+
+async function runExport(argv: string[]): Promise<number> {
+  if (argv.includes('--help')) {
+    console.log(EXPORT_USAGE);
+    return 0;
+  }
+  const { own, rest } = exportFlags(argv);
+  const format = own.get('format');
+  if (!format || !EXPORT_FORMATS.includes(format as ExportFormat)) {
+    throw new CliError(`export: --format must be json, mbox or maildir${format ? `, got ${JSON.stringify(format)}` : ''} (see rookery export --help)`);
+  }
+  const flags = readFlags(rest, process.env);
+  let storage: Storage;
+  const url = own.get('url');
+  if (url !== undefined) {
+    const token = typeof flags['rest-token'] === 'string' ? flags['rest-token'] : undefined;
+    storage = await snapshotOverRest(url, token);
+  } else {
+    // Built, never started: the snapshot is the options' storage, resolved (imports read) as a server would.
+    const server = createServer(buildOptions(flags));
+    storage = server.control.snapshot();
+  }
+  let out: Buffer | null;
+  try {
+    out = exportStorage(storage, { format: format as ExportFormat, out: own.get('out'), mailbox: own.get('mailbox') });
+  } catch (err) {
+    throw new CliError(`export: ${(err as Error).message}`);
+  }
+  if (out) await new Promise<void>((resolve, reject) => process.stdout.write(out, (err) => (err ? reject(err) : resolve())));
+  return 0;
+}
+
 async function main(): Promise<number> {
   let argv = process.argv.slice(2);
+  if (argv[0] === 'export') return runExport(argv.slice(1));
   if (argv[0] === 'record') return runRecord(argv.slice(1));
   let replay: string | null = null;
   if (argv[0] === 'replay') {

@@ -84,6 +84,14 @@ export const storageSchema: JsonObject = {
           ],
         },
         permanentFlags: flagList('Flags clients may store permanently; "\\\\*" allows new keywords.'),
+        import: {
+          description:
+            'Mail files whose messages follow "messages": a directory of .eml files, an mbox file or a Maildir (path relative to the working directory), or an array of them. Bytes are kept exactly.',
+          oneOf: [
+            { type: 'string', minLength: 1 },
+            { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+          ],
+        },
         acl: { type: 'object', description: 'ACL extension: rights by identifier.' },
         metadata: { type: 'object', description: 'METADATA extension: entries by name.' },
       },

@@ -12,6 +12,7 @@
  */
 import { internalDateFromMs, parseInternalDate, type InternalDate } from '../store/internal-date.js';
 import { encodeMutf7, isValidMutf7 } from '../store/mutf7.js';
+import { importMessages } from '../fixtures/import.js';
 import { utf8Bytes } from '../store/raw-bytes.js';
 import { deepCopy } from './copy.js';
 import { checkTypos, childPath, describeValue, indexPath, isPlainObject, Problems, setOwn } from './problems.js';
@@ -28,6 +29,7 @@ export const MAILBOX_KEYS = [
   'HIGHESTMODSEQ',
   'special-use',
   'permanentFlags',
+  'import',
 ] as const;
 
 /** Mailbox keys owned by built-in extensions; kept in `extra` but typo-checked. */
@@ -343,6 +345,7 @@ function walkMailbox(walk: Walk, value: unknown, path: string, full: string, del
     extra: {},
   };
   let folders: unknown;
+  let imported: SeedMessage[] = [];
   let uidnextPath = '';
   for (const key of Object.keys(value)) {
     const v = value[key];
@@ -378,10 +381,15 @@ function walkMailbox(walk: Walk, value: unknown, path: string, full: string, del
       case 'permanentFlags':
         mailbox.permanentFlags = resolveFlagList(problems, v, keyPath, 'permanent');
         break;
+      case 'import':
+        imported = resolveImport(problems, v, keyPath);
+        break;
       default:
         setOwn(mailbox.extra, key, fieldValue(problems, walk.context.mailboxFields, key, v, childPath(path, key)));
     }
   }
+  // Imported mail follows the listed messages, whatever the key order.
+  for (const m of imported) mailbox.messages.push(m);
   if (mailbox.uidnext !== undefined) {
     let highest = 0;
     for (const m of mailbox.messages) if (m.uid !== undefined && m.uid > highest) highest = m.uid;
@@ -393,6 +401,32 @@ function walkMailbox(walk: Walk, value: unknown, path: string, full: string, del
   if (folders !== undefined) {
     walkFolders(walk, folders, childPath(path, 'folders'), full + delimiter, delimiter, false);
   }
+}
+
+/** `import`: a path or an array of paths to mail files (src/fixtures/import.ts), read now. */
+function resolveImport(problems: Problems, value: unknown, path: string): SeedMessage[] {
+  const paths = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(paths) || paths.length === 0) {
+    problems.expected(path, 'a path (a directory of .eml files, an mbox file or a Maildir) or an array of them', value);
+    return [];
+  }
+  const out: SeedMessage[] = [];
+  paths.forEach((item: unknown, i) => {
+    const itemPath = typeof value === 'string' ? path : indexPath(path, i);
+    if (typeof item !== 'string' || item === '') {
+      problems.expected(itemPath, 'a path to a directory of .eml files, an mbox file or a Maildir', item);
+      return;
+    }
+    try {
+      for (const m of importMessages(item)) {
+        const flags = resolveFlagList(problems, m.flags, itemPath, 'message');
+        out.push({ raw: m.raw, flags, internaldate: m.internaldate, extra: {} });
+      }
+    } catch (err) {
+      problems.add(itemPath, (err as Error).message);
+    }
+  });
+  return out;
 }
 
 function positiveInteger(problems: Problems, value: unknown, path: string, max: number): number | undefined {

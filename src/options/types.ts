@@ -53,6 +53,12 @@ export interface StorageMailbox {
   HIGHESTMODSEQ?: number;
   'special-use'?: string | string[];
   permanentFlags?: string[];
+  /**
+   * Messages read from mail files when the options are resolved, after
+   * `messages`: a directory of `.eml` files, an mbox file or a Maildir
+   * (relative to the working directory). See docs/fixtures.md.
+   */
+  import?: string | string[];
   /** Keys owned by extensions (`acl`, `metadata`, ...). */
   [key: string]: unknown;
 }
