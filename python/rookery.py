@@ -1,0 +1,215 @@
+"""Rookery from Python, with nothing but the standard library.
+
+    from rookery import Rookery
+
+    with Rookery(["--plugin", "all"]) as server:
+        server.add_message("INBOX", "Subject: hi\\r\\n\\r\\nhello\\r\\n")
+        imap = imaplib.IMAP4(server.imap_host, server.imap_port)
+        ...
+
+Rookery(...) starts the ``rookery`` command on free ports (``--port 0
+--rest-port 0 --ready-json``), waits for its ready line, and offers a small
+client of the REST API (``/v1``). ``stop()`` (or leaving the ``with``
+block) asks the server to shut down over REST and waits for the process.
+
+The command is, in this order: the ``command`` argument (a list), the
+ROOKERY environment variable (split like a shell, e.g. ``npx rookery``),
+``node_modules/.bin/rookery`` under the working directory, or ``rookery``
+on the PATH. Shipped in the npm package as ``python/rookery.py``.
+"""
+import base64
+import json
+import os
+import shlex
+import subprocess
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+
+__all__ = ["Rookery", "RookeryError"]
+
+
+class RookeryError(Exception):
+    """A REST call answered an error (``status`` and the spec's ``code``), or the command failed."""
+
+    def __init__(self, message, status=None, code=None, body=None):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.body = body
+
+
+def _default_command():
+    env = os.environ.get("ROOKERY")
+    if env:
+        return shlex.split(env)
+    local = os.path.join(os.getcwd(), "node_modules", ".bin", "rookery")
+    if os.path.exists(local):
+        return [local]
+    return ["rookery"]
+
+
+class Rookery:
+    """A running ``rookery`` command on free ports, with a small REST client."""
+
+    def __init__(self, args=(), command=None, token=None, start_timeout=30.0, env=None):
+        self.args = list(args)
+        self.command = list(command) if command else _default_command()
+        self.token = token
+        self.start_timeout = start_timeout
+        self.env = env
+        self.process = None
+        self.ready = None
+        self._stderr = []
+
+    # -- lifecycle -------------------------------------------------------
+
+    def start(self):
+        """Start the command and wait until it is ready; returns self."""
+        argv = self.command + ["--port", "0", "--rest-port", "0", "--ready-json"] + self.args
+        if self.token is not None:
+            argv += ["--rest-token", self.token]
+        self.process = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=self.env, text=True, encoding="utf-8",
+        )
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        line = [None]
+
+        def read_ready():
+            line[0] = self.process.stdout.readline()
+
+        reader = threading.Thread(target=read_ready, daemon=True)
+        reader.start()
+        reader.join(self.start_timeout)
+        if not line[0]:
+            self.process.kill()
+            self.process.wait()
+            raise RookeryError("rookery did not become ready: %s" % "".join(self._stderr).strip())
+        self.ready = json.loads(line[0])
+        # Nothing more is printed on stdout; keep draining so the pipe never fills.
+        threading.Thread(target=self.process.stdout.read, daemon=True).start()
+        return self
+
+    def _drain_stderr(self):
+        for text in self.process.stderr:
+            if len(self._stderr) < 200:
+                self._stderr.append(text)
+
+    def stop(self, timeout=15.0):
+        """Shut the server down over REST (graceful) and wait for the process; kill it if it hangs."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        try:
+            self.request("POST", "/shutdown", {})
+            self.process.wait(timeout)
+        except (RookeryError, OSError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    # -- addresses -------------------------------------------------------
+
+    @property
+    def imap_host(self):
+        return self.ready["imap"]["host"]
+
+    @property
+    def imap_port(self):
+        return self.ready["imap"]["port"]
+
+    @property
+    def rest_url(self):
+        """The REST base URL, e.g. ``http://127.0.0.1:40124/v1``."""
+        return self.ready["rest"]["url"]
+
+    # -- REST ------------------------------------------------------------
+
+    def request(self, method, path, body=None, timeout=30.0):
+        """One REST call (``path`` below ``/v1``); returns the decoded JSON, or None for an empty answer."""
+        headers = {"Accept": "application/json"}
+        data = None
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        if self.token is not None:
+            headers["Authorization"] = "Bearer " + self.token
+        req = urllib.request.Request(self.rest_url + path, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as response:
+                text = response.read()
+        except urllib.error.HTTPError as err:
+            text = err.read()
+            try:
+                error = json.loads(text)["error"]
+                raise RookeryError("%s %s: %s %s" % (method, path, error.get("code"), error.get("message")),
+                                   err.code, error.get("code"), error) from None
+            except (ValueError, KeyError, TypeError):
+                raise RookeryError("%s %s: HTTP %s" % (method, path, err.code), err.code) from None
+        return json.loads(text) if text else None
+
+    @staticmethod
+    def _mailbox(path):
+        return "/mailboxes/" + urllib.parse.quote(path, safe="")
+
+    def add_message(self, mailbox, raw, flags=None, internaldate=None):
+        """Deliver a message (``raw``: str or bytes); returns ``{"uid", "uidvalidity"}``."""
+        body = {"raw": raw} if isinstance(raw, str) else {"raw": base64.b64encode(raw).decode("ascii"), "encoding": "base64"}
+        if flags is not None:
+            body["flags"] = list(flags)
+        if internaldate is not None:
+            body["internaldate"] = internaldate
+        return self.request("POST", self._mailbox(mailbox) + "/messages", body)
+
+    def messages(self, mailbox):
+        """The messages of a mailbox (uid, flags, internaldate, size, modseq)."""
+        return self.request("GET", self._mailbox(mailbox) + "/messages")
+
+    def mailboxes(self):
+        return self.request("GET", "/mailboxes")
+
+    def create_mailbox(self, path):
+        return self.request("POST", "/mailboxes", {"path": path})
+
+    def add_rule(self, rule):
+        """Add a script rule (or a list of rules); see docs/script-rules.md."""
+        return self.request("POST", "/script/rules", rule)
+
+    def clear_rules(self):
+        return self.request("DELETE", "/script/rules")
+
+    def sessions(self):
+        return self.request("GET", "/sessions")
+
+    def wait_for(self, types=None, match=None, since=None, timeout_ms=5000, **conditions):
+        """Long-poll ``GET /events/wait``: the first event of ``types`` (a name or list) whose fields
+        ``match`` (a dict, e.g. ``{"path": "INBOX"}``), after event id ``since``; or a state condition
+        given as keywords (``mailbox="INBOX", messages=2`` or ``session=3``). Raises RookeryError
+        (status 408, code TIMEOUT) when nothing matches in time."""
+        query = [("timeout", str(timeout_ms))]
+        if types:
+            query.append(("types", types if isinstance(types, str) else ",".join(types)))
+        if match:
+            query.append(("match", ",".join("%s=%s" % (k, v) for k, v in match.items())))
+        if since is not None:
+            query.append(("since", str(since)))
+        query += [(k, str(v).lower() if isinstance(v, bool) else str(v)) for k, v in conditions.items()]
+        return self.request("GET", "/events/wait?" + urllib.parse.urlencode(query), timeout=timeout_ms / 1000 + 10)
+
+    def latest_event(self):
+        """The newest event id: a ``since`` for a later ``wait_for``."""
+        return self.request("GET", "/events/latest")["id"]
+
+    def reset(self):
+        """Mailboxes and users back to the options' (between tests)."""
+        return self.request("POST", "/reset", {})
+
+    def snapshot(self):
+        return self.request("GET", "/snapshot")
