@@ -50,7 +50,8 @@ export function codeBlocks(markdown: string): Block[] {
   const out: Block[] = [];
   const lines = markdown.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const open = /^(\s*)```(.*)$/.exec(lines[i]!);
+    // CommonMark: a backtick fence's info string has no backtick (```` ```js run ```` in prose is inline code).
+    const open = /^(\s*)```([^`]*)$/.exec(lines[i]!);
     if (!open) continue;
     const [lang = '', ...tags] = open[2]!.trim().split(/\s+/);
     const body: string[] = [];
