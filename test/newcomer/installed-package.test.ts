@@ -36,7 +36,7 @@ after(async () => {
 
 test('the tarball holds what package.json names, and no source maps without sources', async () => {
   const files = await readdir(path.join(project, 'node_modules', 'rookery'), { recursive: true });
-  for (const f of ['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'examples/fixtures.json', 'examples/rookery.json']) {
+  for (const f of ['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'examples/fixtures.json', 'examples/rookery.json', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'python/rookery.py', 'docs/getting-started.md']) {
     assert.ok(files.includes(f), `${f} is in the package`);
   }
   assert.ok(!files.some((f) => f.endsWith('.map')), 'no .map files pointing at sources that are not shipped');
