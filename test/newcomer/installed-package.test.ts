@@ -103,6 +103,21 @@ test('strict TypeScript, ESM settings (module nodenext), library types checked',
   await typeCheck({ module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022' }, consumer, 'esm');
 });
 
+test('strict TypeScript: rookery/testing is typed through the exports map', async () => {
+  const source = `import { useRookery, type ImapFlowSettings, type RookeryFixture } from 'rookery/testing';
+const rookery: RookeryFixture = useRookery({ plugins: 'all', rest: {}, resetBetweenTests: true });
+export function settings(): ImapFlowSettings {
+  const s = rookery.imapflow('testuser');
+  const port: number = rookery.imap.port;
+  const url: string | null = rookery.restUrl;
+  rookery.control.addMessage('INBOX', { raw: 'Subject: typed\\r\\n\\r\\n.\\r\\n' });
+  void port; void url;
+  return s;
+}
+`;
+  await typeCheck({ module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022' }, source, 'testing');
+});
+
 test('strict TypeScript, CommonJS settings without esModuleInterop', async () => {
   await typeCheck({ module: 'commonjs', moduleResolution: 'node10', target: 'es2022', esModuleInterop: false }, consumer, 'cjs');
 });
