@@ -5,9 +5,10 @@
  * print where it listens, and exit when it stops.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { demoOptions } from './demo.js';
-import { applyImports } from './fixtures/cli-import.js';
+import { applyImports, rebaseImports } from './fixtures/cli-import.js';
 import { EXPORT_FORMATS, exportStorage, type ExportFormat } from './fixtures/export.js';
 import type { ServerOptions, Storage } from './options/types.js';
 import { suggestKey } from './options/typos.js';
@@ -268,6 +269,7 @@ function buildOptions(flags: FlagValues): ServerOptions {
     const read = readJson(flags.config, 'config file');
     if (typeof read !== 'object' || read === null || Array.isArray(read)) throw new CliError(`config file ${flags.config} must hold a JSON object`);
     config = read as ServerOptions;
+    rebaseImports(config.storage, dirname(flags.config));
   }
   let options: ServerOptions = { ...(flags.demo ? demoFor(typeof flags.preset === 'string' || config.preset !== undefined) : {}), ...config };
   // Checked (with a did-you-mean) by the options, like every other value.
@@ -289,7 +291,10 @@ function buildOptions(flags: FlagValues): ServerOptions {
   }
   options.port = typeof flags.port === 'string' ? port(flags.port, 'port') : (options.port ?? (options.secure ? 1993 : 1143));
   if (typeof flags.host === 'string') options.host = flags.host;
-  if (typeof flags.storage === 'string') options.storage = readJson(flags.storage, 'storage file') as ServerOptions['storage'];
+  if (typeof flags.storage === 'string') {
+    options.storage = readJson(flags.storage, 'storage file') as ServerOptions['storage'];
+    rebaseImports(options.storage, dirname(flags.storage));
+  }
   if (Array.isArray(flags.import)) {
     if (options.userMailboxes) {
       throw new CliError('--import fills the one-tree storage; with user mailboxes give "import" in a user\'s tree of the storage file (docs/fixtures.md)');

@@ -56,7 +56,8 @@ export interface StorageMailbox {
   /**
    * Messages read from mail files when the options are resolved, after
    * `messages`: a directory of `.eml` files, an mbox file or a Maildir
-   * (relative to the working directory). See docs/fixtures.md.
+   * (relative to the working directory; the command makes paths in a
+   * `--storage` or `--config` file relative to that file). See docs/fixtures.md.
    */
   import?: string | string[];
   /** Keys owned by extensions (`acl`, `metadata`, ...). */
