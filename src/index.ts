@@ -57,6 +57,10 @@ export type {
 export type { MailboxView } from './store/view.js';
 export type { MailboxInfo, MessageInfo, UserInfo } from './control/resources.js';
 export type { SnapshotMessage } from './store/snapshot.js';
+export { importMessages } from './fixtures/import.js';
+export type { ImportedMessage } from './fixtures/import.js';
+export { exportStorage, EXPORT_FORMATS } from './fixtures/export.js';
+export type { ExportFormat, ExportRequest } from './fixtures/export.js';
 export { EVENT_TYPES } from './events.js';
 export type { EventRecord } from './event-log.js';
 export type { StateCondition, StateReport } from './state-conditions.js';
