@@ -150,13 +150,16 @@ function unknownEnvironment(env: NodeJS.ProcessEnv): string[] {
 }
 
 /** Flag values, with environment variables filling what flags leave out. */
-function readFlags(argv: string[], env: NodeJS.ProcessEnv): FlagValues {
+function readFlags(argv: string[], env: NodeJS.ProcessEnv, subcommand?: { name: string; flags: readonly string[] }): FlagValues {
   const known = Object.keys(FLAGS);
+  // A subcommand's own flags are taken out before; they still count for did-you-mean.
+  const hints = subcommand ? [...known, ...subcommand.flags] : known;
+  const help = subcommand ? `rookery ${subcommand.name} --help` : '--help';
   for (const arg of argv) {
     const m = /^--([^=]+)/.exec(arg);
     if (m && !known.includes(m[1]!)) {
-      const hint = suggestKey(m[1]!, known);
-      throw new CliError(`unknown option --${m[1]}${hint ? `; did you mean --${hint}?` : ''} (see --help)`);
+      const hint = suggestKey(m[1]!, hints);
+      throw new CliError(`unknown option --${m[1]}${hint ? `; did you mean --${hint}?` : ''} (see ${help})`);
     }
   }
   let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: typeof FLAGS; strict: true; allowPositionals: true }>>;
@@ -390,8 +393,10 @@ http://127.0.0.1:8025/v1) or else from the options given as to the server itself
 See docs/fixtures.md.`;
 
 /** The export command's own flags, taken out of argv; the rest are server flags. */
+const EXPORT_FLAGS = ['format', 'out', 'mailbox', 'url'] as const;
+
 function exportFlags(argv: string[]): { own: Map<string, string>; rest: string[] } {
-  const names = new Set(['format', 'out', 'mailbox', 'url']);
+  const names = new Set<string>(EXPORT_FLAGS);
   const own = new Map<string, string>();
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -427,11 +432,11 @@ async function runExport(argv: string[]): Promise<number> {
     return 0;
   }
   const { own, rest } = exportFlags(argv);
+  const flags = readFlags(rest, process.env, { name: 'export', flags: EXPORT_FLAGS });
   const format = own.get('format');
   if (!format || !EXPORT_FORMATS.includes(format as ExportFormat)) {
     throw new CliError(`export: --format must be json, mbox or maildir${format ? `, got ${JSON.stringify(format)}` : ''} (see rookery export --help)`);
   }
-  const flags = readFlags(rest, process.env);
   let storage: Storage;
   const url = own.get('url');
   if (url !== undefined) {
