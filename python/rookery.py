@@ -74,7 +74,8 @@ class Rookery:
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=self.env, text=True, encoding="utf-8",
         )
-        threading.Thread(target=self._drain_stderr, daemon=True).start()
+        drain = threading.Thread(target=self._drain_stderr, daemon=True)
+        drain.start()
         line = [None]
 
         def read_ready():
@@ -86,7 +87,9 @@ class Rookery:
         if not line[0]:
             self.process.kill()
             self.process.wait()
-            raise RookeryError("rookery did not become ready: %s" % "".join(self._stderr).strip())
+            drain.join(2)  # the reason is on stderr: read it all before reporting
+            raise RookeryError("rookery did not become ready (exit code %s): %s"
+                               % (self.process.returncode, "".join(self._stderr).strip()))
         self.ready = json.loads(line[0])
         # Nothing more is printed on stdout; keep draining so the pipe never fills.
         threading.Thread(target=self.process.stdout.read, daemon=True).start()

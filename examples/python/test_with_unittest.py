@@ -65,5 +65,12 @@ class MailTest(unittest.TestCase):
         self.assertEqual(caught.exception.code, "NONEXISTENT")
 
 
+    def test_a_bad_option_is_reported(self):
+        # A server that cannot start says why (the command's own message).
+        with self.assertRaises(RookeryError) as caught:
+            Rookery(["--plugin", "NOPE"]).start()
+        self.assertIn('unknown plugin "NOPE"', str(caught.exception))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -28,6 +28,6 @@ test('examples/python/test_with_unittest.py passes under python3 -m unittest', {
     ),
   );
   assert.equal(result.code, 0, result.out);
-  assert.match(result.out, /^Ran 5 tests in /m, result.out);
+  assert.match(result.out, /^Ran 6 tests in /m, result.out);
   assert.match(result.out, /^OK$/m, result.out);
 });
