@@ -272,7 +272,7 @@ function buildOptions(flags: FlagValues): ServerOptions {
     const read = readJson(flags.config, 'config file');
     if (typeof read !== 'object' || read === null || Array.isArray(read)) throw new CliError(`config file ${flags.config} must hold a JSON object`);
     config = read as ServerOptions;
-    rebaseImports(config.storage, dirname(flags.config));
+    rebaseImports(config.storage, dirname(flags.config), Boolean(flags['user-mailboxes'] || config.userMailboxes));
   }
   let options: ServerOptions = { ...(flags.demo ? demoFor(typeof flags.preset === 'string' || config.preset !== undefined) : {}), ...config };
   // Checked (with a did-you-mean) by the options, like every other value.
@@ -296,7 +296,7 @@ function buildOptions(flags: FlagValues): ServerOptions {
   if (typeof flags.host === 'string') options.host = flags.host;
   if (typeof flags.storage === 'string') {
     options.storage = readJson(flags.storage, 'storage file') as ServerOptions['storage'];
-    rebaseImports(options.storage, dirname(flags.storage));
+    rebaseImports(options.storage, dirname(flags.storage), Boolean(flags['user-mailboxes'] || options.userMailboxes));
   }
   if (Array.isArray(flags.import)) {
     if (options.userMailboxes) {
