@@ -152,6 +152,18 @@ async function startServerBlock(code: string): Promise<ChildProcess> {
   return child;
 }
 
+const subcommandHelps = new Map<string, Promise<string>>();
+
+/** `rookery <sub> --help`, once per subcommand (a word that is no subcommand prints the server's help or an error: harmless). */
+function subcommandHelp(sub: string): Promise<string> {
+  let help = subcommandHelps.get(sub);
+  if (!help) {
+    help = new Promise<string>((resolve) => execFile(process.execPath, [CLI, sub, '--help'], { timeout: 10_000 }, (_e, out, err) => resolve(`${out}\n${err}`)));
+    subcommandHelps.set(sub, help);
+  }
+  return help;
+}
+
 function knownOption(name: string): boolean {
   const [top, sub] = name.split('.');
   if (!(TOP_LEVEL_KEYS as readonly string[]).includes(top!)) return false;
@@ -204,8 +216,12 @@ for (const file of files) {
           // Only where the line runs the command: `rookery ...`, `npx rookery ...`, `... && rookery ...`.
           const at = /(?:^|[;&|(]\s*|\bnpx\s+|^\S+=\S*\s+)rookery(?=\s|$)/.exec(line.trim());
           if (!at) continue;
-          for (const flag of line.trim().slice(at.index).match(/(?<=\s)--[a-z][a-z-]*/g) ?? []) {
-            assert.ok(helpText.includes(`${flag} `) || helpText.includes(`${flag}\n`), `${file}:${block.line}: ${flag} is not a flag of rookery`);
+          const command = line.trim().slice(at.index);
+          // `rookery record --listen ...`: a subcommand's flags are in its own --help, besides the server's.
+          const sub = /rookery\s+([a-z][a-z-]*)(?=\s|$)/.exec(command)?.[1];
+          const help = sub ? `${helpText}\n${await subcommandHelp(sub)}` : helpText;
+          for (const flag of command.match(/(?<=\s)--[a-z][a-z-]*/g) ?? []) {
+            assert.ok(help.includes(`${flag} `) || help.includes(`${flag}\n`) || help.includes(`${flag}]`), `${file}:${block.line}: ${flag} is not a flag of rookery${sub ? ` ${sub}` : ''}`);
           }
         }
       }
