@@ -185,7 +185,9 @@ function tableFirstCells(markdown: string, header: RegExp): string[] {
 }
 
 const files = await docFiles();
-const pytestAvailable = spawnSync('python3', ['-c', 'import pytest']).status === 0;
+// The first Python that has pytest: `python3` on PATH, else Debian's (.ci/run installs python3-pytest for it).
+const pytestPython = ['python3', '/usr/bin/python3'].find((py) => spawnSync(py, ['-c', 'import pytest']).status === 0);
+const pytestAvailable = pytestPython !== undefined;
 
 for (const file of files) {
   describe(file, () => {
@@ -253,7 +255,7 @@ for (const file of files) {
             continue;
           } else if ((block.lang === 'python' || block.lang === 'py') && block.tags.includes('pytest')) {
             await writeFile(join(project, `test_${name.replace(/-/g, '_')}.py`), code);
-            result = await run('python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `test_${name.replace(/-/g, '_')}.py`], ENV());
+            result = await run(pytestPython ?? 'python3', ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', `test_${name.replace(/-/g, '_')}.py`], ENV());
           } else if (block.lang === 'python' || block.lang === 'py') {
             await writeFile(join(project, `${name}.py`), code);
             result = await run('python3', [`${name}.py`], ENV());
