@@ -25,6 +25,7 @@ export const EVENT_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
   ['reset', []],
   ['delivery', ['from', 'to', 'mailbox', 'uid', 'user']],
   ['replay', ['type', 'session', 'recorded', 'expected', 'received']],
+  ['append', ['path', 'uids', 'origin', 'user']],
 ]);
 
 const FIELD = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;

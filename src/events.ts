@@ -54,6 +54,19 @@ export interface ExpungeEvent {
   user?: string | null;
 }
 
+/**
+ * Messages were added to a mailbox: APPEND, COPY, MOVE, SMTP delivery, or the
+ * control API / REST. Without it a watcher (the dashboard) could see new mail
+ * only by asking again and again.
+ */
+export interface AppendEvent {
+  path: string;
+  uids: number[];
+  origin: number | null;
+  /** With `userMailboxes`: whose own tree the mailbox is in (null: the shared tree). Absent otherwise. */
+  user?: string | null;
+}
+
 export interface FlagsEvent {
   path: string;
   messages: { uid: number; flags: string[] }[];
@@ -117,6 +130,7 @@ export interface ServerEvents {
   command: CommandEvent;
   mailbox: MailboxEvent;
   expunge: ExpungeEvent;
+  append: AppendEvent;
   flags: FlagsEvent;
   acl: AclEvent;
   script: ScriptEvent;
@@ -128,7 +142,7 @@ export interface ServerEvents {
 
 export type ServerEventType = keyof ServerEvents;
 
-export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client', 'replay'];
+export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client', 'replay', 'append'];
 
 /** The event map of `Server` as Node's typed EventEmitter wants it. */
 export type ServerEventMap = { [K in ServerEventType]: [ServerEvents[K]] };

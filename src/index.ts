@@ -81,6 +81,7 @@ export type {
   DeliveryEvent,
   ClientEvent,
   ReplayEvent,
+  AppendEvent,
 } from './events.js';
 export { BUILTIN_PLUGINS } from './extensions/catalog.js';
 export { defineExtension } from './extensions/extension.js';

@@ -320,6 +320,9 @@ export class Server extends EventEmitter<ServerEventMap> {
       case 'mailbox':
         this.emit('mailbox', { type: change.type, path: change.path, oldPath: change.oldPath, origin: change.origin, ...user });
         break;
+      case 'append':
+        this.emit('append', { path: change.mailbox.path, uids: change.messages.map((m) => m.uid), origin: change.origin, ...user });
+        break;
       case 'expunge':
         this.emit('expunge', { path: change.mailbox.path, uids: [...change.uids], origin: change.origin, ...user });
         break;

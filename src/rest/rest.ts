@@ -7,6 +7,7 @@ import * as http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as net from 'node:net';
 import type { Duplex } from 'node:stream';
+import { isDashboardPath, serveDashboard } from '../dashboard/assets.js';
 import { isServiceError, ServiceError, type ErrorCode } from '../errors.js';
 import type { LoggedEvent } from '../event-log.js';
 import type { ServerEventType } from '../events.js';
@@ -445,30 +446,39 @@ export class RestServer {
 
   /** Host, authorization and routing of a request: its route, path segments and query, or the error to answer. */
   private route(req: IncomingMessage): { route: Route; raw: string[]; search: string } | ServiceError {
-    // The path is split by hand, not by the URL parser: it would drop `%2E%2E` and
-    // `%2E` segments as `..` and `.`, and those are mailbox names like any other.
-    let target = req.url ?? '/';
-    let authority: string | null = null;
-    // Absolute form (`GET http://localhost:8025/v1/users`): its authority is the host (RFC 7230 §5.4).
-    const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(target);
-    if (absolute) {
-      authority = absolute[1]!;
-      target = target.slice(absolute[0].length);
-      if (!target.startsWith('/')) target = `/${target}`;
-    }
+    const { authority, pathname, search } = splitTarget(req.url ?? '/');
     const host = this.hostOf(req, authority);
     if (host instanceof ServiceError) return host;
     const denied = this.authorize(host.value, req);
     if (denied) return denied;
-    const at = target.search(/[?#]/);
-    const pathname = at < 0 ? target : target.slice(0, at);
-    const search = at >= 0 && target[at] === '?' ? target.slice(at + 1).split('#')[0]! : '';
     const found = this.match(req.method ?? 'GET', pathname);
     if (found instanceof ServiceError) return found;
     return { ...found, search };
   }
 
+  /**
+   * The dashboard's files (src/dashboard) at `/` and `/dashboard/*`. They
+   * need no token (a browser opening the URL cannot send one; the page asks
+   * for it and sends it with each API request); without a token they follow
+   * the API's loopback Host rule, so a DNS-rebinding page cannot load them.
+   * False when the request is not for the dashboard.
+   */
+  private dashboard(req: IncomingMessage, res: ServerResponse): boolean {
+    const { authority, pathname } = splitTarget(req.url ?? '/');
+    if (!isDashboardPath(pathname)) return false;
+    const host = this.hostOf(req, authority);
+    const denied = host instanceof ServiceError ? host : this.tokenDigest ? null : this.authorize(host.value, req);
+    try {
+      if (denied) throw denied;
+      serveDashboard(req, res, pathname);
+    } catch (err) {
+      this.fail(res, err, isServiceError(err) && err.code === 'INVALID' ? { Connection: 'close' } : {});
+    }
+    return true;
+  }
+
   private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.dashboard(req, res)) return;
     const found = this.route(req);
     // A malformed request (bad Host) also ends the connection.
     if (found instanceof ServiceError) return this.fail(res, found, found.code === 'INVALID' ? { Connection: 'close' } : {});
@@ -768,6 +778,27 @@ function streamPosition(query: URLSearchParams, header: string | string[] | unde
   if (v === 'now') return last;
   if (!/^[0-9]{1,15}$/.test(v)) throw new ServiceError('INVALID', `since: expected an event id (digits) or now, got ${JSON.stringify(v)}`);
   return Number(v);
+}
+
+/**
+ * The parts of a request target. The path is split by hand, not by the URL
+ * parser: it would drop `%2E%2E` and `%2E` segments as `..` and `.`, and
+ * those are mailbox names like any other. In absolute form
+ * (`GET http://localhost:8025/v1/users`) the authority is the host (RFC 7230 §5.4).
+ */
+function splitTarget(url: string): { authority: string | null; pathname: string; search: string } {
+  let target = url;
+  let authority: string | null = null;
+  const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(target);
+  if (absolute) {
+    authority = absolute[1]!;
+    target = target.slice(absolute[0].length);
+    if (!target.startsWith('/')) target = `/${target}`;
+  }
+  const at = target.search(/[?#]/);
+  const pathname = at < 0 ? target : target.slice(0, at);
+  const search = at >= 0 && target[at] === '?' ? target.slice(at + 1).split('#')[0]! : '';
+  return { authority, pathname, search };
 }
 
 const NO_BODY = Symbol('no body');

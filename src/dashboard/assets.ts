@@ -1,0 +1,112 @@
+/**
+ * The live dashboard's static files, served by the REST listener at `/`
+ * and `/dashboard/<file>`. The files are plain HTML, CSS and JavaScript in
+ * `src/dashboard/static/`, shipped as they are (package.json `files`): no
+ * build step and nothing fetched from elsewhere. The page holds no data of
+ * its own; everything it shows comes from the REST API, with the token when
+ * one is set, so the files themselves need no token (a browser opening the
+ * URL cannot send one).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ServiceError } from '../errors.js';
+
+/** URL path of the files other than the page itself. */
+export const DASHBOARD_PREFIX = '/dashboard/';
+
+/**
+ * The files there are, by URL path, with their types. A fixed list, so a
+ * request can name nothing else (no `..`, no directory listing).
+ */
+const FILES: ReadonlyMap<string, { file: string; type: string }> = new Map([
+  ['/', { file: 'index.html', type: 'text/html; charset=utf-8' }],
+  [`${DASHBOARD_PREFIX}dashboard.js`, { file: 'dashboard.js', type: 'text/javascript; charset=utf-8' }],
+  [`${DASHBOARD_PREFIX}mime.js`, { file: 'mime.js', type: 'text/javascript; charset=utf-8' }],
+  [`${DASHBOARD_PREFIX}dashboard.css`, { file: 'dashboard.css', type: 'text/css; charset=utf-8' }],
+  [`${DASHBOARD_PREFIX}favicon.svg`, { file: 'favicon.svg', type: 'image/svg+xml' }],
+]);
+
+/**
+ * Only this origin's own files and API, nothing inline, no frames, no
+ * forms, no plugins: a message source shown in the page can never run.
+ */
+export const DASHBOARD_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** True for the paths the dashboard answers (`/` and everything under `/dashboard/`). */
+export function isDashboardPath(pathname: string): boolean {
+  return pathname === '/' || pathname.startsWith(DASHBOARD_PREFIX);
+}
+
+/** Loaded on the first request, then kept: a few tens of KiB, read once. */
+let cache: Map<string, Buffer> | null = null;
+
+/**
+ * Where the files are: `src/dashboard/static` of the package, found from
+ * this module both when it runs from `dist/dashboard/` (the published
+ * package) and from `build/src/dashboard/` (tests), so neither build has to
+ * copy them.
+ */
+function staticDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let up = 0; up < 5; up++) {
+    for (const candidate of [path.join(dir, 'static'), path.join(dir, 'src', 'dashboard', 'static')]) {
+      try {
+        if (statSync(path.join(candidate, 'index.html')).isFile()) return candidate;
+      } catch {
+        // not here; one level up
+      }
+    }
+    dir = path.dirname(dir);
+  }
+  throw new ServiceError('SERVERERROR', 'The dashboard files (src/dashboard/static) are missing from the package');
+}
+
+function load(): Map<string, Buffer> {
+  if (cache) return cache;
+  const dir = staticDir();
+  const files = new Map<string, Buffer>();
+  for (const { file } of FILES.values()) files.set(file, readFileSync(path.join(dir, file)));
+  cache = files;
+  return files;
+}
+
+/**
+ * Answers a dashboard request (the REST listener has checked the Host rule
+ * already). GET and HEAD only; an unknown file is 404 NOTFOUND like any
+ * unknown path. Errors are thrown as ServiceErrors for the caller to answer.
+ */
+export function serveDashboard(req: IncomingMessage, res: ServerResponse, pathname: string): void {
+  const entry = FILES.get(pathname);
+  if (!entry) throw new ServiceError('NOTFOUND', `No such endpoint: ${pathname}`);
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    const e = new ServiceError('METHOD', `${req.method ?? ''} is not allowed on ${pathname}; allowed: GET, HEAD`);
+    (e as ServiceError & { allow?: string }).allow = 'GET, HEAD';
+    throw e;
+  }
+  const body = load().get(entry.file)!;
+  // The request has no body to wait for; anything sent is dropped.
+  req.resume();
+  res.writeHead(200, {
+    'Content-Type': entry.type,
+    'Content-Length': body.length,
+    'Cache-Control': 'no-cache',
+    'Content-Security-Policy': DASHBOARD_CSP,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
