@@ -1,0 +1,299 @@
+/**
+ * Issue 16, the live dashboard: the page at `/` of the REST listener, used
+ * as a person would, in headless Chromium (Debian's `chromium`, driven by
+ * playwright-core), against a real server with real IMAP clients. One
+ * browser for the whole file; each test opens its own page.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+import { ImapFlow } from 'imapflow';
+import type { Server } from '../../src/index.js';
+import { rawSession } from '../helpers/server.js';
+import { request, startRest, type Rest } from '../rest/helpers.js';
+
+/** The bits of the DOM that the functions run in the page use (this file compiles without lib "dom"). */
+interface PageElement {
+  textContent: string | null;
+  classList: { contains(name: string): boolean };
+}
+declare const document: { querySelector(selector: string): PageElement | null; querySelectorAll(selector: string): ArrayLike<PageElement> };
+
+function chromiumPath(): string | null {
+  try {
+    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+const executablePath = chromiumPath();
+const skip = executablePath ? false : 'no chromium on PATH: install Debian\'s chromium (apt-get install chromium; .ci/run does) to run the dashboard test';
+
+const mail = (subject: string): string =>
+  `From: Alice <alice@example.com>\r\nTo: Bob <bob@example.com>\r\nSubject: ${subject}\r\nDate: Mon, 2 Nov 2026 10:00:00 +0000\r\n\r\nHello\r\n`;
+
+const storage = { INBOX: { messages: [{ raw: mail('Already here'), flags: ['\\Seen'] }] }, '': { separator: '/', folders: { Archive: {} } } };
+const users = { testuser: { password: 'testpass' } };
+
+let browser: Browser;
+
+/** A page with its problems collected: script errors and CSP violations fail the test that opened it. */
+async function open(rest: Rest): Promise<{ page: Page; problems: string[]; requests: Request[] }> {
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  const requests: Request[] = [];
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  });
+  page.on('request', (r) => requests.push(r));
+  await page.goto(`${rest.base}/`);
+  return { page, problems, requests };
+}
+
+const ready = (page: Page): Promise<unknown> => page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+
+describe('dashboard in headless Chromium', { skip }, () => {
+  before(async () => {
+    browser = await chromium.launch({ executablePath: executablePath! });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  test('a message added over REST appears without a reload, and its view shows headers, MIME structure and source', async () => {
+    const rest = await startRest({ users, storage });
+    try {
+      const { page, problems } = await open(rest);
+      await ready(page);
+      // A marker in the window: a reload or navigation would lose it.
+      await page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 42));
+      assert.equal(await page.locator('#messages tbody tr').count(), 1);
+      assert.match((await page.textContent('#mailboxes li[data-path="INBOX"]')) ?? '', /1/);
+
+      const raw =
+        'From: =?UTF-8?Q?J=C3=BCrgen?= <j@example.com>\r\nSubject: Live one\r\nMIME-Version: 1.0\r\n' +
+        'Content-Type: multipart/mixed; boundary="b1"\r\n\r\n--b1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nHi\r\n' +
+        '--b1\r\nContent-Type: image/png; name="a.png"\r\nContent-Disposition: attachment; filename="a.png"\r\nContent-Transfer-Encoding: base64\r\n\r\niVBORw0KGgo=\r\n--b1--\r\n';
+      const added = await request(rest.restPort, 'POST', '/v1/mailboxes/INBOX/messages', { json: { raw, flags: ['\\Flagged'] } });
+      assert.equal(added.status, 201);
+      const uid = added.json.uid as number;
+      const row = page.locator(`#messages tr[data-uid="${uid}"]`);
+      await row.waitFor({ timeout: 5000 });
+      assert.match((await row.textContent()) ?? '', /Live one/);
+      assert.match((await row.textContent()) ?? '', /Jürgen/);
+      assert.match((await row.textContent()) ?? '', /\\Flagged/);
+      // The mailbox count follows: 2 messages, 1 unseen.
+      await page.waitForFunction(() => /1\/\s*2/.test(document.querySelector('#mailboxes li[data-path="INBOX"] .count')?.textContent ?? ''));
+
+      // A flag change over REST shows too.
+      await request(rest.restPort, 'POST', '/v1/mailboxes/INBOX/messages/flags', { json: { uids: [uid], flags: ['\\Seen'], mode: 'add' } });
+      await page.waitForFunction((u) => /\\Seen/.test(document.querySelector(`#messages tr[data-uid="${u}"]`)?.textContent ?? ''), uid);
+
+      // The message view.
+      await row.click();
+      await page.waitForFunction(() => (document.querySelector('#message-headers')?.textContent ?? '').includes('Live one'));
+      assert.match((await page.textContent('#message-headers')) ?? '', /Content-Type\s*multipart\/mixed/);
+      await page.click('#message-tabs button[data-tab="structure"]');
+      const structure = (await page.textContent('#message-structure')) ?? '';
+      assert.match(structure, /multipart\/mixed/);
+      assert.match(structure, /1\s*text\/plain · charset=utf-8/);
+      assert.match(structure, /2\s*image\/png · base64 · attachment · "a.png"/);
+      await page.click('#message-tabs button[data-tab="raw"]');
+      assert.equal(await page.textContent('#message-raw'), raw);
+
+      // A mailbox created over REST joins the tree; an expunge empties the list.
+      await request(rest.restPort, 'POST', '/v1/mailboxes', { json: { path: 'Work/Reports' } });
+      await page.locator('#mailboxes li[data-path="Work/Reports"]').waitFor({ timeout: 5000 });
+      await request(rest.restPort, 'POST', '/v1/mailboxes/INBOX/messages/expunge', { json: { uids: [1, uid] } });
+      await page.waitForFunction(() => document.querySelectorAll('#messages tbody tr').length === 0);
+
+      assert.equal(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker), 42, 'the page was not reloaded');
+      assert.deepEqual(problems, []);
+      await page.close();
+    } finally {
+      await rest.server.stop();
+    }
+  });
+
+  test('a rule added in the page shows in GET /v1/script/rules and acts; Remove takes it out', async () => {
+    const rest = await startRest({ users, storage });
+    try {
+      const { page, problems } = await open(rest);
+      await ready(page);
+      await page.fill('#rule-input', '{ "on": "command", "command": "NOOP", "send": "$TAG NO [UNAVAILABLE] From the page\\r\\n" }');
+      await page.click('#rule-add');
+      await page.locator('#rules li[data-id]').waitFor({ timeout: 5000 });
+      const listed = await request(rest.restPort, 'GET', '/v1/script/rules');
+      assert.equal(listed.json.length, 1);
+      assert.deepEqual(listed.json[0].rule, { on: 'command', command: 'NOOP', send: '$TAG NO [UNAVAILABLE] From the page\r\n' });
+      const client = await rawSession(rest.imapPort);
+      const lines = await client.command('NOOP');
+      assert.match(lines.at(-1) ?? '', /^\S+ NO \[UNAVAILABLE\] From the page$/);
+      client.close();
+      // The rule's hit count follows its script event.
+      await page.waitForFunction(() => /1\/1/.test(document.querySelector('#rules li[data-id] .count')?.textContent ?? ''));
+
+      // An invalid rule is refused with the API's message, and nothing is added.
+      await page.fill('#rule-input', '{ "on": "command", "comand": "NOOP" }');
+      await page.click('#rule-add');
+      await page.waitForFunction(() => (document.querySelector('#rule-error')?.textContent ?? '').startsWith('INVALID'));
+      assert.equal((await request(rest.restPort, 'GET', '/v1/script/rules')).json.length, 1);
+
+      await page.click('#rules li[data-id] button');
+      await page.waitForFunction(() => document.querySelectorAll('#rules li[data-id]').length === 0);
+      assert.deepEqual((await request(rest.restPort, 'GET', '/v1/script/rules')).json, []);
+      // Chromium logs the refused POST (the 400 above) itself; nothing else may go wrong.
+      assert.deepEqual(problems.filter((p) => !/status of 400/.test(p)), []);
+      await page.close();
+    } finally {
+      await rest.server.stop();
+    }
+  });
+
+  test('sessions show state, user and mailbox live; Disconnect gives the client its BYE; Reset server resets', async () => {
+    const rest = await startRest({ users, storage });
+    const imap = new ImapFlow({ host: '127.0.0.1', port: rest.imapPort, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false });
+    imap.on('error', () => undefined);
+    try {
+      const { page, problems } = await open(rest);
+      await ready(page);
+      await imap.connect();
+      await imap.mailboxOpen('Archive');
+      const session = (await request(rest.restPort, 'GET', '/v1/sessions')).json[0].session as number;
+      const row = page.locator(`#sessions tr[data-session="${session}"]`);
+      await page.waitForFunction((n) => /Selected/.test(document.querySelector(`#sessions tr[data-session="${n}"]`)?.textContent ?? ''), session);
+      const text = (await row.textContent()) ?? '';
+      assert.match(text, /testuser/);
+      assert.match(text, /Archive/);
+
+      // A raw client, so the BYE line itself is seen.
+      const raw = await rawSession(rest.imapPort);
+      await raw.command('SELECT INBOX');
+      const rawNumber = Math.max(...(await request(rest.restPort, 'GET', '/v1/sessions')).json.map((s: { session: number }) => s.session));
+      const rawRow = page.locator(`#sessions tr[data-session="${rawNumber}"]`);
+      await rawRow.waitFor({ timeout: 5000 });
+      await rawRow.locator('button', { hasText: 'Disconnect' }).click();
+      assert.equal(await raw.line(), '* BYE Disconnected by the server');
+      await raw.closedByServer();
+      await page.waitForFunction((n) => document.querySelector(`#sessions tr[data-session="${n}"]`)?.classList.contains('closed'), rawNumber);
+
+      // Reset: every session gets BYE (imapflow sees its connection close).
+      const closed = new Promise<void>((resolve) => imap.once('close', () => resolve()));
+      await page.click('#reset');
+      await closed;
+      await page.waitForFunction((n) => document.querySelector(`#sessions tr[data-session="${n}"]`)?.classList.contains('closed'), session);
+      await page.waitForFunction(() => document.querySelectorAll('#events tr[data-type="reset"]').length === 1);
+      assert.deepEqual(problems, []);
+      await page.close();
+    } finally {
+      await imap.logout().catch(() => undefined);
+      await rest.server.stop();
+    }
+  });
+
+  test('with a token the page asks for it once, sends it as a header and never in a URL', async () => {
+    const secret = 'dashboard-secret-7f3a';
+    const rest = await startRest({ users, storage, rest: { port: 0, token: secret } });
+    try {
+      const { page, problems, requests } = await open(rest);
+      await page.locator('#token-panel').waitFor({ state: 'visible', timeout: 5000 });
+      await page.fill('#token-input', 'wrong-token');
+      await page.click('#token-submit');
+      await page.waitForFunction(() => (document.querySelector('#token-error')?.textContent ?? '') !== '');
+      await page.fill('#token-input', secret);
+      await page.press('#token-input', 'Enter');
+      await ready(page);
+      assert.equal(await page.isVisible('#token-panel'), false);
+
+      // Live with the token: the stream was opened with the header.
+      const added = await request(rest.restPort, 'POST', '/v1/mailboxes/INBOX/messages', { json: { raw: mail('Behind a token') }, headers: { Authorization: `Bearer ${secret}` } });
+      await page.locator(`#messages tr[data-uid="${added.json.uid}"]`).waitFor({ timeout: 5000 });
+
+      const api = requests.filter((r) => new URL(r.url()).pathname.startsWith('/v1/'));
+      assert.ok(api.some((r) => new URL(r.url()).pathname === '/v1/events'), 'the event stream was requested');
+      for (const r of requests) assert.ok(!r.url().includes(secret), `token in a URL: ${r.url()}`);
+      const authorized = api.filter((r) => r.headers().authorization === `Bearer ${secret}`);
+      assert.ok(authorized.length >= 4, 'API requests carry the token as a header');
+      // Asked once: another page in the same tab session (a reload) does not ask again.
+      await page.reload();
+      await ready(page);
+      assert.equal(await page.isVisible('#token-panel'), false);
+      assert.deepEqual(problems.filter((p) => !/401/.test(p)), []);
+      await page.close();
+    } finally {
+      await rest.server.stop();
+    }
+  });
+});
+
+describe('dashboard files over HTTP', () => {
+  let rest: Rest;
+  let server: Server;
+  before(async () => {
+    rest = await startRest({ users, storage });
+    server = rest.server;
+  });
+  after(() => server.stop());
+
+  test('GET / is the page with a strict Content-Security-Policy; its files have their types', async () => {
+    const page = await request(rest.restPort, 'GET', '/');
+    assert.equal(page.status, 200);
+    assert.equal(page.headers['content-type'], 'text/html; charset=utf-8');
+    assert.match(page.text, /<script type="module" src="\/dashboard\/dashboard.js">/);
+    const csp = String(page.headers['content-security-policy']);
+    assert.match(csp, /default-src 'none'/);
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
+    assert.equal(page.headers['x-content-type-options'], 'nosniff');
+    // Nothing in the page comes from elsewhere (no CDN).
+    assert.doesNotMatch(page.text, /(src|href)="(https?:)?\/\//);
+    const files: [string, string][] = [
+      ['/dashboard/dashboard.js', 'text/javascript; charset=utf-8'],
+      ['/dashboard/mime.js', 'text/javascript; charset=utf-8'],
+      ['/dashboard/dashboard.css', 'text/css; charset=utf-8'],
+      ['/dashboard/favicon.svg', 'image/svg+xml'],
+    ];
+    for (const [path, type] of files) {
+      const r = await request(rest.restPort, 'GET', path);
+      assert.equal(r.status, 200, path);
+      assert.equal(r.headers['content-type'], type, path);
+      assert.ok(r.text.length > 0);
+    }
+    const head = await request(rest.restPort, 'HEAD', '/');
+    assert.equal(head.status, 200);
+    assert.equal(head.text, '');
+  });
+
+  test('unknown files, other methods and non-loopback hosts get the API\'s error object', async () => {
+    const missing = await request(rest.restPort, 'GET', '/dashboard/../package.json');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json.error.code, 'NOTFOUND');
+    const post = await request(rest.restPort, 'POST', '/', { json: {} });
+    assert.equal(post.status, 405);
+    assert.equal(post.json.error.code, 'METHOD');
+    assert.equal(post.headers.allow, 'GET, HEAD');
+    // Without a token the loopback Host rule applies (DNS rebinding).
+    const rebound = await request(rest.restPort, 'GET', '/', { headers: { Host: 'attacker.example:8025' } });
+    assert.equal(rebound.status, 401);
+    assert.equal(rebound.json.error.code, 'UNAUTHORIZED');
+    const bad = await request(rest.restPort, 'GET', '/', { headers: { Host: 'a b' } });
+    assert.equal(bad.status, 400);
+  });
+
+  test('with a token the files need none (the page asks for it), the API still does', async () => {
+    const tokened = await startRest({ users, storage, rest: { port: 0, token: 't0ken' } });
+    try {
+      const page = await request(tokened.restPort, 'GET', '/', { headers: { Host: 'rookery.internal:8025' } });
+      assert.equal(page.status, 200);
+      const api = await request(tokened.restPort, 'GET', '/v1/mailboxes');
+      assert.equal(api.status, 401);
+      assert.equal(api.headers['www-authenticate'], 'Bearer');
+    } finally {
+      await tokened.server.stop();
+    }
+  });
+});
