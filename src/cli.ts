@@ -505,6 +505,7 @@ async function main(): Promise<number> {
   }
   say(`rookery ${VERSION}: IMAP listening on ${imap.host}:${imap.port}${server.options.secure ? ' (implicit TLS)' : ''}`);
   say(restUrl ? `rookery: REST API listening on ${restUrl}` : 'rookery: REST API off (--rest-port to turn it on)');
+  if (restUrl) say(`rookery: dashboard at ${restUrl.slice(0, -'v1'.length)}${server.options.rest?.token ? ' (asks for the REST token)' : ''}`);
   if (smtp) say(`rookery: SMTP listening on ${smtp.host}:${smtp.port}${server.options.smtp!.secure ? ' (implicit TLS)' : ''}`);
   say(`rookery: users: ${[...server.options.users.keys()].join(', ') || '(none)'}`);
   if (server.options.replay) say(`rookery: replaying ${replay ?? 'script.replay'} (${server.options.replay.length} recorded session${server.options.replay.length === 1 ? '' : 's'}, one per connection in turn)`);

@@ -100,7 +100,8 @@ export function serveDashboard(req: IncomingMessage, res: ServerResponse, pathna
   res.writeHead(200, {
     'Content-Type': entry.type,
     'Content-Length': body.length,
-    'Cache-Control': 'no-cache',
+    // As every answer of the listener: the files are small, and a new version must show at once.
+    'Cache-Control': 'no-store',
     'Content-Security-Policy': DASHBOARD_CSP,
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',

@@ -95,6 +95,11 @@ test('REST on: start-up reports its address; POST /v1/shutdown ends the command 
   const m = /REST API listening on (http:\/\/[^\s]+\/v1)/.exec(output()) ?? (await new Promise<RegExpExecArray | null>((r) => setTimeout(() => r(/REST API listening on (http:\/\/[^\s]+\/v1)/.exec(output())), 300)));
   assert.ok(m, `no REST line in ${output()}`);
   const base = m[1]!;
+  // The dashboard's URL is printed too, and serves the page.
+  const dash = /dashboard at (http:\/\/\S+\/)/.exec(output());
+  assert.ok(dash, `no dashboard line in ${output()}`);
+  assert.equal(`${dash[1]}v1`, base);
+  assert.match(await (await fetch(dash[1]!)).text(), /<title>Rookery dashboard<\/title>/);
   const mailboxes = (await (await fetch(`${base}/mailboxes`)).json()) as { path: string }[];
   assert.deepEqual(mailboxes.map((x) => x.path), ['INBOX']);
   const res = await fetch(`${base}/shutdown`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });

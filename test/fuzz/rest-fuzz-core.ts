@@ -475,7 +475,7 @@ export function buildRequest(seed: number, index: number, allRoutes: readonly Fu
   let path: string;
   const ownPath = !g.chance(0.06);
   if (!ownPath) {
-    path = g.pick(['/', '/v1', '/v1/', '/v2/users', '//v1/users', '/v1/users/', '/v1/mailboxes/INBOX/messages/1/extra', '*', '/v1/script/rules/x/y', '/V1/USERS', '/v1/users/a/b', '/' + 'a/'.repeat(2000), 'http://localhost/v1/users', 'http://evil.example/v1/users', '/v1/openapi.json/', '/v1/%2e%2e/users']);
+    path = g.pick(['/', '/v1', '/v1/', '/v2/users', '//v1/users', '/v1/users/', '/v1/mailboxes/INBOX/messages/1/extra', '*', '/v1/script/rules/x/y', '/V1/USERS', '/v1/users/a/b', '/' + 'a/'.repeat(2000), 'http://localhost/v1/users', 'http://evil.example/v1/users', '/v1/openapi.json/', '/v1/%2e%2e/users', '/dashboard/dashboard.js', '/dashboard/', '/dashboard/../v1/users', '/dashboard/%2e%2e/package.json', '/?token=x', '/dashboard/dashboard.css?x=1']);
   } else {
     path = route.path.replace(/\{(\w+)\}/g, (_m, p: string) => segmentValue(g, p));
   }
@@ -604,6 +604,14 @@ export function checkAnswer(a: Answer, method: string): string[] {
   if (isStream) return problems;
   // A transcript asked for as text (Accept or ?format=text) is the one text/plain answer.
   if (a.status === 200 && /^text\/plain(;|$)/.test(type) && a.body.startsWith('# Rookery transcript')) return problems;
+  // The dashboard's files (GET or HEAD of `/` and `/dashboard/<file>`): not JSON, but always under the page's strict CSP.
+  const csp = a.headers.get('content-security-policy')?.[0];
+  if (a.status === 200 && csp !== undefined) {
+    if (!/^(text\/html|text\/javascript|text\/css|image\/svg\+xml)(;|$)/.test(type)) problems.push(`dashboard file of type ${JSON.stringify(type)}`);
+    if (!csp.includes("default-src 'none'") || /unsafe-/.test(csp)) problems.push(`dashboard file with a weak CSP: ${csp}`);
+    if (a.headers.get('x-content-type-options')?.[0] !== 'nosniff') problems.push('dashboard file without nosniff');
+    return problems;
+  }
   if (!/^application\/json(;|$)/.test(type)) problems.push(`content type ${JSON.stringify(type)}`);
   if (method === 'HEAD') return problems;
   let json: unknown;

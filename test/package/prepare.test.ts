@@ -39,8 +39,21 @@ test('prepare builds dist/ from a checkout without one: main, types and bin exis
       const s = await stat(path.join(dir, file));
       assert.ok(s.isFile() && s.size > 0, `${file} was built`);
     }
-    const built = (await import(path.join(dir, pkg.main))) as { createServer?: unknown };
+    const built = (await import(path.join(dir, pkg.main))) as typeof import('../../src/index.js');
     assert.equal(typeof built.createServer, 'function');
+    // The dashboard's static files are found from dist/ as published: the sources
+    // are gone but for src/dashboard/static (package.json `files`).
+    await rm(path.join(dir, 'src'), { recursive: true });
+    await cp(path.join(root, 'src/dashboard/static'), path.join(dir, 'src/dashboard/static'), { recursive: true });
+    const server = built.createServer({ port: 0, rest: { port: 0 } });
+    const { rest } = await server.start();
+    try {
+      const page = await fetch(`http://127.0.0.1:${rest!.port}/`);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /<title>Rookery dashboard<\/title>/);
+    } finally {
+      await server.stop();
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
