@@ -322,7 +322,8 @@ function trimClosed() {
 
 function sessionEvent(data) {
   const info = data.session;
-  state.sessions.set(info.session, { info, closed: data.type === 'close' });
+  // `waiting` (IDLE, NOTIFY, ...) lasts until the session's next event.
+  state.sessions.set(info.session, { info, closed: data.type === 'close', waiting: data.type === 'waiting' ? data.command ?? 'waiting' : null });
   if (data.type === 'close') trimClosed();
   renderSessions();
   if (state.selectedSession === info.session) refreshTranscript();
@@ -332,7 +333,7 @@ function renderSessions() {
   const body = $('sessions').tBodies[0];
   body.replaceChildren();
   const sorted = [...state.sessions.values()].sort((a, b) => b.info.session - a.info.session);
-  for (const { info, closed } of sorted) {
+  for (const { info, closed, waiting } of sorted) {
     const disconnect = closed
       ? el('span', { class: 'muted', text: 'closed' })
       : el('button', {
@@ -350,7 +351,7 @@ function renderSessions() {
       { class: 'clickable', dataset: { session: String(info.session) }, title: 'Show the transcript' },
       el('td', { class: 'num', text: String(info.session) }),
       el('td', { text: info.user ?? '—' }),
-      el('td', {}, el('span', { class: `state state-${info.state.replace(/ /g, '-')}`, text: info.state }), info.readOnly && info.mailbox ? ' (read-only)' : ''),
+      el('td', {}, el('span', { class: `state state-${info.state.replace(/ /g, '-')}`, text: info.state }), info.readOnly && info.mailbox ? ' (read-only)' : '', waiting ? el('span', { class: 'badge', text: waiting }) : null),
       el('td', { text: info.mailbox === null ? '—' : fromUtf7(info.mailbox) }),
       el('td', { class: 'nowrap', text: `${info.remoteAddress ?? ''}${info.secure ? ' TLS' : ''}${info.compressed ? ' DEFLATE' : ''}` }),
       el('td', {}, disconnect),
