@@ -15,6 +15,10 @@ const MAX_EVENT_ROWS = 300;
 const MAX_CLOSED_SESSIONS = 20;
 /** Messages whose headers are read for the list (the newest ones). */
 const MAX_LISTED = 200;
+/** Source bytes read at once for the list's From and Subject (and the largest message read for them). */
+const MAX_SUMMARY_SOURCE = 4 * 1024 * 1024;
+/** Characters of a source shown in the raw view. */
+const MAX_RAW_SHOWN = 2 * 1024 * 1024;
 
 const state = {
   mailboxes: [],
@@ -208,16 +212,37 @@ async function loadMessages() {
   if (path === null) return;
   const infos = await api('GET', `/v1/mailboxes/${enc(path)}/messages`);
   if (path !== state.selectedMailbox) return;
-  const key = (uid) => `${path}\u0000${uid}`;
+  // UIDVALIDITY in the key: after a UID reset the same UID is another message.
+  const validity = state.mailboxes.find((m) => m.path === path)?.uidvalidity ?? 0;
+  const key = (uid) => `${path}\u0000${validity}\u0000${uid}`;
   const shown = infos.slice(-MAX_LISTED);
-  const missing = shown.filter((m) => !summaries.has(key(m.uid))).map((m) => m.uid);
-  if (missing.length > 0) {
-    const full = await api('GET', `/v1/mailboxes/${enc(path)}/messages?raw=true&uids=${missing.join(',')}`);
+  const missing = shown.filter((m) => !summaries.has(key(m.uid)));
+  // The API has no headers-only read, so sources come whole: in batches of a
+  // few MiB, and the header fields of very large messages are not read for the list.
+  for (const m of missing) if (m.size > MAX_SUMMARY_SOURCE) summaries.set(key(m.uid), { from: '', subject: `(not read for the list: ${formatSize(m.size)})` });
+  const batches = [];
+  let batch = [];
+  let bytes = 0;
+  for (const m of missing) {
+    if (m.size > MAX_SUMMARY_SOURCE) continue;
+    if (batch.length > 0 && bytes + m.size > MAX_SUMMARY_SOURCE) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(m.uid);
+    bytes += m.size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  for (const uids of batches) {
+    const full = await api('GET', `/v1/mailboxes/${enc(path)}/messages?raw=true&uids=${uids.join(',')}`);
     for (const m of full) {
       const head = splitPart(atob(m.raw).slice(0, 64 * 1024)).head;
       const fields = parseHeaders(head);
       summaries.set(key(m.uid), { from: decodeWords(header(fields, 'From')), subject: decodeWords(header(fields, 'Subject')) });
     }
+  }
+  if (missing.length > 0) {
     // Bounded: only the summaries of what is listed now are worth keeping.
     if (summaries.size > 4 * MAX_LISTED) {
       const keep = new Set(shown.map((m) => key(m.uid)));
@@ -294,7 +319,8 @@ async function loadMessage() {
     node.children.forEach((c, i) => walk(c, depth + 1, label === 'message' ? `${i + 1}` : `${label}.${i + 1}`));
   };
   walk(structure(binary), 0, 'message');
-  $('message-raw').textContent = decodeBytes(binary);
+  const shown = binary.length > MAX_RAW_SHOWN ? binary.slice(0, MAX_RAW_SHOWN) : binary;
+  $('message-raw').textContent = decodeBytes(shown) + (shown === binary ? '' : `\n\n[... ${formatSize(binary.length - shown.length)} more]`);
 }
 
 for (const button of $('message-tabs').querySelectorAll('button')) {
