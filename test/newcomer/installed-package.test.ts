@@ -42,6 +42,29 @@ test('the tarball holds what package.json names, and no source maps without sour
   assert.ok(!files.some((f) => f.endsWith('.map')), 'no .map files pointing at sources that are not shipped');
 });
 
+test('the installed package serves the dashboard: its files are shipped and found from dist/', async () => {
+  const file = path.join(project, 'dashboard.mjs');
+  await writeFile(
+    file,
+    `import { createServer } from 'rookery';
+const server = createServer({ port: 0, rest: { port: 0 } });
+const { rest } = await server.start();
+const base = 'http://127.0.0.1:' + rest.port;
+const out = [];
+for (const p of ['/', '/dashboard/dashboard.js', '/dashboard/mime.js', '/dashboard/dashboard.css', '/dashboard/favicon.svg']) {
+  const res = await fetch(base + p);
+  out.push(p + ' ' + res.status + ' ' + (await res.text()).length);
+}
+await server.stop();
+console.log(out.join('\\n'));
+`,
+  );
+  const { stdout } = await exec(process.execPath, [file], { cwd: project, timeout: 30_000 });
+  const lines = stdout.trim().split('\n');
+  assert.equal(lines.length, 5);
+  for (const line of lines) assert.match(line, /^\S+ 200 [1-9]\d*$/, line);
+});
+
 test('a node:test file in the new project: import, require and package.json all work', async () => {
   const file = path.join(project, 'first.test.mjs');
   await writeFile(
