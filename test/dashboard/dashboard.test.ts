@@ -154,7 +154,7 @@ describe('dashboard in headless Chromium', { skip }, () => {
   });
 
   test('sessions show state, user and mailbox live; Disconnect gives the client its BYE; Reset server resets', async () => {
-    const rest = await startRest({ users, storage });
+    const rest = await startRest({ users, storage, plugins: ['IDLE'] });
     const imap = new ImapFlow({ host: '127.0.0.1', port: rest.imapPort, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false });
     imap.on('error', () => undefined);
     try {
@@ -175,6 +175,10 @@ describe('dashboard in headless Chromium', { skip }, () => {
       const rawNumber = Math.max(...(await request(rest.restPort, 'GET', '/v1/sessions')).json.map((s: { session: number }) => s.session));
       const rawRow = page.locator(`#sessions tr[data-session="${rawNumber}"]`);
       await rawRow.waitFor({ timeout: 5000 });
+      // In IDLE the row says so (the session's `waiting` event), and Disconnect still ends it with BYE.
+      raw.write('i1 IDLE\r\n');
+      assert.match(await raw.line(), /^\+ /);
+      await page.waitForFunction((n) => /IDLE/.test(document.querySelector(`#sessions tr[data-session="${n}"]`)?.textContent ?? ''), rawNumber);
       await rawRow.locator('button', { hasText: 'Disconnect' }).click();
       assert.equal(await raw.line(), '* BYE Disconnected by the server');
       await raw.closedByServer();
