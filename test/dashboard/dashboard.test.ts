@@ -10,6 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { ImapFlow } from 'imapflow';
 import type { Server } from '../../src/index.js';
+import type { ServerOptions } from '../../src/options/types.js';
+import { BUILTIN_ROUTES } from '../../src/rest/routes.js';
 import { rawSession } from '../helpers/server.js';
 import { request, startRest, type Rest } from '../rest/helpers.js';
 
@@ -38,6 +40,9 @@ const storage = { INBOX: { messages: [{ raw: mail('Already here'), flags: ['\\Se
 const users = { testuser: { password: 'testpass' } };
 
 let browser: Browser;
+
+/** Transcripts come from another part of the work (issue 15); the page shows them once the server has the route. */
+const hasTranscripts = BUILTIN_ROUTES.some((r) => r.path === '/v1/sessions/{session}/transcript');
 
 /** A page with its problems collected: script errors and CSP violations fail the test that opened it. */
 async function open(rest: Rest): Promise<{ page: Page; problems: string[]; requests: Request[] }> {
@@ -154,7 +159,7 @@ describe('dashboard in headless Chromium', { skip }, () => {
   });
 
   test('sessions show state, user and mailbox live; Disconnect gives the client its BYE; Reset server resets', async () => {
-    const rest = await startRest({ users, storage, plugins: ['IDLE'] });
+    const rest = await startRest({ users, storage, plugins: ['IDLE'], ...(hasTranscripts ? ({ transcript: true } as ServerOptions) : {}) });
     const imap = new ImapFlow({ host: '127.0.0.1', port: rest.imapPort, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false });
     imap.on('error', () => undefined);
     try {
@@ -175,6 +180,12 @@ describe('dashboard in headless Chromium', { skip }, () => {
       const rawNumber = Math.max(...(await request(rest.restPort, 'GET', '/v1/sessions')).json.map((s: { session: number }) => s.session));
       const rawRow = page.locator(`#sessions tr[data-session="${rawNumber}"]`);
       await rawRow.waitFor({ timeout: 5000 });
+      // Its transcript, where the server keeps them (GET /v1/sessions/{n}/transcript).
+      await rawRow.click();
+      await page.waitForFunction(
+        (expected) => new RegExp(expected).test(document.querySelector('#transcript')?.textContent ?? ''),
+        hasTranscripts ? 'SELECT INBOX[\\s\\S]*OK' : 'keeps no transcripts',
+      );
       // In IDLE the row says so (the session's `waiting` event), and Disconnect still ends it with BYE.
       raw.write('i1 IDLE\r\n');
       assert.match(await raw.line(), /^\+ /);

@@ -27,7 +27,8 @@ const state = {
   /** Session number → { info, closed } */
   sessions: new Map(),
   selectedSession: null,
-  transcripts: true,
+  /** Whether the server has GET /v1/sessions/{n}/transcript (from its OpenAPI document). */
+  transcripts: false,
   eventTypes: [],
 };
 
@@ -415,8 +416,9 @@ const refreshTranscript = debounce(async () => {
     if (err instanceof ApiError && err.code === 'NOTFOUND') {
       state.transcripts = false;
       $('transcript').textContent = 'This server keeps no transcripts.';
-    } else if (err instanceof ApiError && err.code === 'NONEXISTENT') {
-      $('transcript').textContent = err.message;
+    } else if (err instanceof ApiError && err.status !== 401) {
+      // No such session any more, or transcripts are off (CANNOT): the server's words say which.
+      $('transcript').textContent = `${err.code}: ${err.message}`;
     } else throw err;
   }
 }, 100);
@@ -650,6 +652,9 @@ async function start() {
   $('server-info').textContent = `${health.version} · IMAP ${health.imap.host}:${health.imap.port}${health.imap.secure ? ' (TLS)' : ''}`;
   // The stream starts from the newest event before the lists load, so what
   // happens meanwhile is replayed to it rather than missed.
+  // Transcripts exist where the server describes the route (no request that is sure to fail).
+  const openapi = await api('GET', '/v1/openapi.json');
+  state.transcripts = Object.hasOwn(openapi.paths ?? {}, '/v1/sessions/{session}/transcript');
   const { id } = await api('GET', '/v1/events/latest');
   await new Promise((resolve) => void streamEvents(String(id), resolve));
   await Promise.all([loadMailboxes(), loadSessions(), loadRules()]);
