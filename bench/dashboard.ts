@@ -14,6 +14,8 @@ import { chromium } from 'playwright-core';
 import { ImapFlow } from 'imapflow';
 import { createServer } from '../src/index.js';
 import { demoOptions } from '../src/demo.js';
+import type { ServerOptions } from '../src/options/types.js';
+import { BUILTIN_ROUTES } from '../src/rest/routes.js';
 import { fmt, median, table } from './client.js';
 
 function chromiumPath(): string | null {
@@ -64,7 +66,9 @@ export async function run(args: string[]): Promise<void> {
   }
   const rounds = Number(args.find((a) => /^\d+$/.test(a)) ?? 20);
   const shot = args.find((a) => a.startsWith('screenshot='))?.slice('screenshot='.length);
-  const server = createServer({ ...demoOptions(), port: 0, rest: { port: 0 } });
+  // Session transcripts on where the server has them, so the picture shows one.
+  const transcripts = BUILTIN_ROUTES.some((r) => r.path === '/v1/sessions/{session}/transcript');
+  const server = createServer({ ...demoOptions(), port: 0, rest: { port: 0 }, ...(transcripts ? ({ transcript: true } as ServerOptions) : {}) });
   const { imap, rest } = await server.start();
   const base = `http://127.0.0.1:${rest!.port}`;
   server.control.addMessage('INBOX', { raw: multipart, flags: ['\\Flagged'] });
