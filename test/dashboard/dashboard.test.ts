@@ -209,6 +209,34 @@ describe('dashboard in headless Chromium', { skip }, () => {
     }
   });
 
+  test('the page rides out a server restart: it reconnects, gets a gap (ids from another run) and reloads what it shows', async () => {
+    const first = await startRest({ users, storage });
+    let second: Rest | null = null;
+    try {
+      const { page, problems } = await open(first);
+      await ready(page);
+      await page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 7));
+      await request(first.restPort, 'POST', '/v1/mailboxes/INBOX/messages', { json: { raw: mail('Before restart') } });
+      await page.locator('#messages tr[data-uid="2"]').waitFor({ timeout: 5000 });
+      await first.server.stop();
+      await page.waitForFunction(() => document.querySelector('#live')?.textContent === 'reconnecting');
+      // The same REST port, another store: the page's Last-Event-ID is newer than any id of this run.
+      const fresh = { INBOX: { messages: [{ raw: mail('After restart one') }, { raw: mail('After restart two') }, { raw: mail('After restart three') }] } };
+      second = await startRest({ users, storage: fresh, rest: { port: first.restPort } });
+      await page.waitForFunction(() => document.querySelector('#live')?.textContent === 'live', undefined, { timeout: 10_000 });
+      await page.waitForFunction(() => /After restart three/.test(document.querySelector('#messages')?.textContent ?? ''), undefined, { timeout: 10_000 });
+      assert.doesNotMatch((await page.textContent('#messages')) ?? '', /Before restart/);
+      assert.equal(await page.locator('#events tr[data-type="gap"]').count(), 1);
+      assert.equal(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker), 7, 'the page was not reloaded');
+      // While the server was down, Chromium logged the refused connections; nothing else may go wrong.
+      assert.deepEqual(problems.filter((p) => !/ERR_CONNECTION_REFUSED|ERR_EMPTY_RESPONSE|ERR_CONNECTION_RESET/.test(p)), []);
+      await page.close();
+    } finally {
+      await first.server.stop();
+      await second?.server.stop();
+    }
+  });
+
   test('with a token the page asks for it once, sends it as a header and never in a URL', async () => {
     const secret = 'dashboard-secret-7f3a';
     const rest = await startRest({ users, storage, rest: { port: 0, token: secret } });
