@@ -58,7 +58,7 @@ async function open(rest: Rest): Promise<{ page: Page; problems: string[]; reque
   return { page, problems, requests };
 }
 
-const ready = (page: Page): Promise<unknown> => page.waitForSelector('body[data-ready="true"]', { timeout: 10_000 });
+const ready = (page: Page): Promise<unknown> => page.waitForSelector('body[data-ready="true"]', { timeout: 20_000 });
 
 describe('dashboard in headless Chromium', { skip }, () => {
   before(async () => {
@@ -86,7 +86,7 @@ describe('dashboard in headless Chromium', { skip }, () => {
       assert.equal(added.status, 201);
       const uid = added.json.uid as number;
       const row = page.locator(`#messages tr[data-uid="${uid}"]`);
-      await row.waitFor({ timeout: 5000 });
+      await row.waitFor({ timeout: 15_000 });
       assert.match((await row.textContent()) ?? '', /Live one/);
       assert.match((await row.textContent()) ?? '', /Jürgen/);
       assert.match((await row.textContent()) ?? '', /\\Flagged/);
@@ -111,7 +111,7 @@ describe('dashboard in headless Chromium', { skip }, () => {
 
       // A mailbox created over REST joins the tree; an expunge empties the list.
       await request(rest.restPort, 'POST', '/v1/mailboxes', { json: { path: 'Work/Reports' } });
-      await page.locator('#mailboxes li[data-path="Work/Reports"]').waitFor({ timeout: 5000 });
+      await page.locator('#mailboxes li[data-path="Work/Reports"]').waitFor({ timeout: 15_000 });
       await request(rest.restPort, 'POST', '/v1/mailboxes/INBOX/messages/expunge', { json: { uids: [1, uid] } });
       await page.waitForFunction(() => document.querySelectorAll('#messages tbody tr').length === 0);
 
@@ -130,7 +130,7 @@ describe('dashboard in headless Chromium', { skip }, () => {
       await ready(page);
       await page.fill('#rule-input', '{ "on": "command", "command": "NOOP", "send": "$TAG NO [UNAVAILABLE] From the page\\r\\n" }');
       await page.click('#rule-add');
-      await page.locator('#rules li[data-id]').waitFor({ timeout: 5000 });
+      await page.locator('#rules li[data-id]').waitFor({ timeout: 15_000 });
       const listed = await request(rest.restPort, 'GET', '/v1/script/rules');
       assert.equal(listed.json.length, 1);
       assert.deepEqual(listed.json[0].rule, { on: 'command', command: 'NOOP', send: '$TAG NO [UNAVAILABLE] From the page\r\n' });
@@ -179,7 +179,7 @@ describe('dashboard in headless Chromium', { skip }, () => {
       await raw.command('SELECT INBOX');
       const rawNumber = Math.max(...(await request(rest.restPort, 'GET', '/v1/sessions')).json.map((s: { session: number }) => s.session));
       const rawRow = page.locator(`#sessions tr[data-session="${rawNumber}"]`);
-      await rawRow.waitFor({ timeout: 5000 });
+      await rawRow.waitFor({ timeout: 15_000 });
       // Its transcript, where the server keeps them (GET /v1/sessions/{n}/transcript).
       await rawRow.click();
       await page.waitForFunction(
@@ -217,14 +217,14 @@ describe('dashboard in headless Chromium', { skip }, () => {
       await ready(page);
       await page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 7));
       await request(first.restPort, 'POST', '/v1/mailboxes/INBOX/messages', { json: { raw: mail('Before restart') } });
-      await page.locator('#messages tr[data-uid="2"]').waitFor({ timeout: 5000 });
+      await page.locator('#messages tr[data-uid="2"]').waitFor({ timeout: 15_000 });
       await first.server.stop();
       await page.waitForFunction(() => document.querySelector('#live')?.textContent === 'reconnecting');
       // The same REST port, another store: the page's Last-Event-ID is newer than any id of this run.
       const fresh = { INBOX: { messages: [{ raw: mail('After restart one') }, { raw: mail('After restart two') }, { raw: mail('After restart three') }] } };
       second = await startRest({ users, storage: fresh, rest: { port: first.restPort } });
-      await page.waitForFunction(() => document.querySelector('#live')?.textContent === 'live', undefined, { timeout: 10_000 });
-      await page.waitForFunction(() => /After restart three/.test(document.querySelector('#messages')?.textContent ?? ''), undefined, { timeout: 10_000 });
+      await page.waitForFunction(() => document.querySelector('#live')?.textContent === 'live', undefined, { timeout: 20_000 });
+      await page.waitForFunction(() => /After restart three/.test(document.querySelector('#messages')?.textContent ?? ''), undefined, { timeout: 20_000 });
       assert.doesNotMatch((await page.textContent('#messages')) ?? '', /Before restart/);
       assert.equal(await page.locator('#events tr[data-type="gap"]').count(), 1);
       assert.equal(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker), 7, 'the page was not reloaded');
@@ -242,7 +242,7 @@ describe('dashboard in headless Chromium', { skip }, () => {
     const rest = await startRest({ users, storage, rest: { port: 0, token: secret } });
     try {
       const { page, problems, requests } = await open(rest);
-      await page.locator('#token-panel').waitFor({ state: 'visible', timeout: 5000 });
+      await page.locator('#token-panel').waitFor({ state: 'visible', timeout: 15_000 });
       await page.fill('#token-input', 'wrong-token');
       await page.click('#token-submit');
       await page.waitForFunction(() => (document.querySelector('#token-error')?.textContent ?? '') !== '');
@@ -253,7 +253,7 @@ describe('dashboard in headless Chromium', { skip }, () => {
 
       // Live with the token: the stream was opened with the header.
       const added = await request(rest.restPort, 'POST', '/v1/mailboxes/INBOX/messages', { json: { raw: mail('Behind a token') }, headers: { Authorization: `Bearer ${secret}` } });
-      await page.locator(`#messages tr[data-uid="${added.json.uid}"]`).waitFor({ timeout: 5000 });
+      await page.locator(`#messages tr[data-uid="${added.json.uid}"]`).waitFor({ timeout: 15_000 });
 
       const api = requests.filter((r) => new URL(r.url()).pathname.startsWith('/v1/'));
       assert.ok(api.some((r) => new URL(r.url()).pathname === '/v1/events'), 'the event stream was requested');
