@@ -112,6 +112,9 @@ describe('dashboard in headless Chromium', { skip }, () => {
       // A mailbox created over REST joins the tree; an expunge empties the list.
       await request(rest.restPort, 'POST', '/v1/mailboxes', { json: { path: 'Work/Reports' } });
       await page.locator('#mailboxes li[data-path="Work/Reports"]').waitFor({ timeout: 15_000 });
+      // Storage names are modified UTF-7 (RFC 3501 §5.1.3); the tree shows them decoded.
+      await request(rest.restPort, 'POST', '/v1/mailboxes', { json: { path: 'Entw&APw-rfe' } });
+      await page.waitForFunction(() => document.querySelector('#mailboxes li[data-path="Entw&APw-rfe"] .name')?.textContent === 'Entwürfe');
       await request(rest.restPort, 'POST', '/v1/mailboxes/INBOX/messages/expunge', { json: { uids: [1, uid] } });
       await page.waitForFunction(() => document.querySelectorAll('#messages tbody tr').length === 0);
 

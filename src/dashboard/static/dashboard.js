@@ -164,12 +164,17 @@ async function loadMailboxes() {
 
 /** Modified UTF-7 (RFC 3501 section 5.1.3) to text, for display. */
 function fromUtf7(name) {
-  return name.replace(/&([^-]*)-/g, (_, b64) => {
+  return name.replace(/&([^-]*)-/g, (word, b64) => {
     if (b64 === '') return '&';
-    const bin = atob(b64.replace(/,/g, '/'));
-    let out = '';
-    for (let i = 0; i + 1 < bin.length; i += 2) out += String.fromCharCode((bin.charCodeAt(i) << 8) | bin.charCodeAt(i + 1));
-    return out;
+    try {
+      const bin = atob(b64.replace(/,/g, '/'));
+      let out = '';
+      for (let i = 0; i + 1 < bin.length; i += 2) out += String.fromCharCode((bin.charCodeAt(i) << 8) | bin.charCodeAt(i + 1));
+      return out;
+    } catch {
+      // Not valid modified UTF-7 (a name made over REST may be anything): shown as stored.
+      return word;
+    }
   });
 }
 
