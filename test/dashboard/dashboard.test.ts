@@ -240,6 +240,43 @@ describe('dashboard in headless Chromium', { skip }, () => {
     }
   });
 
+  test('the message view reads MIME as RFC 2045/2046 say (module run in the page)', async () => {
+    const rest = await startRest({ users, storage });
+    try {
+      const { page, problems } = await open(rest);
+      await ready(page);
+      const cases: Record<string, string> = {
+        // Preamble and epilogue are not parts; LWSP after a boundary is padding (RFC 2046 §5.1.1).
+        padding:
+          'Content-Type: multipart/mixed; boundary="=_b?1"\r\n\r\nThis is the preamble.\r\n--=_b?1  \r\n\r\none\r\n--=_b?1\r\nContent-Type: text/html\r\n\r\n<b>two</b>\r\n--=_b?1--\t\r\nepilogue\r\n--=_b?1\r\n\r\nnot a part\r\n',
+        // In multipart/digest a part without Content-Type is message/rfc822 (RFC 2046 §5.1.5), and is read inside.
+        digest:
+          'Content-Type: multipart/digest; boundary=d\r\n\r\n--d\r\n\r\nSubject: inner\r\nContent-Type: multipart/alternative; boundary=i\r\n\r\n--i\r\n\r\nx\r\n--i--\r\n--d--\r\n',
+        // No Content-Type: text/plain (RFC 2045 §5.2).
+        plain: 'Subject: plain\r\n\r\nbody\r\n',
+        // Nesting far deeper than any real message stays bounded.
+        deep: Array.from({ length: 60 }, (_, i) => `Content-Type: multipart/mixed; boundary=b${i}\r\n\r\n--b${i}\r\n`).join('') + '\r\nend\r\n',
+      };
+      const trees = await page.evaluate(async (all) => {
+        type Node = { type: string; children: Node[] };
+        const mime = (await import('/dashboard/mime.js' as string)) as { structure(s: string): Node };
+        const shape = (n: Node): unknown => (n.children.length ? [n.type, n.children.map(shape)] : n.type);
+        const depth = (n: Node): number => 1 + Math.max(0, ...n.children.map(depth));
+        const out: Record<string, unknown> = {};
+        for (const [name, text] of Object.entries(all)) out[name] = name === 'deep' ? depth(mime.structure(text)) : shape(mime.structure(text));
+        return out;
+      }, cases);
+      assert.deepEqual(trees.padding, ['multipart/mixed', ['text/plain', 'text/html']]);
+      assert.deepEqual(trees.digest, ['multipart/digest', [['message/rfc822', [['multipart/alternative', ['text/plain']]]]]]);
+      assert.equal(trees.plain, 'text/plain');
+      assert.ok((trees.deep as number) <= 21, `depth ${String(trees.deep)}`);
+      assert.deepEqual(problems, []);
+      await page.close();
+    } finally {
+      await rest.server.stop();
+    }
+  });
+
   test('with a token the page asks for it once, sends it as a header and never in a URL', async () => {
     const secret = 'dashboard-secret-7f3a';
     const rest = await startRest({ users, storage, rest: { port: 0, token: secret } });
