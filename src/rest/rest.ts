@@ -464,7 +464,10 @@ export class RestServer {
    * False when the request is not for the dashboard.
    */
   private dashboard(req: IncomingMessage, res: ServerResponse): boolean {
-    const { authority, pathname } = splitTarget(req.url ?? '/');
+    const url = req.url ?? '/';
+    // The API's requests pass by without parsing their target twice.
+    if (url.startsWith('/v1/')) return false;
+    const { authority, pathname } = splitTarget(url);
     if (!isDashboardPath(pathname)) return false;
     const host = this.hostOf(req, authority);
     const denied = host instanceof ServiceError ? host : this.tokenDigest ? null : this.authorize(host.value, req);
