@@ -204,6 +204,10 @@ describe('dashboard in headless Chromium', { skip }, () => {
       await closed;
       await page.waitForFunction((n) => document.querySelector(`#sessions tr[data-session="${n}"]`)?.classList.contains('closed'), session);
       await page.waitForFunction(() => document.querySelectorAll('#events tr[data-type="reset"]').length === 1);
+      // A click on an event shows its whole data.
+      const closeRow = page.locator(`#events tr[data-type="session"]`).first();
+      await closeRow.click();
+      assert.match((await closeRow.textContent()) ?? '', /"remoteAddress"/);
       assert.deepEqual(problems, []);
       await page.close();
     } finally {

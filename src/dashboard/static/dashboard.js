@@ -549,8 +549,15 @@ function addEventRow(type, data) {
     { class: 'fresh', dataset: { type } },
     el('td', { class: 'nowrap muted', text: new Date().toLocaleTimeString([], { hour12: false }) }),
     el('td', {}, el('span', { class: 'badge', text: type })),
-    el('td', { class: 'data', text: summarize(type, data), title: JSON.stringify(data) }),
+    el('td', { class: 'data', text: summarize(type, data), title: 'Click for the whole event' }),
   );
+  // Click: the event's data in full, and back.
+  let open = false;
+  row.addEventListener('click', () => {
+    open = !open;
+    row.cells[2].textContent = open ? JSON.stringify(data, null, 2) : summarize(type, data);
+    row.classList.toggle('open', open);
+  });
   const filter = $('event-filter').value;
   row.hidden = filter !== '' && filter !== type;
   $('events').tBodies[0].prepend(row);
