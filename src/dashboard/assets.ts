@@ -58,16 +58,21 @@ let cache: Map<string, Buffer> | null = null;
  * copy them.
  */
 function staticDir(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (let up = 0; up < 5; up++) {
-    for (const candidate of [path.join(dir, 'static'), path.join(dir, 'src', 'dashboard', 'static')]) {
-      try {
-        if (statSync(path.join(candidate, 'index.html')).isFile()) return candidate;
-      } catch {
-        // not here; one level up
-      }
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  // Next to this module (a build that copies them), then the package root
+  // two levels up (dist/dashboard) or three (build/src/dashboard); never
+  // further, where another project's files could be.
+  const candidates = [
+    path.join(here, 'static'),
+    path.join(here, '..', '..', 'src', 'dashboard', 'static'),
+    path.join(here, '..', '..', '..', 'src', 'dashboard', 'static'),
+  ];
+  for (const candidate of candidates) {
+    try {
+      if (statSync(path.join(candidate, 'index.html')).isFile()) return candidate;
+    } catch {
+      // not here; the next place
     }
-    dir = path.dirname(dir);
   }
   throw new ServiceError('SERVERERROR', 'The dashboard files (src/dashboard/static) are missing from the package');
 }
