@@ -24,7 +24,7 @@ const state = {
   mailboxes: [],
   selectedMailbox: null,
   selectedUid: null,
-  /** Session number → { info, closed } */
+  /** Session number → { info, closed, waiting } (waiting: the command a session waits in, such as IDLE) */
   sessions: new Map(),
   selectedSession: null,
   /** Whether the server has GET /v1/sessions/{n}/transcript (from its OpenAPI document). */
