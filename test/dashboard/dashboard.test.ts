@@ -97,8 +97,9 @@ describe('dashboard in headless Chromium', { skip }, () => {
       await request(rest.restPort, 'POST', '/v1/mailboxes/INBOX/messages/flags', { json: { uids: [uid], flags: ['\\Seen'], mode: 'add' } });
       await page.waitForFunction((u) => /\\Seen/.test(document.querySelector(`#messages tr[data-uid="${u}"]`)?.textContent ?? ''), uid);
 
-      // The message view.
-      await row.click();
+      // The message view, opened from the keyboard.
+      await row.focus();
+      await page.keyboard.press('Enter');
       await page.waitForFunction(() => (document.querySelector('#message-headers')?.textContent ?? '').includes('Live one'));
       assert.match((await page.textContent('#message-headers')) ?? '', /Content-Type\s*multipart\/mixed/);
       await page.click('#message-tabs button[data-tab="structure"]');

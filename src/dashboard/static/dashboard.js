@@ -145,6 +145,15 @@ function debounce(fn, ms = 25) {
   };
 }
 
+// Rows and tree entries that act on a click take the keyboard too.
+document.addEventListener('keydown', (e) => {
+  const target = e.target;
+  if ((e.key === 'Enter' || e.key === ' ') && target instanceof HTMLElement && target.matches('tr.clickable, #mailboxes li')) {
+    e.preventDefault();
+    target.click();
+  }
+});
+
 // ------------------------------------------------------------------ mailboxes
 
 async function loadMailboxes() {
@@ -196,6 +205,7 @@ function renderMailboxes() {
     if (!m.selectable) li.classList.add('noselect');
     if (m.path === state.selectedMailbox) li.classList.add('selected');
     if (m.selectable) {
+      li.tabIndex = 0;
       li.addEventListener('click', () => {
         state.selectedMailbox = m.path;
         state.selectedUid = null;
@@ -271,7 +281,7 @@ function showMessages(messages) {
   for (const m of [...messages].reverse()) {
     const tr = el(
       'tr',
-      { class: 'clickable', dataset: { uid: String(m.uid) } },
+      { class: 'clickable', tabindex: '0', dataset: { uid: String(m.uid) } },
       el('td', { class: 'num', text: String(m.uid) }),
       el('td', {}, ...m.flags.map(flagBadge)),
       el('td', { class: 'ellipsis', text: m.from }),
@@ -380,7 +390,7 @@ function renderSessions() {
         });
     const tr = el(
       'tr',
-      { class: 'clickable', dataset: { session: String(info.session) }, title: 'Show the transcript' },
+      { class: 'clickable', tabindex: '0', dataset: { session: String(info.session) }, title: 'Show the transcript' },
       el('td', { class: 'num', text: String(info.session) }),
       el('td', { text: info.user ?? '—' }),
       el('td', {}, el('span', { class: `state state-${info.state.replace(/ /g, '-')}`, text: info.state }), info.readOnly && info.mailbox ? ' (read-only)' : '', waiting ? el('span', { class: 'badge', text: waiting }) : null),
