@@ -44,3 +44,17 @@ test('append events: REST and control API (origin null), IMAP APPEND, COPY and M
     await s.server.stop();
   }
 });
+
+test('with userMailboxes an append event says whose tree the mailbox is in', async () => {
+  const s = await startRest({ userMailboxes: true, users: { testuser: { password: 'testpass' } } });
+  const seen = collect(s.server, 'append');
+  try {
+    const client = await rawSession(s.imapPort);
+    client.write(`a1 APPEND INBOX {${raw.length}+}\r\n${raw}\r\n`);
+    assert.match((await client.until('a1')).at(-1)!, /^a1 OK/);
+    client.close();
+    assert.deepEqual(seen.map((e) => ({ path: e.path, uids: e.uids, user: e.user })), [{ path: 'INBOX', uids: [1], user: 'testuser' }]);
+  } finally {
+    await s.server.stop();
+  }
+});
