@@ -35,6 +35,8 @@ async function serverRole(): Promise<void> {
     maxConnections: 20_000,
     maxUnauthenticated: 20_000,
     storage: { INBOX: { messages: [messageOfSize(0, 2048)] }, '': {} },
+    // More options for a comparison run (e.g. '{"transcript":false}'), JSON.
+    ...(JSON.parse(process.env.BENCH_SERVER_OPTIONS ?? '{}') as object),
   });
   const { imap } = await server.start();
   const raw = messageOfSize(1, 2048);

@@ -111,6 +111,26 @@ function tokenize(segments: readonly Segment[], from: number): Token[] {
   return out;
 }
 
+/**
+ * Told capability sets, shared by every session told the same list: a
+ * server tells most sessions one of a few lists, and a set per session
+ * would cost each idle session kilobytes (issue 20's per-session budget).
+ */
+const toldSets = new Map<string, ReadonlySet<string>>();
+const TOLD_SETS_MAX = 256;
+
+function toldSet(capabilities: readonly string[]): ReadonlySet<string> {
+  const key = capabilities.join(' ');
+  let told = toldSets.get(key);
+  if (told === undefined) {
+    told = new Set(capabilities.map((c) => c.toUpperCase()));
+    // Lists a script rule made up can be many: the cache stays bounded.
+    if (toldSets.size >= TOLD_SETS_MAX) toldSets.clear();
+    toldSets.set(key, told);
+  }
+  return told;
+}
+
 export class SessionChecker {
   /** Bytes of input received so far (after TLS and compression). */
   private received = 0;
@@ -118,13 +138,13 @@ export class SessionChecker {
   private boundary = 0;
   private readonly answered: Answered[] = [];
   /** Upper-case capabilities the client was last told (greeting, CAPABILITY, response codes); null: none yet. */
-  private told: Set<string> | null = null;
+  private told: ReadonlySet<string> | null = null;
   /**
    * Whether a point (`kind name`) is offered, worked out once per told list,
    * session state and ENABLEd set (what an extension advertises follows the
    * state): commands repeat the same few items.
    */
-  private offeredCache = new Map<string, boolean>();
+  private offeredCache: Map<string, boolean> | null = null;
   private cacheState: string | null = null;
   private cacheEnabled = -1;
   /** The strict answer owed to the command being read or run. */
@@ -150,10 +170,8 @@ export class SessionChecker {
 
   /** The session told the client its capabilities (greeting, CAPABILITY, a `[CAPABILITY ...]` code). */
   advertised(capabilities: readonly string[]): void {
-    const told = new Set<string>();
-    for (const c of capabilities) told.add(c.toUpperCase());
-    this.told = told;
-    this.offeredCache.clear();
+    this.told = toldSet(capabilities);
+    this.offeredCache?.clear();
   }
 
   /**
@@ -169,7 +187,7 @@ export class SessionChecker {
   /** TLS started: the client must forget what it was told (RFC 3501 §6.2.1). */
   tlsStarted(): void {
     this.told = null;
-    this.offeredCache.clear();
+    this.offeredCache?.clear();
   }
 
   /** The reader refused a command or line; `buffered` is the input not read yet. */
@@ -297,17 +315,18 @@ export class SessionChecker {
 
   private pointOffered(kind: PointKind, point: string, what: string, tag: string, name: string): void {
     const session = this.session;
+    const cache = (this.offeredCache ??= new Map());
     if (this.cacheState !== session.state || this.cacheEnabled !== session.enabled.size) {
-      this.offeredCache.clear();
+      cache.clear();
       this.cacheState = session.state;
       this.cacheEnabled = session.enabled.size;
     }
     const key = `${kind} ${point}`;
-    if (this.offeredCache.get(key) === true) return;
+    if (cache.get(key) === true) return;
     const caps = CORE_PARSED[kind]?.get(point) ?? imapProtocol(session.server).offeredBy(kind, point, session);
     const ok = caps === null || caps.some((c) => this.offered(c.toUpperCase()));
     // Bounded: only names the server knows get here as offered, and the cache is cleared with the list.
-    if (ok && caps !== null && this.offeredCache.size < 1024) this.offeredCache.set(key, true);
+    if (ok && caps !== null && cache.size < 1024) cache.set(key, true);
     if (ok) return;
     const by = caps.length > 0 ? caps.join(' or ') : 'an extension';
     const told = this.told === null ? 'no capabilities were announced to it yet' : 'the last capability list it was given does not have it';

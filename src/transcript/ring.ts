@@ -26,10 +26,12 @@ export interface TranscriptChunk {
   readonly data: Buffer;
 }
 
-const FIRST_BYTES = 4096;
+// Small first allocations: an idle session's transcript is a greeting, a login and a SELECT (issue 20's
+// per-session RSS budget), and the ring doubles as traffic grows.
+const FIRST_BYTES = 2048;
 /** Chunks from this size on are kept by reference, not copied. */
 const BIG = 8192;
-const FIRST_CHUNKS = 64;
+const FIRST_CHUNKS = 16;
 
 export class TranscriptRing {
   private bytes: Buffer;
