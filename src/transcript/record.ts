@@ -36,7 +36,7 @@ export interface Recorder {
 /** Starts the recording proxy; resolves once it listens. */
 export async function startRecorder(options: RecorderOptions): Promise<Recorder> {
   const transcripts = new Transcripts(
-    { enabled: true, maxBytes: options.maxBytes ?? 64 * 1024 * 1024, keepClosed: 0, dir: null, redact: !options.keepCredentials },
+    { enabled: true, maxBytes: options.maxBytes ?? 64 * 1024 * 1024, maxTotalBytes: Number.MAX_SAFE_INTEGER, keepClosed: 0, dir: null, redact: !options.keepCredentials },
     () => Date.now(),
     () => 'record',
   );

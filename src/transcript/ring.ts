@@ -194,4 +194,10 @@ export class TranscriptRing {
   get size(): number {
     return this.total;
   }
+
+  /** Drops the oldest `bytes` (at most all that is kept): the server-wide budget's share of this ring. */
+  trim(bytes: number): void {
+    const cut = Math.min(bytes, this.total);
+    if (cut > 0) this.dropOldest(cut);
+  }
 }

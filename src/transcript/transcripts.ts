@@ -13,6 +13,8 @@ export interface TranscriptSettings {
   enabled: boolean;
   /** Bytes kept per session (both directions together); the oldest go first. */
   maxBytes: number;
+  /** Bytes all live sessions keep together; past it the recording session loses its oldest. */
+  maxTotalBytes: number;
   /** Closed sessions whose transcripts are kept (the most recent). */
   keepClosed: number;
   /** Directory each closed session's transcript is written to, or null. */
@@ -59,12 +61,31 @@ export class SessionRecorder {
 
   fromClient(chunk: Buffer): void {
     const data = this.filter ? this.filter.client(chunk) : chunk;
-    if (data) this.ring.add(this.owner.now(), 'client', data);
+    if (data) this.record('client', data);
   }
 
   fromServer(chunk: Buffer): void {
     this.filter?.server(chunk);
-    this.ring.add(this.owner.now(), 'server', chunk);
+    this.record('server', chunk);
+  }
+
+  /** Adds to the ring; past the server-wide budget, the oldest sessions' oldest bytes go (Transcripts.makeRoom). */
+  private record(from: 'client' | 'server', data: Buffer): void {
+    const before = this.ring.size;
+    this.ring.add(this.owner.now(), from, data);
+    this.owner.liveBytes += this.ring.size - before;
+    if (this.owner.liveBytes > this.owner.settings.maxTotalBytes) this.owner.makeRoom();
+  }
+
+  /** Drops up to `bytes` of the oldest kept bytes; returns how many went. */
+  trimOldest(bytes: number): number {
+    const cut = Math.min(bytes, this.ring.size);
+    this.ring.trim(cut);
+    return cut;
+  }
+
+  get size(): number {
+    return this.ring.size;
   }
 
   close(): void {
@@ -73,6 +94,8 @@ export class SessionRecorder {
     this.closedAt = this.owner.now();
     // A closed session keeps only its bytes, in a buffer of their size.
     this.filter = null;
+    // Closed transcripts are bounded by keepClosed: they leave the live budget.
+    this.owner.liveBytes -= this.ring.size;
     this.ring.compact();
     this.owner.closed(this);
   }
@@ -109,6 +132,8 @@ export class Transcripts {
   private readonly closedOnes = new Map<number, SessionRecorder>();
   /** Where closed sessions' transcripts are written; `setDir` changes it between tests. */
   private dir: string | null;
+  /** Bytes the live sessions' rings keep, against `settings.maxTotalBytes`. */
+  liveBytes = 0;
 
   constructor(
     readonly settings: TranscriptSettings,
@@ -154,6 +179,26 @@ export class Transcripts {
   /** The file a session's transcript is written to under `transcript.dir`, or null without one. */
   fileOf(session: number): string | null {
     return this.dir === null ? null : join(this.dir, `rookery-${this.label()}-session-${session}.txt`);
+  }
+
+  /**
+   * Brings the live transcripts back within `maxTotalBytes`: the sessions
+   * recorded longest ago lose their oldest bytes first, so the session that
+   * is recording keeps its newest. A session trimmed here goes to the back
+   * of the order, so each call starts at sessions that still hold bytes.
+   */
+  makeRoom(): void {
+    let excess = this.liveBytes - this.settings.maxTotalBytes;
+    // Moved sessions come round again in this loop: one pass over the sessions at most.
+    let visits = this.live.size;
+    for (const recorder of this.live.values()) {
+      if (excess <= 0 || visits-- <= 0) break;
+      const cut = recorder.trimOldest(excess);
+      excess -= cut;
+      this.liveBytes -= cut;
+      this.live.delete(recorder.session);
+      this.live.set(recorder.session, recorder);
+    }
   }
 
   closed(recorder: SessionRecorder): void {
