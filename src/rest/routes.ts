@@ -262,6 +262,7 @@ export const sessionRoutes: Route[] = [
         schema: str(),
       },
       { name: 'messages', description: 'With `mailbox`: the least message count', schema: int(0) },
+      { name: 'user', description: 'With `mailbox`, under `userMailboxes`: whose mailbox (as `?user=` of the mailbox routes)', schema: str() },
       {
         name: 'session',
         description: 'State condition (not with types/match/since): session number `session` is in IDLE (`idling=true`, the default) or not (`idling=false`; a closed session is not). Answers `{ id, type: "state", data: { session, idling } }`',
@@ -279,7 +280,7 @@ export const sessionRoutes: Route[] = [
   },
 ];
 
-const WAIT_QUERY = ['types', 'match', 'since', 'timeout', 'mailbox', 'messages', 'session', 'idling'];
+const WAIT_QUERY = ['types', 'match', 'since', 'timeout', 'mailbox', 'messages', 'user', 'session', 'idling'];
 
 /**
  * The state condition of a wait (`mailbox` with `messages`, or `session`
@@ -292,9 +293,10 @@ function stateCondition(
 ): StateCondition | null {
   const mailbox = single('mailbox');
   const messages = single('messages');
+  const user = single('user');
   const session = single('session');
   const idling = single('idling');
-  if (mailbox === null && messages === null && session === null && idling === null) return null;
+  if (mailbox === null && messages === null && user === null && session === null && idling === null) return null;
   const eventParams = ['types', 'match', 'since'].filter((k) => query.has(k));
   if (eventParams.length > 0) throw new ServiceError('INVALID', `${eventParams.join(', ')}: not with a state condition (mailbox and messages, or session and idling)`);
   if ((mailbox !== null || messages !== null) && (session !== null || idling !== null)) {
@@ -302,8 +304,10 @@ function stateCondition(
   }
   if (mailbox !== null || messages !== null) {
     if (mailbox === null || messages === null) throw new ServiceError('INVALID', `${mailbox === null ? 'mailbox' : 'messages'}: required with ${mailbox === null ? 'messages' : 'mailbox'}`);
-    return { mailbox, messages: digits('messages', messages) };
+    const count = digits('messages', messages);
+    return user === null ? { mailbox, messages: count } : { mailbox, messages: count, user };
   }
+  if (user !== null) throw new ServiceError('INVALID', 'user: only with mailbox and messages');
   if (session === null) throw new ServiceError('INVALID', 'session: required with idling');
   if (idling !== null && idling !== 'true' && idling !== 'false') throw new ServiceError('INVALID', `idling: expected true or false, got ${JSON.stringify(idling)}`);
   const n = digits('session', session);

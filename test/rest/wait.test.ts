@@ -234,7 +234,7 @@ describe('GET /v1/events/wait', () => {
     try {
       const doc = (await get(r, '/v1/openapi.json')).json;
       const op = doc.paths['/v1/events/wait'].get;
-      assert.deepEqual(op.parameters.map((p: { name: string }) => p.name), ['types', 'match', 'since', 'timeout', 'mailbox', 'messages', 'session', 'idling']);
+      assert.deepEqual(op.parameters.map((p: { name: string }) => p.name), ['types', 'match', 'since', 'timeout', 'mailbox', 'messages', 'user', 'session', 'idling']);
       assert.equal(op.parameters[3].schema.maximum, 300000);
       assert.ok(op.responses['408'] && op.responses['410'] && op.responses['503']);
     } finally {

@@ -600,3 +600,32 @@ describe('IMAP fuzz with userMailboxes', () => {
     for (const status of ['OK', 'NO', 'BAD']) assert.ok((report.statuses[status] ?? 0) > 20, `${status}: ${report.statuses[status]}`);
   });
 });
+
+describe('GET /v1/events/wait with user (state condition on a user\'s mailbox)', () => {
+  test("waits for bob's INBOX, not alice's; user needs userMailboxes and a mailbox condition", async () => {
+    const { server, rest } = await start();
+    try {
+      // bob's INBOX has 1 message: a wait for 2 is pending until a message reaches it, not alice's.
+      const pending = request(rest, 'GET', '/v1/events/wait?mailbox=INBOX&messages=2&user=bob&timeout=5000');
+      await new Promise((r) => setTimeout(r, 50));
+      await request(rest, 'POST', '/v1/mailboxes/INBOX/messages?user=alice', { json: { raw: mail('to alice') } });
+      await request(rest, 'POST', '/v1/mailboxes/INBOX/messages?user=bob', { json: { raw: mail('to bob') } });
+      const answer = await pending;
+      assert.equal(answer.status, 200);
+      assert.deepEqual(answer.json.data, { mailbox: 'INBOX', messages: 2, user: 'bob' });
+      const alone = await request(rest, 'GET', '/v1/events/wait?user=bob&session=1');
+      assert.equal(alone.status, 400);
+      assert.match(alone.json.error.message, /user: only with mailbox and messages/);
+    } finally {
+      await server.stop();
+    }
+    const plain = createServer({ port: 0, rest: { port: 0 } });
+    const { rest: plainRest } = await plain.start();
+    try {
+      const refused = await request(plainRest!.port, 'GET', '/v1/events/wait?mailbox=INBOX&messages=0&user=bob&timeout=0');
+      assert.equal(refused.status, 400);
+    } finally {
+      await plain.stop();
+    }
+  });
+});
