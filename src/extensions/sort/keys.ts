@@ -8,6 +8,7 @@
  * entry never goes stale: it is dropped only when its message leaves the
  * mailbox. Each value is computed on first use.
  */
+import { dateFields, MONTHS } from '../../mime/date.js';
 import { decodeHeaderValue, parseAddressList, servedSize, type Address } from '../../mime/index.js';
 import type { StoreChange } from '../../store/changes.js';
 import type { Mailbox } from '../../store/mailbox.js';
@@ -165,21 +166,6 @@ function headerTextRange(raw: Buffer, start: number, stop: number): string {
   return (text.includes('\n') || text.includes('\r') ? text.replace(/\r?\n|\r/g, '') : text).trim();
 }
 
-const MONTHS = new Map(['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'].map((m, i) => [m, i]));
-// RFC 5322 §4.3 obsolete zones; military letters are unreliable, so they count as +0000 (-0000 in the RFC's words).
-const ZONES = new Map([
-  ['ut', 0],
-  ['gmt', 0],
-  ['z', 0],
-  ['est', -300],
-  ['edt', -240],
-  ['cst', -360],
-  ['cdt', -300],
-  ['mst', -420],
-  ['mdt', -360],
-  ['pst', -480],
-  ['pdt', -420],
-]);
 const digit = (s: string, i: number): number => {
   const c = s.charCodeAt(i) - 48;
   return c >= 0 && c <= 9 ? c : NaN;
@@ -277,8 +263,6 @@ function commonDateBytes(raw: Buffer, start: number, stop: number): number | nul
 export function parseDateBytes(raw: Buffer, start: number, stop: number): number | null {
   return commonDateBytes(raw, start, stop) ?? parseDateHeader(raw.toString('latin1', start, stop));
 }
-const DATE = /^\s*(?:[a-z]+\s*,\s*)?(\d{1,2})\s+([a-z]{3})[a-z]*\s+(\d{2,4})\s+(\d{1,2})\s*:\s*(\d{1,2})(?:\s*:\s*(\d{1,2}))?\s*([+-]\d{4}|[a-z]+)?/i;
-
 /**
  * An RFC 5322 date-time (obsolete forms included: two- and three-digit
  * years, named zones) as ms since the epoch, or null when it cannot be
@@ -288,27 +272,9 @@ const DATE = /^\s*(?:[a-z]+\s*,\s*)?(\d{1,2})\s+([a-z]{3})[a-z]*\s+(\d{2,4})\s+(
 export function parseDateHeader(value: string): number | null {
   const fast = commonDate(value);
   if (fast !== null) return fast;
-  const m = DATE.exec(value.includes('(') ? value.replace(/\([^()]*\)/g, ' ') : value);
-  if (!m) return null;
-  const month = MONTHS.get(m[2]!.toLowerCase());
-  if (month === undefined) return null;
-  let year = Number(m[3]);
-  if (m[3]!.length === 2) year += year < 50 ? 2000 : 1900;
-  else if (m[3]!.length === 3) year += 1900;
-  const day = Number(m[1]);
-  const hour = Number(m[4]);
-  const minute = Number(m[5]);
-  const second = m[6] === undefined ? 0 : Number(m[6]);
-  if (day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return null;
-  let zone = 0;
-  const z = m[7];
-  if (z !== undefined) {
-    if (z[0] === '+' || z[0] === '-') {
-      const minutes = Number(z.slice(1, 3)) * 60 + Number(z.slice(3, 5));
-      zone = z[0] === '-' ? -minutes : minutes;
-    } else zone = ZONES.get(z.toLowerCase()) ?? 0;
-  }
-  return Date.UTC(year, month, day, hour, minute, second) - zone * 60_000;
+  const f = dateFields(value);
+  if (!f || f.day < 1 || f.day > 31 || f.hour > 23 || f.minute > 59 || f.second > 60) return null;
+  return Date.UTC(f.year, f.month, f.day, f.hour, f.minute, f.second) - f.zone * 60_000;
 }
 
 /**
