@@ -13,6 +13,8 @@ export class Message {
   readonly internaldate: InternalDate;
   /** Keys of the storage message object the core does not know; kept for snapshots. */
   extra: Record<string, unknown> | null;
+  /** Values derived from `raw` alone, by slot (see ./memo.ts); shared with the message's copies. */
+  memo: unknown[] | null;
 
   constructor(init: {
     uid: number;
@@ -21,6 +23,7 @@ export class Message {
     raw: Buffer;
     internaldate: InternalDate;
     extra?: Record<string, unknown> | null;
+    memo?: unknown[] | null;
   }) {
     this.uid = init.uid;
     this.modseq = init.modseq;
@@ -28,6 +31,7 @@ export class Message {
     this.raw = init.raw;
     this.internaldate = init.internaldate;
     this.extra = init.extra ?? null;
+    this.memo = init.memo ?? null;
   }
 
   /**

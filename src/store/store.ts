@@ -57,6 +57,8 @@ export interface AppendInput {
   flags?: Iterable<string>;
   internaldate: InternalDate;
   extra?: Record<string, unknown> | null;
+  /** The memos of the message this one copies (same raw bytes): see ./memo.ts. */
+  memo?: unknown[] | null;
 }
 
 /**
@@ -326,7 +328,7 @@ export class Store {
     // New objects for the new mailbox: a session with INBOX selected still holds the old
     // ones (with their INBOX UIDs) until it has been told of the expunge.
     const copies = moved.map(
-      (m) => new Message({ uid: target.uidnext++, modseq, flags: m.flags, raw: m.raw, internaldate: m.internaldate, extra: m.extra }),
+      (m) => new Message({ uid: target.uidnext++, modseq, flags: m.flags, raw: m.raw, internaldate: m.internaldate, extra: m.extra, memo: m.memo }),
     );
     target.messages = copies;
     target.recount();
@@ -390,6 +392,7 @@ export class Store {
           raw: input.raw,
           internaldate: input.internaldate,
           extra: input.extra ?? null,
+          memo: input.memo ?? null,
         }),
     );
     for (const m of added) {
@@ -494,6 +497,7 @@ export class Store {
         flags: m.flags,
         internaldate: m.internaldate,
         extra: m.extra ? structuredClone(m.extra) : null,
+        memo: m.memo,
       })),
       origin,
     );

@@ -258,6 +258,32 @@ test('a kept sort order follows the mailbox: after an expunge and an append SORT
   }
 });
 
+test('a repeated UID SORT / UID THREAD answers new UIDs after the UIDs were renumbered (no kept answer goes stale), and a copy sorts like its original', async () => {
+  const { server, port } = await startServer({ plugins: ['SORT', 'THREAD'], storage: storage() });
+  try {
+    let c = await rawSession(port);
+    await run(c, 'R0', 'SELECT INBOX');
+    assert.deepEqual(await run(c, 'R1', 'UID SORT (SUBJECT) UTF-8 ALL'), ['* SORT 50 20 30 10 40', 'R1 OK Sort completed']);
+    assert.deepEqual(await run(c, 'R2', 'UID SORT (SUBJECT) UTF-8 ALL'), ['* SORT 50 20 30 10 40', 'R2 OK Sort completed']);
+    assert.deepEqual(await run(c, 'R3', 'UID THREAD ORDEREDSUBJECT UTF-8 ALL'), ['* THREAD (50)(30 20)(10)(40)', 'R3 OK Thread completed']);
+    c.close();
+    // Same messages, same sequence numbers, new UIDs 1..5 (renumber keeps the order).
+    server.control.resetUidValidity('INBOX', { uids: 'renumber' });
+    c = await rawSession(port);
+    await run(c, 'R4', 'SELECT INBOX');
+    assert.deepEqual(await run(c, 'R5', 'UID SORT (SUBJECT) UTF-8 ALL'), ['* SORT 5 2 3 1 4', 'R5 OK Sort completed']);
+    assert.deepEqual(await run(c, 'R6', 'UID THREAD ORDEREDSUBJECT UTF-8 ALL'), ['* THREAD (5)(3 2)(1)(4)', 'R6 OK Thread completed']);
+    // A copy shares its original's bytes (and the values kept for them): it sorts where the original does.
+    assert.equal((await run(c, 'R7', 'CREATE Copies')).at(-1), 'R7 OK Create completed');
+    assert.match((await run(c, 'R8', 'COPY 1:5 Copies')).at(-1)!, /^R8 OK /);
+    await run(c, 'R9', 'SELECT Copies');
+    assert.deepEqual(await run(c, 'R10', 'SORT (SUBJECT) UTF-8 ALL'), ['* SORT 5 2 3 1 4', 'R10 OK Sort completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 test('a script rule can name SORT and UID THREAD (commands registered through the extension interface)', async () => {
   const { server, port } = await startServer({ plugins: ['SORT', 'THREAD'], storage: storage() });
   try {

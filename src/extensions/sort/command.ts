@@ -71,7 +71,7 @@ export function runSort(ctx: CommandContext, cache: SortCache): CommandResult {
   }
   // The numbers as one pre-joined piece: a SORT of a large mailbox is one long line.
   const response: ImapValue[] = [atom('SORT')];
-  if (sorted.length > 0) response.push(atom(sorted.map((r) => (ctx.uid ? r.message.uid : r.seq)).join(' ')));
+  if (sorted.length > 0) response.push(atom(cache.text(sorted, ctx.uid)));
   // Items extensions add to a SEARCH answer: CONDSTORE's `(MODSEQ n)` when the criteria use MODSEQ (RFC 7162 §3.1.5 covers SORT too).
   const extra = protocol.searchResponseItems({ session, selected, criteria: program.keys, found: matched });
   session.untaggedList(extra.length > 0 ? [...response, ...extra] : response);

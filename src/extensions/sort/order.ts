@@ -86,9 +86,33 @@ const RANKINGS_PER_MAILBOX = 8;
 export class SortCache {
   readonly keys = new SortKeys();
   private rankings = new WeakMap<Mailbox, Map<string, Map<Message, number>>>();
+  /** Per mailbox the last answer: the same criteria over exactly the same matches is the same order. */
+  private last = new WeakMap<Mailbox, { id: string; found: readonly Found[]; sorted: Found[] }>();
+  /** The `* SORT` numbers of a sorted list, per kind (sequence numbers, UIDs), made once. */
+  private texts = new WeakMap<readonly Found[], { seq?: string; uid?: string }>();
 
   sort(mailbox: Mailbox, found: readonly Found[], criteria: readonly SortCriterion[]): Found[] {
     const id = criteria.map((c) => (c.reverse ? `-${c.key}` : c.key)).join(' ');
+    // A repeated SORT (a client refreshing its view) answers without a lookup per match.
+    const last = this.last.get(mailbox);
+    if (last !== undefined && last.id === id && sameMatches(last.found, found)) return last.sorted;
+    const sorted = this.rank(mailbox, found, criteria, id);
+    this.last.set(mailbox, { id, found, sorted });
+    return sorted;
+  }
+
+  /** The numbers of `sorted` (as returned by `sort`) joined by spaces: UIDs, or sequence numbers. */
+  text(sorted: readonly Found[], uid: boolean): string {
+    let texts = this.texts.get(sorted);
+    if (texts === undefined) {
+      texts = {};
+      this.texts.set(sorted, texts);
+    }
+    const kind = uid ? 'uid' : 'seq';
+    return (texts[kind] ??= sorted.map((r) => (uid ? r.message.uid : r.seq)).join(' '));
+  }
+
+  private rank(mailbox: Mailbox, found: readonly Found[], criteria: readonly SortCriterion[], id: string): Found[] {
     let byCriteria = this.rankings.get(mailbox);
     if (byCriteria === undefined) {
       byCriteria = new Map();
@@ -128,8 +152,24 @@ export class SortCache {
 
   onChange(change: StoreChange): void {
     this.keys.onChange(change);
-    if (change.kind === 'expunge') this.rankings.delete(change.mailbox);
-    else if (change.kind === 'reset') this.rankings = new WeakMap();
+    if (change.kind === 'expunge') {
+      this.rankings.delete(change.mailbox);
+      this.last.delete(change.mailbox);
+    } else if (change.kind === 'uidvalidity') {
+      // UIDs renumbered in place: the kept UID text would be stale.
+      this.last.delete(change.mailbox);
+    } else if (change.kind === 'reset') {
+      this.rankings = new WeakMap();
+      this.last = new WeakMap();
+    }
   }
+}
+
+/** The same messages at the same sequence numbers, in the same order. */
+export function sameMatches(a: readonly Found[], b: readonly Found[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.message !== b[i]!.message || a[i]!.seq !== b[i]!.seq) return false;
+  return true;
 }
 

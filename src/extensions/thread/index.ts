@@ -17,7 +17,7 @@ import { imapProtocol } from '../../imap/protocol.js';
 import { atom } from '../../imap/wire/values.js';
 import { defineExtension } from '../extension.js';
 import { readSearchCriteria } from '../sort/criteria.js';
-import type { SortCache } from '../sort/order.js';
+import { sameMatches, type SortCache } from '../sort/order.js';
 import { SortKeys } from '../sort/keys.js';
 import { threadBySubject } from './ordered-subject.js';
 import { threadByReferences } from './references.js';
@@ -39,6 +39,18 @@ type Found = readonly { seq: number; message: Message }[];
 export class ThreadState {
   readonly keys = new SortKeys();
   private last = new WeakMap<Mailbox, { algorithm: string; found: Found; roots: ThreadNode[] }>();
+  /** The wire form of kept threads, per kind (sequence numbers, UIDs), made once. */
+  private texts = new WeakMap<ThreadNode[], { seq?: string; uid?: string }>();
+
+  /** `formatThreads(roots, uid)`, kept while `roots` are the mailbox's last threads. */
+  text(roots: ThreadNode[], uid: boolean): string {
+    let texts = this.texts.get(roots);
+    if (texts === undefined) {
+      texts = {};
+      this.texts.set(roots, texts);
+    }
+    return (texts[uid ? 'uid' : 'seq'] ??= formatThreads(roots, uid));
+  }
 
   threads(mailbox: Mailbox, algorithm: string, found: Found, make: () => ThreadNode[]): ThreadNode[] {
     const last = this.last.get(mailbox);
@@ -56,11 +68,6 @@ export class ThreadState {
   }
 }
 
-function sameMatches(a: Found, b: Found): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i]!.message !== b[i]!.message || a[i]!.seq !== b[i]!.seq) return false;
-  return true;
-}
 
 function run(ctx: CommandContext): CommandResult {
   const { session, args } = ctx;
@@ -78,7 +85,7 @@ function run(ctx: CommandContext): CommandResult {
   const keys = (protocol.api('SORT') as SortCache | undefined)?.keys ?? state.keys;
   const mailbox = session.selected!.mailbox;
   const roots = state.threads(mailbox, name, matched, () => algorithm!(matched, keys.of(mailbox)));
-  session.untaggedList(roots.length > 0 ? [atom('THREAD'), atom(formatThreads(roots, ctx.uid))] : [atom('THREAD')]);
+  session.untaggedList(roots.length > 0 ? [atom('THREAD'), atom(state.text(roots, ctx.uid))] : [atom('THREAD')]);
   return ok('Thread completed');
 }
 

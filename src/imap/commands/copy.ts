@@ -67,6 +67,7 @@ function copyKeeping(store: Store, messages: readonly Message[], target: Mailbox
     flags: [...m.flags].filter(keep),
     internaldate: m.internaldate,
     extra: m.extra ? structuredClone(m.extra) : null,
+    memo: m.memo,
   }));
   const added = store.append(target, inputs, origin);
   return ordered.map((m, i) => ({ uid: m.uid, targetUid: added[i]!.uid }));
