@@ -127,10 +127,10 @@ export class SelectedMailbox {
   /**
    * The untagged responses owed to the client, applied to the view:
    * EXPUNGE (unless held), EXISTS and RECENT, then FETCH FLAGS. A string
-   * is ready-made response text.
+   * or Buffer is ready-made response text.
    */
-  drain(allowExpunge: boolean): (Untagged | string)[] {
-    const out: (Untagged | string)[] = [];
+  drain(allowExpunge: boolean): (Untagged | string | Buffer)[] {
+    const out: (Untagged | string | Buffer)[] = [];
     // Keywords that arrive with new messages or flag changes are announced
     // before the EXISTS or FETCH that carries them (RFC 3501 §7.2.6).
     if (this.learnKeywords()) out.push(...this.flagsResponses());
@@ -161,19 +161,19 @@ export class SelectedMailbox {
     }
     if (this.pendingNew.length) {
       const first = this.view.length + 1;
+      const withRecent = this.shape?.recent !== false;
       for (const m of this.pendingNew) {
         this.view.push(m);
         // The first session to hear of a new message sees it as \Recent.
         if (m.uid >= this.mailbox.recentFloor) {
           // A session without \Recent (IMAP4rev2) still takes it from the others, as the first to hear.
-          if (this.shape?.recent !== false) this.recent.add(m.uid);
+          if (withRecent) this.recent.add(m.uid);
           if (!this.readOnly) this.mailbox.recentFloor = m.uid + 1;
         }
       }
       const added = this.pendingNew;
       this.pendingNew = [];
-      out.push([this.view.length, atom('EXISTS')]);
-      if (this.shape?.recent !== false) out.push([this.recent.size, atom('RECENT')]);
+      out.push(countsLine(this.view.length, withRecent ? this.recent.size : -1));
       // What an extension sends about each new message (NOTIFY's MessageNew fetch attributes).
       if (this.shape) {
         const numbered = added.map((message, i) => ({ seq: first + i, message }));
@@ -243,4 +243,21 @@ export class SelectedMailbox {
     if (this.isRecent(m.uid)) flags.push(atom('\\Recent'));
     return flags;
   }
+}
+
+/** The last `countsLine` made: every session idling in a mailbox is told the same counts of one change. */
+let lastCounts: { exists: number; recent: number; bytes: Buffer } | null = null;
+
+/**
+ * `* n EXISTS` and, unless `recent` is -1, `* m RECENT`, as bytes shared by
+ * every session told the same counts: a new message in a mailbox 10,000
+ * sessions idle in is one encoding, not 10,000 (the bytes are never
+ * changed after they are made; a copy goes to each transcript).
+ */
+function countsLine(exists: number, recent: number): Buffer {
+  const last = lastCounts;
+  if (last !== null && last.exists === exists && last.recent === recent) return last.bytes;
+  const text = recent < 0 ? `* ${exists} EXISTS\r\n` : `* ${exists} EXISTS\r\n* ${recent} RECENT\r\n`;
+  lastCounts = { exists, recent, bytes: Buffer.from(text, 'latin1') };
+  return lastCounts.bytes;
 }

@@ -862,8 +862,10 @@ export class ImapSession implements SessionHandle {
 
   /** Restarts the quiet timers (any input or output). */
   private touch(): void {
-    for (const t of this.quietTimers) clearTimeout(t);
-    this.quietTimers = [];
+    if (this.quietTimers.length > 0) {
+      for (const t of this.quietTimers) clearTimeout(t);
+      this.quietTimers = [];
+    }
     if (this.closed || !this.server.script.has('quiet')) return;
     for (const ms of this.server.script.quietTimes()) {
       const timer = setTimeout(() => this.onQuiet(ms), ms);
@@ -880,6 +882,12 @@ export class ImapSession implements SessionHandle {
     ctx.quietFor = ms;
     const action = this.server.script.fire(ctx);
     if (action) this.applyOutput(action, null);
+  }
+
+  /** Writes responses given as bytes (IMAP-safe, CRLF-terminated, never changed later: they may be shared). */
+  writeBytes(bytes: Buffer): void {
+    if (this.shaper.active()) this.shaper.respondText(bytes.toString('latin1'));
+    else this.write(bytes);
   }
 
   /** Writes a response given as text (already IMAP-safe, CRLF-terminated). */
@@ -1330,6 +1338,7 @@ export class ImapSession implements SessionHandle {
         }
         for (const item of selected.drain(allowExpunge)) {
           if (typeof item === 'string') this.writeText(item);
+          else if (Buffer.isBuffer(item)) this.writeBytes(item);
           else this.untaggedList(item);
         }
       }

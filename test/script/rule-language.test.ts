@@ -83,6 +83,29 @@ test('untagged matches a response by type; description shows in the listing and 
   }
 });
 
+test('a notice in IDLE goes through the response rules line by line: EXISTS mutated, RECENT untouched, for every idling session', async () => {
+  const { server, port } = await startServer({ plugins: ['IDLE'], storage: { INBOX: { messages: [mail('One'), mail('Two')] } } });
+  try {
+    const clients: RawClient[] = [];
+    for (let i = 0; i < 2; i++) {
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      c.write('I1 IDLE\r\n');
+      assert.match(await c.line(), /^\+ /);
+      clients.push(c);
+    }
+    server.script.add({ on: 'response', untagged: 'EXISTS', mutate: [{ add: 'EXISTS', value: 100 }] });
+    server.control.addMessage('INBOX', { raw: MSG });
+    // The first session to hear of the message sees it as \Recent, the other not (RFC 3501 §2.3.1.1).
+    const seen = await Promise.all(clients.map(async (c) => [await c.line(), await c.line()]));
+    assert.deepEqual(seen.map((lines) => lines[0]), ['* 103 EXISTS', '* 103 EXISTS']);
+    assert.deepEqual(seen.map((lines) => lines[1]).sort(), ['* 0 RECENT', '* 1 RECENT']);
+    for (const c of clients) c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 test('mutate (JSON): replace, drop, reorder FETCH items; string -> literal; literal -> quoted; response codes, text, STATUS, LIST, EXISTS', async () => {
   const { server, port } = await startServer({ storage: { INBOX: { messages: [MSG] } } });
   try {
