@@ -121,7 +121,7 @@ export class SelectedMailbox {
 
   /** Forgets a pending flag notice (the session's own STORE answered it already). */
   dropFlagNotice(uid: number): void {
-    this.pendingFlags.delete(uid);
+    if (this.pendingFlags.size > 0) this.pendingFlags.delete(uid);
   }
 
   /**

@@ -76,16 +76,20 @@ const TEXT_ITEMS = new Set<FetchAttribute['type']>(['UID', 'FLAGS', 'RFC822.SIZE
  */
 function fetchAsText(session: ImapSession, selected: SelectedMailbox, targets: Numbered[], items: FetchAttribute[]): void {
   let text = '';
-  for (const { seq, message: m } of targets) {
+  const count = items.length;
+  for (let t = 0; t < targets.length; t++) {
+    const { seq, message: m } = targets[t]!;
     let line = `* ${seq} FETCH (`;
-    items.forEach((att, i) => {
+    for (let i = 0; i < count; i++) {
       if (i) line += ' ';
-      switch (att.type) {
+      switch (items[i]!.type) {
         case 'UID':
           line += `UID ${m.uid}`;
           break;
         case 'FLAGS': {
-          let flags = [...m.flags].join(' ');
+          // Joined by hand: no array per message (sync clients ask this of every message, often).
+          let flags = '';
+          for (const f of m.flags) flags = flags === '' ? f : `${flags} ${f}`;
           if (selected.isRecent(m.uid)) flags = flags ? `${flags} \\Recent` : '\\Recent';
           line += `FLAGS (${flags})`;
           break;
@@ -99,7 +103,7 @@ function fetchAsText(session: ImapSession, selected: SelectedMailbox, targets: N
         default:
           line += `INTERNALDATE "${formatInternalDate(m.internaldate)}"`;
       }
-    });
+    }
     selected.dropFlagNotice(m.uid);
     text += line + ')\r\n';
     if (text.length > 65536) {
