@@ -52,12 +52,16 @@ function unlink(child: ThreadNode): void {
 export function threadByReferences(found: readonly { seq: number; message: Message }[], keys: MessageKeys): ThreadNode[] {
   const byId = new Map<string, ThreadNode>();
   const all: ThreadNode[] = [];
+  // Dummies made in step 1 and not filled by a message since: with none (every reference found, the
+  // usual mailbox) step 3 has nothing to prune and step 6 needs no depth order.
+  let dummies = 0;
   const container = (id: string): ThreadNode => {
     let c = byId.get(id);
     if (c === undefined) {
       c = node(null, 0, 0);
       byId.set(id, c);
       all.push(c);
+      dummies++;
     }
     return c;
   };
@@ -72,6 +76,7 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
     let own: ThreadNode;
     const existing = id === null ? undefined : byId.get(id);
     if (existing !== undefined && existing.message === null) {
+      dummies--;
       own = existing;
       own.message = message;
       own.seq = seq;
@@ -100,7 +105,7 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
   let roots = all.filter((n) => n.parent === null);
 
   // Step 3, bottom-up so a dummy's children are final when it is replaced by them.
-  const order = preorder(roots);
+  const order = dummies > 0 ? preorder(roots) : [];
   for (let i = order.length - 1; i >= 0; i--) {
     const n = order[i]!;
     if (!n.children.some((c) => c.message === null)) continue;
@@ -112,13 +117,15 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
     for (const c of kept) c.parent = n;
     n.children = kept;
   }
-  const top: ThreadNode[] = [];
-  for (const r of roots) {
-    if (r.message !== null || r.children.length > 1) top.push(r);
-    else if (r.children.length === 1) top.push(r.children[0]!);
+  if (dummies > 0) {
+    const top: ThreadNode[] = [];
+    for (const r of roots) {
+      if (r.message !== null || r.children.length > 1) top.push(r);
+      else if (r.children.length === 1) top.push(r.children[0]!);
+    }
+    for (const r of top) r.parent = null;
+    roots = top;
   }
-  for (const r of top) r.parent = null;
-  roots = top;
 
   // Step 4.
   const compare = bySentDate;
@@ -171,6 +178,13 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
   roots = slots.filter((r): r is ThreadNode => r !== null);
 
   // Step 6.
-  sortSiblings(roots, compare);
+  if (dummies > 0) sortSiblings(roots, compare);
+  else {
+    // Below the top every node is a message (a date of its own): siblings sort in any order, no walk.
+    // Step 5's new dummies are roots and sort by their first child, so their children go first.
+    for (const n of all) if (n.children.length > 1) n.children.sort(compare);
+    for (const r of roots) if (r.message === null && r.children.length > 1) r.children.sort(compare);
+    roots.sort(compare);
+  }
   return roots;
 }
