@@ -212,3 +212,35 @@ test('a repeated THREAD answers the same; after an expunge and an append it answ
     await server.stop();
   }
 });
+
+test('REFERENCES differential: one message citing an unknown ID (a dummy, the general path) leaves every other thread as it was without it (the path for mailboxes with no dummy)', async () => {
+  // A seeded mailbox of replies, forwards and repeated subjects, every reference to an earlier message.
+  let seed = 12345;
+  const rand = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return (seed >>> 8) % n;
+  };
+  const specs: Spec[] = [];
+  for (let i = 0; i < 120; i++) {
+    const parent = i > 0 && rand(3) > 0 ? rand(i) : -1;
+    const refs = parent < 0 ? undefined : `${specs[parent]!.refs ?? ''} <m${parent}@x>`.trim();
+    const subject = `${['', 'Re: ', 'Fwd: ', 'Re: [list] '][rand(4)]}topic ${rand(15)}`;
+    specs.push({ id: `m${i}@x`, refs, subject, day: 1 + rand(28) });
+  }
+  const threads = async (list: Spec[]): Promise<string> => {
+    let line = '';
+    await withMailbox(list, async (c) => {
+      const out = await run(c, 'T1', 'THREAD REFERENCES UTF-8 ALL');
+      assert.equal(out.at(-1), 'T1 OK Thread completed');
+      line = out[0]!;
+    });
+    return line;
+  };
+  const without = await threads(specs);
+  // The extra message is the last (sequence number 121), alone in its subject, under a reference nobody has:
+  // its dummy parent is pruned (one child at the top), so it is a thread of its own.
+  const withDummy = await threads([...specs, { id: 'extra@x', refs: '<missing@nowhere>', subject: 'unique subject', day: 15 }]);
+  assert.match(without, /^\* THREAD \(/);
+  assert.ok(withDummy.includes('(121)'), withDummy);
+  assert.equal(withDummy.replace('(121)', ''), without);
+});
