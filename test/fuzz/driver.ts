@@ -15,7 +15,9 @@
  * - at the end (and before every store reset) the store is consistent by
  *   the control API and a normal session sees exactly that store.
  */
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { createServer, type MailboxScope, type Server, type ServerOptions } from '../../src/index.js';
 import { ShadowFramer } from './framing.js';
 import { Generator, Rand, type FuzzState } from './generate.js';
@@ -328,6 +330,22 @@ class FuzzConnection {
     }
   }
 
+  /**
+   * With FUZZ_DUMP_DIR set, writes what a probe timeout needs for a repro:
+   * the whole batch (base64), what the client last read, and every live
+   * session's info and server-side transcript (what the server read and
+   * answered), so a replay can start from the same bytes.
+   */
+  private dumpTimeout(probeN: number): void {
+    const dir = process.env.FUZZ_DUMP_DIR;
+    if (!dir) return;
+    const server = this.fuzz.server;
+    const sessions = server.control.sessions().map((info) => ({ info, transcript: server.transcript(info.session)?.text() ?? null }));
+    const dump = { state: this.state, utf8: this.utf8, localPort: this.localPort, sent: Buffer.from(this.sent, 'latin1').toString('base64'), recent: this.recent, sessions };
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `probe-timeout-${process.pid}-${probeN}.json`), JSON.stringify(dump));
+  }
+
   write(data: Buffer): void {
     this.framer.feed(data);
     this.sent += data.toString('latin1');
@@ -357,6 +375,7 @@ class FuzzConnection {
     if (r === 'timeout') {
       this.probe = null;
       this.fuzz.finding('probe-timeout', `no tagged answer to the probe within ${timeoutMs} ms`, this.sent);
+      this.dumpTimeout(probeN);
     }
     if (typeof r === 'object') {
       this.state = r.state;
