@@ -83,6 +83,8 @@ export interface FuzzReport {
   /** Batches ended by the server closing the connection, by a literal too large to fill. */
   closedByServer: number;
   refills: number;
+  /** Probe timeouts after a batch the framer could not frame for sure (`ShadowFramer.ambiguous`): not findings. */
+  ambiguousTimeouts: number;
   durationMs: number;
   findings: Finding[];
   /** Tagged statuses seen, for a sanity check that the inputs reach the commands. */
@@ -132,12 +134,12 @@ export function storeProblems(server: Server, scope?: MailboxScope): string[] {
   return problems;
 }
 
-type ProbeResult = { state: FuzzState } | 'closed' | 'timeout';
+type ProbeResult = { state: FuzzState } | 'closed' | 'timeout' | 'ambiguous';
 
 class FuzzConnection {
   private socket: net.Socket | null = null;
   private splitter = new ResponseSplitter();
-  readonly framer = new ShadowFramer({ maxLiteral: MAX_LITERAL });
+  readonly framer = new ShadowFramer({ maxLiteral: MAX_LITERAL, maxLine: MAX_LINE });
   state: FuzzState = 'notAuthenticated';
   private greeted = false;
   /** The session enabled UTF8=ACCEPT or IMAP4rev2 (seen in `* ENABLED`): its quoted strings may be UTF-8. */
@@ -374,10 +376,14 @@ class FuzzConnection {
     clearTimeout(timer);
     if (r === 'timeout') {
       this.probe = null;
+      // The framer could not tell whether a synchronizing literal was refused, and the two readings differ:
+      // the server may be waiting, rightly, for literal bytes the fuzzer never counted.
+      if (this.framer.ambiguous) return 'ambiguous';
       this.fuzz.finding('probe-timeout', `no tagged answer to the probe within ${timeoutMs} ms`, this.sent);
       this.dumpTimeout(probeN);
     }
     if (typeof r === 'object') {
+      this.framer.clearAmbiguity();
       this.state = r.state;
       // UNAUTHENTICATE forgets what ENABLE turned on.
       if (r.state === 'notAuthenticated') this.utf8 = false;
@@ -528,6 +534,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   let reconnects = 0;
   let closedByServer = 0;
   let refills = 0;
+  let ambiguousTimeouts = 0;
   const states: Record<FuzzState, number> = { notAuthenticated: 0, authenticated: 0, selected: 0 };
   let probeN = 0;
   const control = new Rand(options.seed ^ 0x5eed);
@@ -581,9 +588,11 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
       batches++;
       if (control.chance(0.3)) controlChange();
       const result = await conn.finishBatch(++probeN, probeTimeoutMs);
-      // 'refill': the batch left a literal too large to fill; 'timeout' is a finding already. Start over.
-      if (result === 'refill' || result === 'timeout') conn.destroy();
+      // 'refill': the batch left a literal too large to fill; 'timeout' is a finding already; 'ambiguous' see
+      // finishBatch. Start over.
+      if (result === 'refill' || result === 'timeout' || result === 'ambiguous') conn.destroy();
       if (result === 'refill') refills++;
+      if (result === 'ambiguous') ambiguousTimeouts++;
       if (result === 'closed') closedByServer++;
       if (options.onProgress && batches % 200 === 0) options.onProgress(done);
     }
@@ -622,6 +631,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
     reconnects,
     closedByServer,
     refills,
+    ambiguousTimeouts,
     durationMs: Date.now() - started,
     findings: [...fuzz.findings.values()],
     statuses: fuzz.statuses,

@@ -7,13 +7,26 @@
  * It never under-counts: a synchronizing literal that the server may
  * accept is assumed accepted (over-filling a literal the server refused
  * only adds a garbage line), one it must refuse (above every configured
- * literal limit) is assumed refused.
+ * literal limit, or on a line longer than the server's line limit) is
+ * assumed refused.
+ *
+ * Over-filling is harmless unless the bytes taken for the literal, read by
+ * the server as lines (it refused the literal), announce a literal of
+ * their own: then the server waits for bytes the framer never counted and
+ * the probe is not answered. The framer cannot tell which happened, so it
+ * says so (`ambiguous`): a probe timeout in such a batch is the fuzzer's
+ * doubt, not the server's hang.
  */
 
 export interface FramerLimits {
   /** Sizes above this are refused in every state (the server's largest literal limit). */
   maxLiteral: number;
+  /** The server's `maxLineLength`: a longer line is refused whole, a synchronizing literal it announces with it. */
+  maxLine?: number;
 }
+
+/** A literal announcement at a line's end, as the server reads one. */
+const MARKER_LINE = /\{\d+\+?\}\r?\n/;
 
 export class ShadowFramer {
   /** Bytes still owed to the literal being sent; -1 when in a line. */
@@ -24,6 +37,14 @@ export class ShadowFramer {
   unusable = false;
   /** A literal ended and its command line goes on. */
   private afterLiteral = false;
+  /** Bytes of the current line so far (since its start or the end of the literal before it). */
+  private lineLength = 0;
+  /** The literal being sent is synchronizing: the server may have refused it (see `ambiguous`). */
+  private assumed = false;
+  /** The last bytes of an assumed literal's data, for an announcement split across writes. */
+  private assumedTail = '';
+  /** Since `clearAmbiguity`: assumed literal data held something the server would read as a literal announcement. */
+  ambiguous = false;
 
   constructor(private readonly limits: FramerLimits) {}
 
@@ -37,6 +58,11 @@ export class ShadowFramer {
     while (pos < data.length) {
       if (this.literalLeft >= 0) {
         const take = Math.min(this.literalLeft, data.length - pos);
+        if (this.assumed && !this.ambiguous) {
+          const text = this.assumedTail + data.toString('latin1', pos, pos + take);
+          if (MARKER_LINE.test(text)) this.ambiguous = true;
+          this.assumedTail = text.slice(-24);
+        }
         this.literalLeft -= take;
         pos += take;
         if (this.literalLeft === 0) {
@@ -48,13 +74,20 @@ export class ShadowFramer {
       const lf = data.indexOf(0x0a, pos);
       if (lf < 0) {
         this.tail = (this.tail + data.toString('latin1', Math.max(pos, data.length - 40), data.length)).slice(-40);
+        this.lineLength += data.length - pos;
         return;
       }
       let line = (this.tail + data.toString('latin1', Math.max(pos, lf - 40), lf)).slice(-40);
+      let length = this.lineLength + (lf - pos);
       pos = lf + 1;
       this.tail = '';
+      this.lineLength = 0;
       this.afterLiteral = false;
-      if (line.endsWith('\r')) line = line.slice(0, -1);
+      if (line.endsWith('\r')) {
+        line = line.slice(0, -1);
+        length--;
+      }
+      const tooLong = this.limits.maxLine !== undefined && length > this.limits.maxLine;
       const m = /\{(\d+)(\+?)\}$/.exec(line);
       if (!m) continue;
       const digits = m[1]!;
@@ -65,8 +98,11 @@ export class ShadowFramer {
         if (!sync) this.unusable = true;
         continue;
       }
-      if (sync && size > this.limits.maxLiteral) continue; // refused: no literal follows
+      // Refused: no literal follows (a non-synchronizing one on a line too long is skipped: counted as sent).
+      if (sync && (size > this.limits.maxLiteral || tooLong)) continue;
       this.literalLeft = size;
+      this.assumed = sync;
+      this.assumedTail = '';
       if (size === 0) {
         this.literalLeft = -1;
         this.afterLiteral = true;
@@ -101,10 +137,19 @@ export class ShadowFramer {
     return null;
   }
 
+  /** A probe was answered: the server and the framer agree again. */
+  clearAmbiguity(): void {
+    this.ambiguous = false;
+  }
+
   reset(): void {
     this.literalLeft = -1;
     this.tail = '';
     this.unusable = false;
     this.afterLiteral = false;
+    this.lineLength = 0;
+    this.assumed = false;
+    this.assumedTail = '';
+    this.ambiguous = false;
   }
 }

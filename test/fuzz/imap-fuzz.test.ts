@@ -174,6 +174,41 @@ describe('fuzz oracle: shadow framer', () => {
     assert.equal(f.completion(100), null, 'an unusable non-synchronizing size ends the connection');
   });
 
+  test('a synchronizing literal on a line over the server\'s limit is refused with it; what follows is read as lines (a probe timeout found by the fuzzer)', async () => {
+    const f = new ShadowFramer({ maxLiteral: 1_000_000, maxLine: 8192 });
+    // The shape of the batch the fuzzer dumped: an overlong line announcing {29}, then bytes that, read as
+    // lines (the server refused the literal: BAD, no "+"), announce a non-synchronizing literal of their own.
+    const batch = `F1${'A'.repeat(8300)} {29}\r\n(\tUNSUBSCRIBE "x\\"y"\r\nF2{100+}\r\n${'B'.repeat(40)}`;
+    f.feed(Buffer.from(batch, 'latin1'));
+    assert.equal(f.literalLeft, 60, 'the {100+} literal is the one pending, 60 bytes still owed');
+    assert.equal(f.ambiguous, false);
+    const completion = f.completion(1000)!;
+    assert.equal(completion.length, 62);
+    // The real server reads it so: the probe after the completion is answered.
+    const { server, port } = await startServer({ maxLineLength: 8192 });
+    try {
+      const c = await rawSession(port);
+      c.write(Buffer.concat([Buffer.from(batch, 'latin1'), completion, Buffer.from('P1 NOOP\r\n')]));
+      const lines = await c.until('P1');
+      assert.equal(lines.at(-1), 'P1 OK NOOP completed');
+      assert.ok(lines.some((l) => /^(\*|F1) BAD .*too long/.test(l)), lines.join('\n'));
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('data taken for an accepted synchronizing literal that would announce a literal if refused makes the batch ambiguous', () => {
+    const f = new ShadowFramer({ maxLiteral: 1_000_000, maxLine: 8192 });
+    f.feed(Buffer.from('A1 LOGIN {19}\r\nx\r\nA2 X {5'));
+    assert.equal(f.ambiguous, false, 'no announcement yet (split across writes)');
+    f.feed(Buffer.from('+}\r\n12345'));
+    assert.equal(f.ambiguous, true);
+    f.clearAmbiguity();
+    f.feed(Buffer.from('\r\nA3 APPEND x {3+}\r\n{1}\r\n'));
+    assert.equal(f.ambiguous, false, 'a non-synchronizing literal is never refused: its data is data');
+  });
+
   test('generated inputs replay from the seed', () => {
     const a = new Generator(42, { maxLineLength: 100 });
     const b = new Generator(42, { maxLineLength: 100 });
