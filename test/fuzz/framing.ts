@@ -15,7 +15,10 @@
  * their own: then the server waits for bytes the framer never counted and
  * the probe is not answered. The framer cannot tell which happened, so it
  * says so (`ambiguous`): a probe timeout in such a batch is the fuzzer's
- * doubt, not the server's hang.
+ * doubt, not the server's hang. The same doubt comes after IDLE and
+ * AUTHENTICATE: the server reads the next lines as lines (DONE, SASL
+ * responses; how many depends on the mechanism and its outcome), so a
+ * literal announced on one of them may be no literal to the server.
  */
 
 export interface FramerLimits {
@@ -27,6 +30,10 @@ export interface FramerLimits {
 
 /** A literal announcement at a line's end, as the server reads one. */
 const MARKER_LINE = /\{\d+\+?\}\r?\n/;
+/** A command line that may put the server into line mode (RFC 2177 IDLE, RFC 3501 AUTHENTICATE). */
+const LINE_MODE_COMMAND = /^\S* +(?:UID +)?(?:IDLE|AUTHENTICATE)\b/i;
+/** Lines after such a command that the server may still read as lines (SASL: response, error ack). */
+const LINE_MODE_LINES = 3;
 
 export class ShadowFramer {
   /** Bytes still owed to the literal being sent; -1 when in a line. */
@@ -45,6 +52,10 @@ export class ShadowFramer {
   private assumedTail = '';
   /** Since `clearAmbiguity`: assumed literal data held something the server would read as a literal announcement. */
   ambiguous = false;
+  /** The first bytes of the current line (the command name tells whether line mode may follow). */
+  private head = '';
+  /** Lines still to come that the server may read in line mode (after IDLE or AUTHENTICATE). */
+  private lineModeLines = 0;
 
   constructor(private readonly limits: FramerLimits) {}
 
@@ -72,6 +83,7 @@ export class ShadowFramer {
         continue;
       }
       const lf = data.indexOf(0x0a, pos);
+      if (this.head.length < 64 && !this.afterLiteral) this.head += data.toString('latin1', pos, Math.min(lf < 0 ? data.length : lf, pos + 64 - this.head.length));
       if (lf < 0) {
         this.tail = (this.tail + data.toString('latin1', Math.max(pos, data.length - 40), data.length)).slice(-40);
         this.lineLength += data.length - pos;
@@ -88,8 +100,14 @@ export class ShadowFramer {
         length--;
       }
       const tooLong = this.limits.maxLine !== undefined && length > this.limits.maxLine;
+      const head = this.head;
+      this.head = '';
+      const maybeLineMode = this.lineModeLines > 0;
+      if (maybeLineMode) this.lineModeLines--;
+      if (LINE_MODE_COMMAND.test(head)) this.lineModeLines = LINE_MODE_LINES;
       const m = /\{(\d+)(\+?)\}$/.exec(line);
       if (!m) continue;
+      if (maybeLineMode) this.ambiguous = true;
       const digits = m[1]!;
       const size = digits.length > 19 ? Infinity : Number(digits);
       const sync = m[2] === '';
@@ -151,5 +169,7 @@ export class ShadowFramer {
     this.assumed = false;
     this.assumedTail = '';
     this.ambiguous = false;
+    this.head = '';
+    this.lineModeLines = 0;
   }
 }

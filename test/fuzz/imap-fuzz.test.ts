@@ -207,6 +207,14 @@ describe('fuzz oracle: shadow framer', () => {
     f.clearAmbiguity();
     f.feed(Buffer.from('\r\nA3 APPEND x {3+}\r\n{1}\r\n'));
     assert.equal(f.ambiguous, false, 'a non-synchronizing literal is never refused: its data is data');
+    // After AUTHENTICATE the server reads SASL lines; how many depends on the mechanism and its outcome (an
+    // XOAUTH2 failure asks for one more), so a literal announced on the next lines may be no literal to it.
+    const g = new ShadowFramer({ maxLiteral: 1_000_000, maxLine: 8192 });
+    g.feed(Buffer.from('A1 AUTHENTICATE XOAUTH2\r\ndXNlcj10\r\nA2 XFUZZ {16+}\r\nD {2000000+}\r\n \r\n'));
+    assert.equal(g.ambiguous, true);
+    g.clearAmbiguity();
+    g.feed(Buffer.from('A3 NOOP\r\nA4 X\r\nA5 Y\r\nA6 Z\r\nA7 APPEND x {3+}\r\nabc\r\n'));
+    assert.equal(g.ambiguous, false, 'three lines after the last line-mode command: commands again');
   });
 
   test('generated inputs replay from the seed', () => {
