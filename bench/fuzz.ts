@@ -43,7 +43,7 @@ export async function run(args: string[] = []): Promise<void> {
     ['inputs per state', `not authenticated ${report.states.notAuthenticated}, authenticated ${report.states.authenticated}, selected ${report.states.selected}`],
     ['tagged OK / NO / BAD', ['OK', 'NO', 'BAD'].map((s) => report.statuses[s] ?? 0).join(' / ')],
     ['batches / reconnects', `${report.batches} / ${report.reconnects} (closed by server ${report.closedByServer}, literal too large to fill ${report.refills})`],
-    ['probe timeouts the framer could not rule on', `${report.ambiguousTimeouts} (a synchronizing literal the server may have refused, whose bytes announce a literal)`],
+    ['probe timeouts the framer could not rule on', `${report.ambiguousTimeouts} (a literal announced where the server may read no literal: in the data of a synchronizing literal it may have refused, or on a line after IDLE or AUTHENTICATE)`],
     ['findings', String(report.findings.length)],
   ]);
   for (const f of report.findings) {
