@@ -28,7 +28,9 @@ export function messageMemo<T>(): MessageMemo<T> {
   return {
     get: (message) => (message.memo === null ? undefined : (message.memo[slot] as T | undefined)),
     set: (message, value) => {
-      (message.memo ??= [])[slot] = value;
+      // Sized for the slots defined so far: `[]` grown by one index would reserve room for 17.
+      const memo = (message.memo ??= new Array<unknown>(nextSlot));
+      memo[slot] = value;
     },
   };
 }
