@@ -5,14 +5,17 @@
  * costs stays bounded however long it runs.
  *
  * Small chunks (most of them: command lines, status responses) are copied
- * into one circular buffer of the ring's own (grown by doubling up to
- * maxBytes) and each chunk's time, side and length go into typed arrays:
- * they make no object per chunk and keep no buffer of the session's alive,
- * so they add next to nothing to garbage collection (keeping every chunk as
- * a Buffer doubled the GC time of `bench imap`). Large chunks (FETCH
- * output) are kept by reference instead: copying them cost more than the
- * commands that made them, and they are few. Chunk objects are made only
- * when a transcript is read.
+ * into one circular buffer of the ring's own (made at the first copy, grown
+ * by doubling up to maxBytes) and each chunk's time, side and length go
+ * into one array of numbers: they make no object per chunk and keep no
+ * buffer of the session's alive, so they add next to nothing to garbage
+ * collection (keeping every chunk as a Buffer doubled the GC time of
+ * `bench imap`). Large chunks (FETCH output) are kept by reference instead:
+ * copying them cost more than the commands that made them, and they are
+ * few. The small chunks of a session's first few KiB that other sessions
+ * sent or were sent too (greeting, login, SELECT) are kept by reference to
+ * one shared copy (./shared-chunks.ts), so an idle session holds references,
+ * not bytes. Chunk objects are made only when a transcript is read.
  */
 
 /** Who sent a chunk. */
@@ -26,36 +29,61 @@ export interface TranscriptChunk {
   readonly data: Buffer;
 }
 
-// Small first allocations: an idle session's transcript is a greeting, a login and a SELECT (issue 20's
-// per-session RSS budget), and the ring doubles as traffic grows.
-const FIRST_BYTES = 2048;
+// Small first allocations: most sessions are short or idle (issue 20's per-session RSS budget), and both
+// the bytes and the chunk slots double as traffic grows.
+const FIRST_BYTES = 512;
+const FIRST_CHUNKS = 8;
 /** Chunks from this size on are kept by reference, not copied. */
 const BIG = 8192;
-const FIRST_CHUNKS = 16;
+/** A session's chunks are looked up among the shared ones while fewer than this many bytes were recorded. */
+const SHARE_WINDOW = 8192;
+/** Largest chunk looked up among the shared ones. */
+const SHARE_MAX = 4096;
+
+/** Per slot, three numbers in `meta`: time, length, flags. */
+const STRIDE = 3;
+const AT = 0;
+const LEN = 1;
+const FLAGS = 2;
+/** Flag: the chunk came from the client. */
+const CLIENT = 1;
+/** Flag: `refs[slot]` is a shared chunk (SharedChunks), small like a copied one. */
+const SHARED = 2;
+
+/** What the ring needs of SharedChunks: the shared Buffer of some bytes (latin1), or null. */
+export interface ChunkSharer {
+  share(key: string): Buffer | null;
+}
 
 export class TranscriptRing {
-  private bytes: Buffer;
+  private bytes: Buffer | null = null;
   /** Offset of the oldest byte in `bytes`, and how many bytes it holds (those of the copied chunks). */
   private start = 0;
   private used = 0;
   /** Bytes kept in all: copied and referenced. */
   private total = 0;
-  /** The large chunks by slot (null: the chunk's bytes are in `bytes`). */
-  private refs: (Buffer | null)[] = [];
-  private ats: Float64Array;
-  private lens: Uint32Array;
-  /** 1: from the client, 0: from the server. */
-  private sides: Uint8Array;
+  /** Bytes ever added: the shared lookup stops past SHARE_WINDOW. */
+  private recorded = 0;
+  /** The chunks kept by reference, by slot (null: the chunk's bytes are in `bytes`). */
+  private refs: (Buffer | null)[];
+  /** Time, length and flags of each slot (STRIDE numbers a slot): doubles in one backing store, no object per chunk. */
+  private meta: number[];
   private first = 0;
   private count = 0;
   /** Bytes dropped from the front to stay under maxBytes. */
   dropped = 0;
 
-  constructor(private readonly maxBytes: number) {
-    this.bytes = Buffer.allocUnsafeSlow(Math.min(FIRST_BYTES, maxBytes));
-    this.ats = new Float64Array(FIRST_CHUNKS);
-    this.lens = new Uint32Array(FIRST_CHUNKS);
-    this.sides = new Uint8Array(FIRST_CHUNKS);
+  constructor(
+    private readonly maxBytes: number,
+    /** Shared copies of small chunks seen in other sessions; null: always copy. */
+    private readonly sharer: ChunkSharer | null = null,
+  ) {
+    this.refs = new Array<Buffer | null>(FIRST_CHUNKS).fill(null);
+    this.meta = new Array<number>(FIRST_CHUNKS * STRIDE).fill(0);
+  }
+
+  private get slots(): number {
+    return this.refs.length;
   }
 
   add(at: number, from: TranscriptSide, data: Buffer): void {
@@ -65,43 +93,75 @@ export class TranscriptRing {
       data = data.subarray(data.length - this.maxBytes);
     }
     if (this.total + data.length > this.maxBytes) this.dropOldest(this.total + data.length - this.maxBytes);
-    const side = from === 'client' ? 1 : 0;
+    const side = from === 'client' ? CLIENT : 0;
+    const young = this.sharer !== null && this.recorded < SHARE_WINDOW && data.length <= SHARE_MAX;
     this.total += data.length;
+    this.recorded += data.length;
     if (data.length >= BIG) {
       this.push(at, side, data.length, data);
       return;
     }
-    const needed = this.used + data.length;
-    if (needed > this.bytes.length) {
-      // Copied bytes never exceed maxBytes, so growing (up to it) always makes room.
-      let size = this.bytes.length;
-      while (size < needed) size *= 2;
-      this.resize(Math.min(size, this.maxBytes));
-    }
-    // Append at the end of the circle, in two pieces when it wraps.
-    const cap = this.bytes.length;
-    const end = (this.start + this.used) % cap;
-    const firstPart = Math.min(data.length, cap - end);
-    data.copy(this.bytes, end, 0, firstPart);
-    if (firstPart < data.length) data.copy(this.bytes, 0, firstPart);
-    this.used += data.length;
-    // Consecutive copied bytes from one side at the same millisecond are one chunk: fewer entries, same text.
+    // Consecutive small chunks from one side at the same millisecond are one chunk: fewer entries, same text.
     if (this.count > 0) {
-      const last = (this.first + this.count - 1) % this.lens.length;
-      if (this.sides[last] === side && this.ats[last] === at && this.refs[last] == null) {
-        this.lens[last]! += data.length;
+      const last = (this.first + this.count - 1) % this.slots;
+      const m = last * STRIDE;
+      const meta = this.meta;
+      const ref = this.refs[last]!;
+      const flags = meta[m + FLAGS]!;
+      if ((flags & CLIENT) === side && meta[m + AT] === at && (ref === null || (flags & SHARED) !== 0)) {
+        if (ref !== null) {
+          const shared = young ? this.sharer!.share(ref.toString('latin1') + data.toString('latin1')) : null;
+          if (shared !== null) {
+            this.refs[last] = shared;
+            meta[m + LEN]! += data.length;
+            return;
+          }
+          // The slot is the newest, so its bytes go at the end of the copied ones, in order.
+          this.refs[last] = null;
+          meta[m + FLAGS] = side;
+          this.copy(ref);
+        }
+        this.copy(data);
+        meta[m + LEN]! += data.length;
         return;
       }
     }
+    if (young) {
+      const shared = this.sharer!.share(data.toString('latin1'));
+      if (shared !== null) {
+        this.push(at, side | SHARED, data.length, shared);
+        return;
+      }
+    }
+    this.copy(data);
     this.push(at, side, data.length, null);
   }
 
-  private push(at: number, side: number, len: number, ref: Buffer | null): void {
-    if (this.count === this.lens.length) this.growChunks();
-    const slot = (this.first + this.count) % this.lens.length;
-    this.ats[slot] = at;
-    this.lens[slot] = len;
-    this.sides[slot] = side;
+  /** Appends bytes at the end of the circle (in two pieces when it wraps), growing it as needed. */
+  private copy(data: Buffer): void {
+    const needed = this.used + data.length;
+    if (this.bytes === null || needed > this.bytes.length) {
+      // Copied bytes never exceed maxBytes, so growing (up to it) always makes room.
+      let size = this.bytes === null ? FIRST_BYTES : this.bytes.length;
+      while (size < needed) size *= 2;
+      this.resize(Math.min(size, this.maxBytes));
+    }
+    const bytes = this.bytes!;
+    const cap = bytes.length;
+    const end = (this.start + this.used) % cap;
+    const firstPart = Math.min(data.length, cap - end);
+    data.copy(bytes, end, 0, firstPart);
+    if (firstPart < data.length) data.copy(bytes, 0, firstPart);
+    this.used += data.length;
+  }
+
+  private push(at: number, flags: number, len: number, ref: Buffer | null): void {
+    if (this.count === this.slots) this.growChunks();
+    const slot = (this.first + this.count) % this.slots;
+    const m = slot * STRIDE;
+    this.meta[m + AT] = at;
+    this.meta[m + LEN] = len;
+    this.meta[m + FLAGS] = flags;
     this.refs[slot] = ref;
     this.count++;
   }
@@ -112,32 +172,35 @@ export class TranscriptRing {
     this.total -= bytes;
     while (bytes > 0) {
       const slot = this.first;
-      const len = this.lens[slot]!;
+      const m = slot * STRIDE;
+      const len = this.meta[m + LEN]!;
       const ref = this.refs[slot];
       const cut = Math.min(len, bytes);
       if (ref == null) {
-        this.start = (this.start + cut) % this.bytes.length;
+        this.start = (this.start + cut) % this.bytes!.length;
         this.used -= cut;
       }
       bytes -= cut;
       if (cut === len) {
         this.refs[slot] = null;
-        this.first = (this.first + 1) % this.lens.length;
+        this.first = (this.first + 1) % this.slots;
         this.count--;
       } else {
-        this.lens[slot] = len - cut;
+        this.meta[m + LEN] = len - cut;
         if (ref != null) this.refs[slot] = ref.subarray(cut);
       }
     }
   }
 
-  /** The kept bytes in order, in a buffer of `size` bytes of which they fill the start. */
+  /** The copied bytes in order, in a buffer of `size` bytes of which they fill the start. */
   private linear(size: number): Buffer {
     const out = Buffer.allocUnsafeSlow(size);
-    const cap = this.bytes.length;
+    const bytes = this.bytes;
+    if (bytes === null) return out;
+    const cap = bytes.length;
     const firstPart = Math.min(this.used, cap - this.start);
-    this.bytes.copy(out, 0, this.start, this.start + firstPart);
-    if (firstPart < this.used) this.bytes.copy(out, firstPart, 0, this.used - firstPart);
+    bytes.copy(out, 0, this.start, this.start + firstPart);
+    if (firstPart < this.used) bytes.copy(out, firstPart, 0, this.used - firstPart);
     return out;
   }
 
@@ -147,46 +210,57 @@ export class TranscriptRing {
   }
 
   private growChunks(): void {
-    const n = this.lens.length;
-    const ats = new Float64Array(n * 2);
-    const lens = new Uint32Array(n * 2);
-    const sides = new Uint8Array(n * 2);
-    const refs: (Buffer | null)[] = new Array<Buffer | null>(n * 2).fill(null);
+    const n = this.slots;
+    const meta = new Array<number>(n * 2 * STRIDE).fill(0);
+    const refs = new Array<Buffer | null>(n * 2).fill(null);
     for (let i = 0; i < this.count; i++) {
       const from = (this.first + i) % n;
-      ats[i] = this.ats[from]!;
-      lens[i] = this.lens[from]!;
-      sides[i] = this.sides[from]!;
+      for (let k = 0; k < STRIDE; k++) meta[i * STRIDE + k] = this.meta[from * STRIDE + k]!;
       refs[i] = this.refs[from] ?? null;
     }
-    this.ats = ats;
-    this.lens = lens;
-    this.sides = sides;
+    this.meta = meta;
     this.refs = refs;
     this.first = 0;
   }
 
   /** Gives back what a closed session no longer needs: the bytes in a buffer of their exact size. */
   compact(): void {
-    if (this.bytes.length > this.used) this.resize(Math.max(1, this.used));
+    if (this.bytes !== null && this.bytes.length > this.used) this.resize(Math.max(1, this.used));
   }
 
-  /** The kept chunks, oldest first: views into one copy of the copied bytes, and the referenced ones. */
+  /**
+   * The kept chunks, oldest first: views into one copy of the copied and
+   * shared bytes (a reader may change them without touching another
+   * session's), and the large chunks kept by reference.
+   */
   list(): TranscriptChunk[] {
-    const copied = this.linear(this.used);
+    let sharedBytes = 0;
+    for (let i = 0; i < this.count; i++) {
+      const slot = (this.first + i) % this.slots;
+      if ((this.meta[slot * STRIDE + FLAGS]! & SHARED) !== 0) sharedBytes += this.meta[slot * STRIDE + LEN]!;
+    }
+    const copied = this.linear(this.used + sharedBytes);
     const out: TranscriptChunk[] = [];
     let at = 0;
+    let sharedAt = this.used;
     for (let i = 0; i < this.count; i++) {
-      const slot = (this.first + i) % this.lens.length;
-      const len = this.lens[slot]!;
+      const slot = (this.first + i) % this.slots;
+      const m = slot * STRIDE;
+      const len = this.meta[m + LEN]!;
+      const flags = this.meta[m + FLAGS]!;
       const ref = this.refs[slot];
       let data: Buffer;
-      if (ref != null) data = ref;
-      else {
+      if (ref == null) {
         data = copied.subarray(at, at + len);
         at += len;
+      } else if ((flags & SHARED) !== 0) {
+        ref.copy(copied, sharedAt);
+        data = copied.subarray(sharedAt, sharedAt + len);
+        sharedAt += len;
+      } else {
+        data = ref;
       }
-      out.push({ at: this.ats[slot]!, from: this.sides[slot] === 1 ? 'client' : 'server', data });
+      out.push({ at: this.meta[m + AT]!, from: (flags & CLIENT) !== 0 ? 'client' : 'server', data });
     }
     return out;
   }

@@ -6,6 +6,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CredentialFilter } from './redact.js';
 import { TranscriptRing } from './ring.js';
+import { SharedChunks } from './shared-chunks.js';
 import { Transcript } from './transcript.js';
 
 /** The `transcript` option, resolved. */
@@ -54,7 +55,7 @@ export class SessionRecorder {
     private readonly openedAt: number,
     private readonly userOf: () => string | null,
   ) {
-    this.ring = new TranscriptRing(owner.settings.maxBytes);
+    this.ring = new TranscriptRing(owner.settings.maxBytes, owner.shared);
     this.filter = owner.settings.redact ? new CredentialFilter() : null;
     this.redacted = this.filter !== null;
   }
@@ -134,6 +135,8 @@ export class Transcripts {
   private dir: string | null;
   /** Bytes the live sessions' rings keep, against `settings.maxTotalBytes`. */
   liveBytes = 0;
+  /** One copy of the chunks many sessions record alike (greeting, login, SELECT), which their rings share. */
+  readonly shared = new SharedChunks();
 
   constructor(
     readonly settings: TranscriptSettings,

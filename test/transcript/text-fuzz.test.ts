@@ -2,7 +2,8 @@
  * Properties over random input: the text form reads back to the same bytes
  * whatever they are; a mangled transcript is read or refused with
  * TranscriptSyntaxError, never anything else; credential redaction gives the
- * same bytes however the client's stream is cut into chunks.
+ * same bytes however the client's stream is cut into chunks; a ring that
+ * shares chunks between sessions lists what a ring that copies them lists.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -10,6 +11,7 @@ import { CredentialFilter } from '../../src/transcript/redact.js';
 import { parseTranscripts, TranscriptSyntaxError } from '../../src/transcript/text.js';
 import { Transcript } from '../../src/transcript/transcript.js';
 import { TranscriptRing, type TranscriptChunk } from '../../src/transcript/ring.js';
+import { SharedChunks } from '../../src/transcript/shared-chunks.js';
 import { Prng } from '../../src/util/prng.js';
 
 const PIECES = ['a1 NOOP\r\n', '\r\n', '\r', '\n', '\\', '\\x41', ' ', '\t', 'é', '\u00ff', '{5}\r\n', '# ', '0 C: ', '***', 'x'];
@@ -124,5 +126,47 @@ test('the ring keeps exactly the newest maxBytes bytes, in order, with each side
     assert.equal(ring.dropped, model.length - kept.length);
     ring.compact();
     assert.deepEqual(ring.list().flatMap((c) => [...c.data]), kept.map((k) => k.byte));
+  }
+});
+
+test('rings that share the chunks many sessions record alike list the same chunks as rings that copy them', () => {
+  const rng = new Prng(20);
+  // Sessions of one server: their openings are drawn from a few common pieces, so they repeat across rings.
+  const common = Array.from({ length: 6 }, (_, i) => Buffer.from(`* OK piece ${i} ${'x'.repeat(rng.below(900))}\r\n`));
+  for (let server = 0; server < 30; server++) {
+    const shared = new SharedChunks();
+    const rings: { sharing: TranscriptRing; copying: TranscriptRing }[] = [];
+    for (let session = 0; session < 12; session++) {
+      const maxBytes = rng.next() < 0.3 ? 1 + rng.below(3000) : 256 * 1024;
+      const sharing = new TranscriptRing(maxBytes, shared);
+      const copying = new TranscriptRing(maxBytes);
+      rings.push({ sharing, copying });
+      // A pinned clock now and then: consecutive chunks of one side then merge into one.
+      let at = 1_700_000_000_000;
+      for (let i = rng.below(40); i > 0; i--) {
+        if (rng.next() < 0.3) at += 1;
+        const side = rng.next() < 0.5 ? 'client' : 'server';
+        const roll = rng.next();
+        let data: Buffer;
+        if (roll < 0.6) data = common[rng.below(common.length)]!;
+        else if (roll < 0.7) data = Buffer.alloc(8192 + rng.below(2000), 0x61 + rng.below(3));
+        else {
+          data = Buffer.alloc(1 + rng.below(600));
+          for (let b = 0; b < data.length; b++) data[b] = rng.below(256);
+        }
+        sharing.add(at, side, data);
+        copying.add(at, side, data);
+      }
+    }
+    for (const [n, { sharing, copying }] of rings.entries()) {
+      const listed = sharing.list();
+      assert.deepEqual(listed, copying.list(), `server ${server} session ${n}`);
+      assert.equal(sharing.size, copying.size);
+      assert.equal(sharing.dropped, copying.dropped);
+      // A reader that changes what it was given changes no other session's transcript.
+      const before = rings.map((r) => r.sharing.list());
+      for (const chunk of listed) if (chunk.data.length < 8192) chunk.data.fill(0x7e);
+      assert.deepEqual(rings.map((r) => r.sharing.list()).filter((_, k) => k !== n), before.filter((_, k) => k !== n));
+    }
   }
 });
