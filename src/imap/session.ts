@@ -88,6 +88,8 @@ const HELD_LIMIT = 10_000;
 
 /** How long the server waits for the client's FIN after its own before it closes for good. */
 const CLOSE_GRACE_MS = 2000;
+/** What a running command's `segments` become once parsed (see runCommand). */
+const NO_SEGMENTS: Segment[] = [];
 
 const STATE_NAMES: Record<ImapState | 'logout', SessionState> = {
   notAuthenticated: 'Not Authenticated',
@@ -1231,6 +1233,9 @@ export class ImapSession implements SessionHandle {
       else {
         if (!args.atEnd()) args.sp();
         const ctx: CommandContext = { session: this, tag, name, uid, args };
+        // A suspended async function keeps its parameters: without this, an idling session would keep
+        // its IDLE line's bytes (and what they were read with) as long as it idles (issue 20).
+        segments = NO_SEGMENTS;
         result = await spec.run(ctx);
       }
     } catch (err) {
