@@ -136,7 +136,7 @@ export class SessionChecker {
   private received = 0;
   /** Input offset where the next command or line starts. */
   private boundary = 0;
-  private readonly answered: Answered[] = [];
+  private answered: Answered[] = [];
   /** Upper-case capabilities the client was last told (greeting, CAPABILITY, response codes); null: none yet. */
   private told: ReadonlySet<string> | null = null;
   /**
@@ -453,9 +453,20 @@ export class SessionChecker {
     this.current = null;
   }
 
-  /** IDLE sent `+ idling`. */
+  /**
+   * IDLE sent `+ idling`. An idle session may idle for long, and idle
+   * sessions are many (issue 20's budget per session): what only speeds up
+   * or decides later checks goes. Commands answered by input offsets up to
+   * the IDLE line's end cannot be in progress when a later command was sent
+   * (later commands start after it); the offered cache is made again when
+   * next asked.
+   */
   idleStarted(): void {
     this.idleSince = this.session.server.now();
+    const boundary = this.boundary;
+    if (this.answered.length > 0 && this.answered[this.answered.length - 1]!.receivedAtAnswer <= boundary) this.answered = [];
+    else this.answered = this.answered.filter((a) => a.receivedAtAnswer > boundary);
+    this.offeredCache = null;
   }
 
   /** A line read inside a command (IDLE's DONE, SASL data); `buffered` is the input after it. */
