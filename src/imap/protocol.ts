@@ -472,6 +472,43 @@ function buildProtocol(server: Server): ImapProtocol {
     return owner.capabilities(session, state(owner));
   };
 
+  /**
+   * A session's update wording: a class, so that what each selected session
+   * holds is one small object, its methods shared (idle sessions are many:
+   * issue 20's budget per session).
+   */
+  class Shape implements UpdateShape {
+    constructor(private readonly session: ImapSession) {}
+
+    // Asked each time: an ENABLE may come while the mailbox is selected.
+    get recent(): boolean {
+      return !protocol.rules(this.session).noRecent;
+    }
+
+    flagFetch(message: Message): { uid: boolean; items: ImapValue[] } {
+      let uid = false;
+      const items: ImapValue[] = [];
+      for (const e of flagWorders) {
+        const extra = e.updates!.flagFetch!(this.session, message, state(e));
+        if (!extra) continue;
+        uid ||= extra.uid;
+        items.push(...extra.items);
+      }
+      return { uid, items };
+    }
+
+    expunges(uids: readonly number[]): string | undefined {
+      const worder = expungeWorder;
+      return worder ? worder.updates!.expunges!(this.session, uids, state(worder)) : undefined;
+    }
+
+    newMessages(added: readonly Numbered[]): (readonly ImapValue[])[] {
+      const out: (readonly ImapValue[])[] = [];
+      for (const e of newWorders) out.push(...e.updates!.newMessages!(this.session, added, state(e)));
+      return out;
+    }
+  }
+
   const protocol: ImapProtocol = {
     commands,
     extensions,
@@ -687,32 +724,7 @@ function buildProtocol(server: Server): ImapProtocol {
       }
       return targets;
     },
-    updateShape(session) {
-      const worder = expungeWorder;
-      return {
-        // Asked each time: an ENABLE may come while the mailbox is selected.
-        get recent() {
-          return !protocol.rules(session).noRecent;
-        },
-        flagFetch(message) {
-          let uid = false;
-          const items: ImapValue[] = [];
-          for (const e of flagWorders) {
-            const extra = e.updates!.flagFetch!(session, message, state(e));
-            if (!extra) continue;
-            uid ||= extra.uid;
-            items.push(...extra.items);
-          }
-          return { uid, items };
-        },
-        expunges: (uids) => (worder ? worder.updates!.expunges!(session, uids, state(worder)) : undefined),
-        newMessages(added) {
-          const out: (readonly ImapValue[])[] = [];
-          for (const e of newWorders) out.push(...e.updates!.newMessages!(session, added, state(e)));
-          return out;
-        },
-      };
-    },
+    updateShape: (session) => new Shape(session),
     updatesBeforeExpunges(session, uids) {
       const out: (readonly ImapValue[])[] = [];
       for (const e of updaters) if (e.updates!.beforeExpunges) out.push(...e.updates!.beforeExpunges(session, uids, state(e)));
