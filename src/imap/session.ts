@@ -90,6 +90,8 @@ const HELD_LIMIT = 10_000;
 const CLOSE_GRACE_MS = 2000;
 /** What a running command's `segments` become once parsed (see runCommand). */
 const NO_SEGMENTS: Segment[] = [];
+/** The hidden capabilities of a session that hides none. */
+const NOTHING_HIDDEN: ReadonlySet<string> = new Set();
 
 const STATE_NAMES: Record<ImapState | 'logout', SessionState> = {
   notAuthenticated: 'Not Authenticated',
@@ -196,7 +198,11 @@ export class ImapSession implements SessionHandle {
    * `capabilities.hide`, the user's once logged in, and those a script rule
    * hid. They are not advertised and their commands are unknown.
    */
-  readonly hiddenCapabilities: Set<string>;
+  get hiddenCapabilities(): ReadonlySet<string> {
+    return this.hidden ?? NOTHING_HIDDEN;
+  }
+  /** Made when something is hidden: most sessions hide nothing, and idle sessions are many (issue 20). */
+  private hidden: Set<string> | null = null;
   /** What script rules hid (kept across UNAUTHENTICATE, unlike a user's). */
   private scriptHidden: string[] = [];
   /** The client checker of this session; null when `clientCheck` is off (no cost then). */
@@ -226,8 +232,7 @@ export class ImapSession implements SessionHandle {
     this.remoteAddress = socket.remoteAddress ?? null;
     this.transcript = server.transcripts.open(this.id, this.remoteAddress, () => this.user);
     const options = server.options;
-    this.hiddenCapabilities = new Set();
-    hideCapabilities(this.hiddenCapabilities, options.hideCapabilities);
+    this.hide(options.hideCapabilities);
     this.checker = options.clientCheck === 'off' ? null : new SessionChecker(server.clientFindings, this);
     this.reader = new CommandReader({
       maxLineLength: options.maxLineLength,
@@ -841,11 +846,15 @@ export class ImapSession implements SessionHandle {
     this.applyOutput(capture.action, Buffer.concat(capture.parts));
   }
 
+  private hide(names: readonly string[]): void {
+    if (names.length > 0) hideCapabilities((this.hidden ??= new Set()), names);
+  }
+
   /** Applies a rule's `hideCapabilities` to this session; true when it had some. */
   private hideByRule(rule: ScriptRule): boolean {
     const hide = rule.hideCapabilities;
     if (!hide || hide.length === 0) return false;
-    hideCapabilities(this.hiddenCapabilities, hide);
+    this.hide(hide);
     if (this.scriptHidden.length < 1000) this.scriptHidden.push(...hide);
     return true;
   }
@@ -1031,7 +1040,7 @@ export class ImapSession implements SessionHandle {
     const refusal = this.limits?.login(user);
     if (refusal) throw new CommandFailure(refusal);
     this.user = user;
-    hideCapabilities(this.hiddenCapabilities, this.server.options.users.get(user)?.hide ?? []);
+    this.hide(this.server.options.users.get(user)?.hide ?? []);
     this.state = 'authenticated';
     this.leaveUnauthenticated();
     const idle = this.server.options.idleTimeout;
@@ -1125,9 +1134,9 @@ export class ImapSession implements SessionHandle {
     this.updatePolicy = DEFAULT_UPDATES;
     this.enabled.clear();
     // The user's hidden capabilities go with the user.
-    this.hiddenCapabilities.clear();
-    hideCapabilities(this.hiddenCapabilities, this.server.options.hideCapabilities);
-    hideCapabilities(this.hiddenCapabilities, this.scriptHidden);
+    this.hidden = null;
+    this.hide(this.server.options.hideCapabilities);
+    this.hide(this.scriptHidden);
     if (this.tokenTimer) clearTimeout(this.tokenTimer);
     this.tokenTimer = null;
     this.tokenExpiresAt = null;
