@@ -4,7 +4,7 @@ import * as tls from 'node:tls';
 import { isServiceError } from '../errors.js';
 import type { ScriptAction } from '../script/engine.js';
 import type { ScriptContext, ScriptOn, ScriptRule } from '../script/rule.js';
-import { ResponseShaper } from '../script/shaping.js';
+import { ResponseShaper, type ShaperHost } from '../script/shaping.js';
 import type { SessionEventType, SessionInfo, SessionState } from '../events.js';
 import type { Server } from '../server.js';
 import type { SessionHandle } from '../session/registry.js';
@@ -228,7 +228,7 @@ export class ImapSession implements SessionHandle {
     this.socket = socket;
     this.faults = new SessionFaults(server.options.faults);
     this.id = server.sessions.nextId();
-    this.shaper = new ResponseShaper(this.scriptHost());
+    this.shaper = new ResponseShaper(server.script, () => this.scriptHost());
     this.remoteAddress = socket.remoteAddress ?? null;
     this.transcript = server.transcripts.open(this.id, this.remoteAddress, () => this.user);
     const options = server.options;
@@ -585,9 +585,8 @@ export class ImapSession implements SessionHandle {
   // ------------------------------------------------------------ script rules
 
   /** What the response shaper may do with this session (src/script/shaping.ts). */
-  private scriptHost(): ConstructorParameters<typeof ResponseShaper>[0] {
+  private scriptHost(): ShaperHost {
     return {
-      script: () => this.server.script,
       context: (event, data) => this.scriptContext(event, data),
       capturing: () => this.capture !== null,
       endCapture: () => this.endCapture(),

@@ -15,7 +15,6 @@ import type { ImapValue } from '../imap/wire/values.js';
 
 /** What the shaper needs from its session. */
 export interface ShaperHost {
-  script(): ScriptEngine;
   context(event: ScriptOn, data: Buffer | null): ScriptContext;
   /** A command rule gathers the command's output (delay, chunk, ...). */
   capturing(): boolean;
@@ -76,12 +75,26 @@ export class ResponseShaper {
   private seq = 0;
   private held: { tagged: Buffer[]; next: Buffer[]; nextAfter: number; bytes: number } | null = null;
 
-  constructor(private readonly host: ShaperHost) {}
+  private madeHost: ShaperHost | null = null;
+
+  /**
+   * `makeHost` is called when a rule first needs the session: most sessions
+   * never meet a response rule, and a host is an object of closures that
+   * each idle session would keep (issue 20's budget per session).
+   */
+  constructor(
+    private readonly script: ScriptEngine,
+    private readonly makeHost: () => ShaperHost,
+  ) {}
+
+  private get host(): ShaperHost {
+    return (this.madeHost ??= this.makeHost());
+  }
 
   /** True while responses must come here (structured, one by one). */
   active(kind?: 'continuation'): boolean {
     if (this.command !== null) return true;
-    const script = this.host.script();
+    const script = this.script;
     return script.has('response') || (kind === 'continuation' && script.has('continuation'));
   }
 
@@ -130,7 +143,7 @@ export class ResponseShaper {
   /** Sends one response through the rules. */
   respond(r: ScriptResponse): void {
     this.releaseNext();
-    const script = this.host.script();
+    const script = this.script;
     let shaped: Shaped = { response: r, literals: false, defer: null, textOps: [] };
     const type = responseType(r);
     const untagged = r.kind === 'data' || (r.kind === 'status' && r.tag === null);
