@@ -265,6 +265,39 @@ describe('client checker rules (raw socket)', () => {
     assert.equal(rules().length, 1, 'UID commands do not use sequence numbers');
   });
 
+  test('tag-reuse and ambiguous-pipelining across IDLE: only commands still in progress count', async () => {
+    const port = await start();
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    // D2 sent while D1 ran: the tag D1 is free again only once D1 is answered (RFC 3501 §2.2.1).
+    c.write('D1 NOOP\r\nD1 IDLE\r\n');
+    await c.until('D1');
+    assert.match(await c.line(), /^\+/);
+    c.write('DONE\r\n');
+    await c.until('D1');
+    assert.deepEqual(rules(), ['tag-reuse']);
+    // Answered before IDLE: reusing their tags later is fine.
+    c.write('E1 NOOP\r\nE2 IDLE\r\n');
+    await c.until('E1');
+    assert.match(await c.line(), /^\+/);
+    c.write('DONE\r\n');
+    await c.until('E2');
+    c.write('E1 FETCH 1 FLAGS\r\n');
+    await c.until('E1');
+    c.write('D1 FETCH 1 FLAGS\r\n');
+    await c.until('D1');
+    assert.deepEqual(rules(), ['tag-reuse']);
+    // After an IDLE the checker still sees what is in progress: FETCH behind NOOP (RFC 3501 §5.5), then behind IDLE itself.
+    c.write('F1 NOOP\r\nF2 FETCH 1 FLAGS\r\n');
+    await c.until('F2');
+    assert.deepEqual(rules(), ['tag-reuse', 'ambiguous-pipelining']);
+    c.write('G1 IDLE\r\n');
+    assert.match(await c.line(), /^\+/);
+    c.write('DONE\r\nG2 FETCH 1 FLAGS\r\n');
+    await c.until('G2');
+    assert.deepEqual(rules(), ['tag-reuse', 'ambiguous-pipelining', 'ambiguous-pipelining']);
+  });
+
   test('flag-not-permanent: STORE \\Recent; a new keyword where PERMANENTFLAGS has no \\*', async () => {
     const started = await startServer({
       plugins: 'all',
