@@ -7,6 +7,7 @@
  * imported any other way it does nothing.
  */
 import net from 'node:net';
+import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { createServer } from '../src/index.js';
 import { messageOfSize } from './client.js';
@@ -18,7 +19,7 @@ export function wallMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
-export type ServerAsk = { ask: 'rss' } | { ask: 'add' } | { ask: 'stop' };
+export type ServerAsk = { ask: 'rss' } | { ask: 'add' } | { ask: 'stop' } | { ask: 'heap'; file: string };
 export type ClientsAsk = { ask: 'connect'; port: number; count: number } | { ask: 'arm' } | { ask: 'stop' };
 
 function heapSettledRss(): number {
@@ -42,7 +43,10 @@ async function serverRole(): Promise<void> {
   const raw = messageOfSize(1, 2048);
   process.on('message', (m: ServerAsk) => {
     if (m.ask === 'rss') process.send!({ rss: heapSettledRss() });
-    else if (m.ask === 'add') {
+    else if (m.ask === 'heap') {
+      // Snapshots count what is reachable: no collection needed first (bench sessions --heap).
+      process.send!({ heap: v8.writeHeapSnapshot(m.file) });
+    } else if (m.ask === 'add') {
       const t0 = wallMs();
       server.control.addMessage('INBOX', { raw });
       // The notices are written synchronously: t1 - t0 is the server's share of the fan-out.
