@@ -50,9 +50,9 @@ const CLIENT = 1;
 /** Flag: `refs[slot]` is a shared chunk (SharedChunks), small like a copied one. */
 const SHARED = 2;
 
-/** What the ring needs of SharedChunks: the shared Buffer of some bytes (latin1), or null. */
+/** What the ring needs of SharedChunks: a shared Buffer holding the same bytes, or null. */
 export interface ChunkSharer {
-  share(key: string): Buffer | null;
+  share(data: Buffer): Buffer | null;
 }
 
 export class TranscriptRing {
@@ -110,7 +110,7 @@ export class TranscriptRing {
       const flags = meta[m + FLAGS]!;
       if ((flags & CLIENT) === side && meta[m + AT] === at && (ref === null || (flags & SHARED) !== 0)) {
         if (ref !== null) {
-          const shared = young ? this.sharer!.share(ref.toString('latin1') + data.toString('latin1')) : null;
+          const shared = young ? this.sharer!.share(Buffer.concat([ref, data])) : null;
           if (shared !== null) {
             this.refs[last] = shared;
             meta[m + LEN]! += data.length;
@@ -127,7 +127,7 @@ export class TranscriptRing {
       }
     }
     if (young) {
-      const shared = this.sharer!.share(data.toString('latin1'));
+      const shared = this.sharer!.share(data);
       if (shared !== null) {
         this.push(at, side | SHARED, data.length, shared);
         return;

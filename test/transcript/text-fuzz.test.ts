@@ -133,6 +133,14 @@ test('rings that share the chunks many sessions record alike list the same chunk
   const rng = new Prng(20);
   // Sessions of one server: their openings are drawn from a few common pieces, so they repeat across rings.
   const common = Array.from({ length: 6 }, (_, i) => Buffer.from(`* OK piece ${i} ${'x'.repeat(rng.below(900))}\r\n`));
+  // Long pieces are looked up by a hash of a sample of their bytes: twins that differ elsewhere must stay apart.
+  const twin = Buffer.from(`* OK twin ${'y'.repeat(1000)}\r\n`);
+  for (let i = 1; i < 8; i++) {
+    const other = Buffer.from(twin);
+    other[i] = 0x30 + i;
+    common.push(other);
+  }
+  common.push(twin);
   for (let server = 0; server < 30; server++) {
     const shared = new SharedChunks();
     const rings: { sharing: TranscriptRing; copying: TranscriptRing }[] = [];
