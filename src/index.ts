@@ -9,6 +9,10 @@
  * await server.stop();
  * ```
  */
+// Every built-in imported with the package, as before the catalog was made
+// lazy: a program that imports the package (a bundler, a test runner with
+// its own module loader) never needs the synchronous load of a built-in.
+import './extensions/index.js';
 export { createServer, Server } from './server.js';
 export type { ListenAddress, ServerAddresses } from './server.js';
 export { ServiceError } from './errors.js';

@@ -1,10 +1,14 @@
 /**
- * The catalog of built-in extensions, made from their folders: each folder
- * exports `extension`, and everything about it (name, aliases, requires,
- * options, points) comes from that object. To add a built-in, add its folder
- * and one import line here; the order of this list is the catalog order
- * (`plugins: "all"`, capability order).
+ * Every built-in extension, imported: each folder exports `extension`, and
+ * everything about it (name, aliases, requires, options, points) comes from
+ * that object. The package entry (src/index.ts) imports this module, so a
+ * program that imports the package has every built-in at hand as before; the
+ * `rookery` command does not, and loads only the folders of its plugins
+ * (./builtins.ts, whose rows give the catalog order and must match this list).
+ * To add a built-in: its folder, one import line here and its row in
+ * ./builtins.ts.
  */
+import { provideBuiltins } from './builtins.js';
 import type { Extension } from './extension.js';
 import * as imap4rev2 from './imap4rev2/index.js';
 import * as idle from './idle/index.js';
@@ -116,19 +120,7 @@ export function builtinExtensions(): ReadonlyMap<string, Extension> {
   return catalog;
 }
 
-/** Names of the built-in plugins, in catalog order. */
-export function builtinPluginNames(): string[] {
-  return [...builtinExtensions().keys()];
-}
+// Only a function is handed over: nothing is built until a server looks a built-in up.
+provideBuiltins(() => FOLDERS.map((f) => f.extension));
 
-/** The built-ins `plugins: "all"` loads: every one but the opt-in ones, in catalog order. */
-export function allPluginNames(): string[] {
-  return [...builtinExtensions().values()].filter((e) => !e.optIn).map((e) => e.name);
-}
-
-/** Aliases (upper case) to canonical built-in names. */
-export function builtinAliases(): ReadonlyMap<string, string> {
-  const out = new Map<string, string>();
-  for (const e of builtinExtensions().values()) for (const a of e.aliases ?? []) out.set(a.toUpperCase(), e.name);
-  return out;
-}
+export { allPluginNames, builtinAliases, builtinPluginNames } from './builtins.js';

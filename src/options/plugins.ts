@@ -6,7 +6,7 @@
  */
 import { REMOVED_PLUGINS } from '../extensions/catalog.js';
 import type { Extension } from '../extensions/extension.js';
-import { allPluginNames, builtinAliases, builtinExtensions, builtinPluginNames } from '../extensions/index.js';
+import { allPluginNames, builtinAliases, builtinExtension, builtinPluginNames, builtinRow } from '../extensions/builtins.js';
 import { BUILTIN_ROUTES } from '../rest/routes.js';
 import type { Schema } from '../rest/schema.js';
 import { deepCopy } from './copy.js';
@@ -39,7 +39,7 @@ export interface ResolvedPlugins {
 /** The canonical built-in name for `name` (aliases and any case), or undefined. */
 function builtinName(name: string): string | undefined {
   const upper = name.toUpperCase();
-  if (builtinExtensions().has(upper)) return upper;
+  if (builtinRow(upper)) return upper;
   return builtinAliases().get(upper);
 }
 
@@ -78,7 +78,6 @@ export function resolvePlugins(problems: Problems, value: unknown): ResolvedPlug
 function resolvePluginsOnce(problems: Problems, value: unknown): ResolvedPlugins {
   const none: ResolvedPlugins = { names: [], custom: [], extensions: [] };
   const BUILTIN_PLUGINS = builtinPluginNames();
-  const catalog = builtinExtensions();
   const order = new Map(BUILTIN_PLUGINS.map((name, i) => [name, i]));
   if (value === undefined) return none;
   let entries: unknown[];
@@ -99,7 +98,7 @@ function resolvePluginsOnce(problems: Problems, value: unknown): ResolvedPlugins
   const add = (name: string): void => {
     if (chosen.has(name)) return;
     chosen.add(name);
-    for (const required of catalog.get(name)?.requires ?? []) {
+    for (const required of builtinRow(name)?.requires ?? []) {
       const b = builtinName(required);
       if (b) add(b);
     }
@@ -140,7 +139,8 @@ function resolvePluginsOnce(problems: Problems, value: unknown): ResolvedPlugins
   return {
     names: [...builtins, ...custom.map((p) => p.name)],
     custom,
-    extensions: [...builtins.map((b) => catalog.get(b)!), ...byName],
+    // Only the chosen built-ins are loaded (on first use in this process).
+    extensions: [...builtins.map(builtinExtension), ...byName],
   };
 }
 

@@ -13,7 +13,7 @@ import { validateRules } from '../script/validate.js';
 import { defectNamed, defectNames } from '../script/defects.js';
 import { checkTypos, childPath, describeValue, indexPath, isPlainObject, Problems } from './problems.js';
 import type { Extension, StoreField } from '../extensions/extension.js';
-import { builtinExtensions } from '../extensions/index.js';
+import { BUILTIN_ROWS } from '../extensions/builtins.js';
 import { resolvePluginOptions, resolvePlugins } from './plugins.js';
 import { resolveStorage, type FieldValidator, type StorageContext } from './storage.js';
 import { resolveSmtp } from './smtp.js';
@@ -371,10 +371,11 @@ function storageContext(base: StorageContext, loaded: readonly Extension[], cust
 const contexts = new WeakMap<readonly Extension[], StorageContext>();
 
 function buildStorageContext(base: StorageContext, loaded: readonly Extension[], custom: readonly Extension[]): StorageContext {
+  // From the catalog rows: typo detection knows every built-in's keys without loading the built-ins.
   builtinKeys ??= {
-    mailbox: fieldKeys([...builtinExtensions().values()], (e) => e.storage?.mailbox),
-    message: fieldKeys([...builtinExtensions().values()], (e) => e.storage?.message),
-    server: fieldKeys([...builtinExtensions().values()], (e) => e.storage?.server),
+    mailbox: [...new Set(BUILTIN_ROWS.flatMap((r) => r.storage?.mailbox ?? []))],
+    message: [...new Set(BUILTIN_ROWS.flatMap((r) => r.storage?.message ?? []))],
+    server: [...new Set(BUILTIN_ROWS.flatMap((r) => r.storage?.server ?? []))],
   };
   const builtin = builtinKeys;
   // The built-ins' keys are the same for every server: worked out once, on first use.

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { atom, BUILTIN_PLUGINS, CommandFailure, createServer, ServiceError, type Plugin } from '../../src/index.js';
 import { builtinExtensions } from '../../src/extensions/index.js';
+import { BUILTIN_ROWS, type BuiltinRow } from '../../src/extensions/builtins.js';
 import { getField, setField } from '../../src/store/fields.js';
 import { rawSession, startServer } from '../helpers/server.js';
 import { openEvents, request, startRest } from '../rest/helpers.js';
@@ -34,6 +35,66 @@ test('the catalog is made from the folders: one folder per built-in, names and r
   assert.deepEqual(createServer({ plugins: ['SASL-IR'] }).options.plugins, ['SASL-IR', 'AUTH=PLAIN']);
   assert.deepEqual(createServer({ plugins: ['CREATE-SPECIAL-USE'] }).options.plugins, ['SPECIAL-USE', 'CREATE-SPECIAL-USE']);
   assert.ok(createServer({ plugins: ['literalplus'] }).options.plugins.includes('LITERAL+'));
+});
+
+test('each catalog row (src/extensions/builtins.ts) repeats its folder\'s extension object, in the same order', () => {
+  // The rows let a server resolve plugins without loading every folder; they must never say other than the objects.
+  const objects = [...builtinExtensions().values()];
+  assert.deepEqual(BUILTIN_ROWS.map((r) => r.name), objects.map((e) => e.name), 'the rows are in the order of the imports in src/extensions/index.ts');
+  for (const e of objects) {
+    const folder = BUILTIN_ROWS.find((r) => r.name === e.name)!.folder;
+    const keys = (level: 'mailbox' | 'message' | 'server'): string[] | undefined => {
+      const fields = e.storage?.[level];
+      return fields?.length ? fields.map((f) => f.key) : undefined;
+    };
+    const storage = { mailbox: keys('mailbox'), message: keys('message'), server: keys('server') };
+    const expected: BuiltinRow = JSON.parse(
+      JSON.stringify({
+        name: e.name,
+        aliases: e.aliases?.length ? e.aliases : undefined,
+        requires: e.requires?.length ? e.requires : undefined,
+        optIn: e.optIn ? true : undefined,
+        storage: Object.values(storage).some(Boolean) ? storage : undefined,
+        folder,
+      }),
+    );
+    const row = BUILTIN_ROWS.find((r) => r.name === e.name)!;
+    assert.deepEqual(row, expected, `the row of ${e.name} in src/extensions/builtins.ts must be ${JSON.stringify(expected)}`);
+  }
+});
+
+test('a process that imports the server module alone loads a built-in when a server is given it', async () => {
+  // As the rookery command does: no entry module imported the folders, so SORT is loaded by createServer itself.
+  const script = `
+    import { createServer } from './server.js';
+    import { connect } from 'node:net';
+    const server = createServer({ port: 0, plugins: ['SORT', 'SASL-IR'], storage: { INBOX: { messages: ['Subject: b\\r\\n\\r\\nx\\r\\n', 'Subject: a\\r\\n\\r\\ny\\r\\n'] } } });
+    const sort = await import('./extensions/sort/index.js');
+    const { imap } = await server.start();
+    const socket = connect(imap.port, imap.host);
+    let text = '';
+    let sorted = false;
+    let done = false;
+    socket.on('data', (d) => {
+      text += d;
+      if (!sorted && text.includes('A2 OK')) {
+        sorted = true;
+        socket.write('A3 SORT (SUBJECT) UTF-8 ALL\\r\\n');
+      }
+      if (!done && /^A3 /m.test(text)) {
+        done = true;
+        socket.end();
+        void server.stop().then(() => console.log(JSON.stringify({ plugins: server.options.plugins, same: server.options.extensions.includes(sort.extension), sort: /\\* SORT .*/.exec(text)?.[0] })));
+      }
+    });
+    socket.write('A1 LOGIN testuser testpass\\r\\nA2 SELECT INBOX\\r\\n');
+  `;
+  const src = fileURLToPath(new URL('../../src/', import.meta.url));
+  const { execFile } = await import('node:child_process');
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: src, encoding: 'utf8', timeout: 20_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+  );
+  assert.deepEqual(JSON.parse(out), { plugins: ['SASL-IR', 'AUTH=PLAIN', 'SORT'], same: true, sort: '* SORT 2 1' });
 });
 
 interface Audit {
