@@ -7,16 +7,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { demoOptions } from './demo.js';
-import { applyImports, rebaseImports } from './fixtures/cli-import.js';
-import { EXPORT_FORMATS, exportStorage, type ExportFormat } from './fixtures/export.js';
+import type { ExportFormat } from './fixtures/export.js';
 import type { ServerOptions, Storage } from './options/types.js';
 import { suggestKey } from './options/typos.js';
 import { createServer } from './server.js';
-import { runRecord } from './transcript/record-cli.js';
 import { TEST_CERTIFICATE } from './tls/test-certificate.js';
 import { VERSION } from './version.js';
-import { parseClientReportTarget, renderClientReport, type ClientReportTarget } from './client-check/report.js';
+import type { ClientReportTarget } from './client-check/report.js';
+// What only some invocations use (the demo, fixture files, export, record,
+// the client report) is imported where it is used: start-up reads fewer modules.
 
 
 /** Flags, their value type and help text. Environment names derive from them. */
@@ -259,22 +258,22 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
  * INBOX messages: its plugins ("all") and folders would replace the
  * provider's plugins and mix another layout into the provider's.
  */
-function demoFor(withPreset: boolean): ServerOptions {
-  const demo = demoOptions();
+async function demoFor(withPreset: boolean): Promise<ServerOptions> {
+  const demo = (await import('./demo.js')).demoOptions();
   if (!withPreset) return demo;
   return { users: demo.users, storage: { INBOX: (demo.storage as Storage | undefined)?.INBOX ?? {} } };
 }
 
 /** Builds server options from flags (already merged with the environment) over a config file. */
-function buildOptions(flags: FlagValues): ServerOptions {
+async function buildOptions(flags: FlagValues): Promise<ServerOptions> {
   let config: ServerOptions = {};
   if (typeof flags.config === 'string') {
     const read = readJson(flags.config, 'config file');
     if (typeof read !== 'object' || read === null || Array.isArray(read)) throw new CliError(`config file ${flags.config} must hold a JSON object`);
     config = read as ServerOptions;
-    rebaseImports(config.storage, dirname(flags.config), Boolean(flags['user-mailboxes'] || config.userMailboxes));
+    (await import('./fixtures/cli-import.js')).rebaseImports(config.storage, dirname(flags.config), Boolean(flags['user-mailboxes'] || config.userMailboxes));
   }
-  let options: ServerOptions = { ...(flags.demo ? demoFor(typeof flags.preset === 'string' || config.preset !== undefined) : {}), ...config };
+  let options: ServerOptions = { ...(flags.demo ? await demoFor(typeof flags.preset === 'string' || config.preset !== undefined) : {}), ...config };
   // Checked (with a did-you-mean) by the options, like every other value.
   if (typeof flags.preset === 'string') options.preset = flags.preset as ServerOptions['preset'];
   if (flags.secure) options.secure = true;
@@ -296,12 +295,13 @@ function buildOptions(flags: FlagValues): ServerOptions {
   if (typeof flags.host === 'string') options.host = flags.host;
   if (typeof flags.storage === 'string') {
     options.storage = readJson(flags.storage, 'storage file') as ServerOptions['storage'];
-    rebaseImports(options.storage, dirname(flags.storage), Boolean(flags['user-mailboxes'] || options.userMailboxes));
+    (await import('./fixtures/cli-import.js')).rebaseImports(options.storage, dirname(flags.storage), Boolean(flags['user-mailboxes'] || options.userMailboxes));
   }
   if (Array.isArray(flags.import)) {
     if (options.userMailboxes) {
       throw new CliError('--import fills the one-tree storage; with user mailboxes give "import" in a user\'s tree of the storage file (docs/fixtures.md)');
     }
+    const { applyImports } = await import('./fixtures/cli-import.js');
     try {
       options.storage = applyImports(options.storage as Storage | undefined, flags.import);
     } catch (err) {
@@ -433,6 +433,7 @@ async function runExport(argv: string[]): Promise<number> {
   }
   const { own, rest } = exportFlags(argv);
   const flags = readFlags(rest, process.env, { name: 'export', flags: EXPORT_FLAGS });
+  const { EXPORT_FORMATS, exportStorage } = await import('./fixtures/export.js');
   const format = own.get('format');
   if (!format || !EXPORT_FORMATS.includes(format as ExportFormat)) {
     throw new CliError(`export: --format must be json, mbox or maildir${format ? `, got ${JSON.stringify(format)}` : ''} (see rookery export --help)`);
@@ -444,7 +445,7 @@ async function runExport(argv: string[]): Promise<number> {
     storage = await snapshotOverRest(url, token);
   } else {
     // Built, never started: the snapshot is the options' storage, resolved (imports read) as a server would.
-    const server = createServer(buildOptions(flags));
+    const server = createServer(await buildOptions(flags));
     storage = server.control.snapshot();
   }
   let out: Buffer | null;
@@ -460,7 +461,7 @@ async function runExport(argv: string[]): Promise<number> {
 async function main(): Promise<number> {
   let argv = process.argv.slice(2);
   if (argv[0] === 'export') return runExport(argv.slice(1));
-  if (argv[0] === 'record') return runRecord(argv.slice(1));
+  if (argv[0] === 'record') return (await import('./transcript/record-cli.js')).runRecord(argv.slice(1));
   let replay: string | null = null;
   if (argv[0] === 'replay') {
     replay = argv[1] ?? null;
@@ -480,11 +481,12 @@ async function main(): Promise<number> {
     process.stdout.write(TEST_CERTIFICATE);
     return 0;
   }
-  const options = buildOptions(flags);
+  const options = await buildOptions(flags);
   let reportTarget: ClientReportTarget | null = null;
-  if (typeof flags['client-report'] === 'string') {
+  const report = typeof flags['client-report'] === 'string' ? await import('./client-check/report.js') : null;
+  if (report && typeof flags['client-report'] === 'string') {
     try {
-      reportTarget = parseClientReportTarget(flags['client-report']);
+      reportTarget = report.parseClientReportTarget(flags['client-report']);
     } catch (err) {
       throw new CliError((err as Error).message);
     }
@@ -531,8 +533,8 @@ async function main(): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   await server.stopped;
-  if (reportTarget) {
-    const text = renderClientReport(server.clientReport(), reportTarget.format);
+  if (report && reportTarget) {
+    const text = report.renderClientReport(server.clientReport(), reportTarget.format);
     if (reportTarget.file === null) process.stderr.write(text);
     else writeFileSync(reportTarget.file, text);
   }

@@ -21,7 +21,7 @@ const MAX_SCHEDULED_BYES = 1000;
 import { resolveOptions } from './options/resolve.js';
 import type { ResolvedOptions, ServerOptions } from './options/types.js';
 import { SessionRegistry } from './session/registry.js';
-import { SmtpIntake } from './smtp/intake.js';
+import type { SmtpIntake } from './smtp/intake.js';
 import type { StoreChange } from './store/changes.js';
 import { Store } from './store/store.js';
 import type { Mailbox } from './store/mailbox.js';
@@ -374,6 +374,8 @@ export class Server extends EventEmitter<ServerEventMap> {
     }
     let smtp: ListenAddress | null = null;
     if (this.options.smtp) {
+      // Loaded with the first SMTP listener: most servers have none.
+      const { SmtpIntake } = await import('./smtp/intake.js');
       const intake = new SmtpIntake(this, this.options.smtp);
       try {
         smtp = await intake.listen();
