@@ -9,9 +9,10 @@
  * await server.stop();
  * ```
  */
-// Every built-in imported with the package, as before the catalog was made
-// lazy: a program that imports the package (a bundler, a test runner with
-// its own module loader) never needs the synchronous load of a built-in.
+// Every built-in imported with the package: a program that imports the
+// package never needs the synchronous load of a built-in, which under a test
+// runner's own module loader (vitest inlining a linked package) or a bundler
+// would load another copy of the core (src/testing/index.ts does the same).
 import './extensions/index.js';
 export { createServer, Server } from './server.js';
 export type { ListenAddress, ServerAddresses } from './server.js';

@@ -24,6 +24,10 @@ import { fileURLToPath } from 'node:url';
 import type { ControlApi } from '../control/control.js';
 import type { ServerOptions } from '../options/types.js';
 import { createServer, type ListenAddress, type Server } from '../server.js';
+// Every built-in imported with this entry, as with the package entry: under a
+// test runner's own module loader (vitest inlining a linked package) a
+// built-in loaded on use by require would be another copy of the core.
+import '../extensions/index.js';
 
 /** Hook registrars of a test framework (node:test, vitest, mocha and jest all have these shapes). */
 export interface TestHooks {
