@@ -12,11 +12,14 @@
  */
 import { internalDateFromMs, parseInternalDate, type InternalDate } from '../store/internal-date.js';
 import { encodeMutf7, isValidMutf7 } from '../store/mutf7.js';
-import { importMessages } from '../fixtures/import.js';
 import { utf8Bytes } from '../store/raw-bytes.js';
+import { loadOnUse } from '../util/load-on-use.js';
 import { deepCopy } from './copy.js';
 import { checkTypos, childPath, describeValue, indexPath, isPlainObject, Problems, setOwn } from './problems.js';
 import type { SeedMailbox, SeedMessage, SeedNamespace, StorageSeed } from './types.js';
+
+// Read with the first `import` key: most storages have none (six modules of mbox, Maildir and date parsing).
+const fixtureImport = loadOnUse<typeof import('../fixtures/import.js')>(import.meta.url, '../fixtures/import.js');
 
 /** Keys a mailbox object may hold that the core reads. */
 export const MAILBOX_KEYS = [
@@ -418,7 +421,7 @@ function resolveImport(problems: Problems, value: unknown, path: string): SeedMe
       return;
     }
     try {
-      for (const m of importMessages(item)) {
+      for (const m of fixtureImport().importMessages(item)) {
         const flags = resolveFlagList(problems, m.flags, itemPath, 'message');
         out.push({ raw: m.raw, flags, internaldate: m.internaldate, extra: {} });
       }

@@ -5,23 +5,26 @@
  * copy freely; `createServer({ preset: 'gmail', ...yours })` lays yours over
  * it (see `layOptions`). docs/presets.md says where each value comes from.
  */
-import { dovecot } from './dovecot.js';
-import { gmail } from './gmail.js';
-import { icloud } from './icloud.js';
+import { loadOnUse } from '../util/load-on-use.js';
 import { PRESET_NAMES, type PresetName } from './names.js';
-import { outlook } from './outlook.js';
 import type { PresetOptions } from './preset.js';
-import { yahoo } from './yahoo.js';
 
 export { PRESET_NAMES, type PresetName } from './names.js';
 export { layOptions, layOverPreset, type PresetOptions } from './preset.js';
 
+// Each preset's module is read when the preset is first asked for: most servers use none.
+const gmail = loadOnUse<typeof import('./gmail.js')>(import.meta.url, './gmail.js');
+const outlook = loadOnUse<typeof import('./outlook.js')>(import.meta.url, './outlook.js');
+const yahoo = loadOnUse<typeof import('./yahoo.js')>(import.meta.url, './yahoo.js');
+const icloud = loadOnUse<typeof import('./icloud.js')>(import.meta.url, './icloud.js');
+const dovecot = loadOnUse<typeof import('./dovecot.js')>(import.meta.url, './dovecot.js');
+
 const BUILDERS: ReadonlyMap<PresetName, () => PresetOptions> = new Map<PresetName, () => PresetOptions>([
-  ['gmail', gmail],
-  ['outlook', outlook],
-  ['yahoo', yahoo],
-  ['icloud', icloud],
-  ['dovecot', dovecot],
+  ['gmail', () => gmail().gmail()],
+  ['outlook', () => outlook().outlook()],
+  ['yahoo', () => yahoo().yahoo()],
+  ['icloud', () => icloud().icloud()],
+  ['dovecot', () => dovecot().dovecot()],
 ]);
 
 /** The options of preset `name`, freshly built; undefined for a name that is no preset. */
