@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import * as net from 'node:net';
-import * as tls from 'node:tls';
+import type * as tls from 'node:tls';
+import { nodeTls } from './tls/node-tls.js';
 import { ControlApi, type AppendCheck } from './control/control.js';
 import { ClientFindingLog, type ClientReport } from './client-check/findings.js';
 import { EventLog, type EventRecord } from './event-log.js';
@@ -424,7 +425,7 @@ export class Server extends EventEmitter<ServerEventMap> {
   tlsContext(): tls.SecureContext {
     if (!this.secureContext) {
       try {
-        this.secureContext = tls.createSecureContext({ key: this.options.tls.key, cert: this.options.tls.cert });
+        this.secureContext = nodeTls().createSecureContext({ key: this.options.tls.key, cert: this.options.tls.cert });
       } catch (err) {
         throw new Error(`tls: the key or certificate cannot be used: ${(err as Error).message}`);
       }
@@ -468,7 +469,7 @@ export class Server extends EventEmitter<ServerEventMap> {
       return;
     }
     // Wrapped by hand rather than by tls.Server so that the session keeps the TCP socket for resets.
-    const channel = this.options.secure ? new tls.TLSSocket(socket, { isServer: true, secureContext: this.tlsContext() }) : socket;
+    const channel = this.options.secure ? new (nodeTls().TLSSocket)(socket, { isServer: true, secureContext: this.tlsContext() }) : socket;
     const { maxConnections, maxUnauthenticated } = this.options;
     if (this.sockets.size >= maxConnections) {
       refuse(channel, socket, `Too many connections (limit ${maxConnections})`);

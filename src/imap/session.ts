@@ -1,6 +1,7 @@
 import type * as net from 'node:net';
 import type { Duplex } from 'node:stream';
-import * as tls from 'node:tls';
+import type * as tls from 'node:tls';
+import { nodeTls } from '../tls/node-tls.js';
 import { isServiceError } from '../errors.js';
 import type { ScriptAction } from '../script/engine.js';
 import type { ScriptContext, ScriptOn, ScriptRule } from '../script/rule.js';
@@ -418,7 +419,7 @@ export class ImapSession implements SessionHandle {
       failTlsHandshake(plain);
       return;
     }
-    const secure = new tls.TLSSocket(plain, { isServer: true, secureContext: context });
+    const secure = new (nodeTls().TLSSocket)(plain, { isServer: true, secureContext: context });
     this.socket = secure;
     this.secure = true;
     this.checker?.tlsStarted();
