@@ -73,11 +73,16 @@ export class SearchEvaluator {
 
   run(key: SearchKey): { seq: number; message: Message }[] {
     const out: { seq: number; message: Message }[] = [];
-    this.selected.view.forEach((message, i) => {
-      if (this.selected.isExpungedPending(message.uid)) return;
+    const selected = this.selected;
+    const view = selected.view;
+    // SORT and THREAD of a whole large mailbox search ALL: a plain loop, and no lookups when nothing is pending.
+    const pending = selected.hasExpungesPending;
+    for (let i = 0; i < view.length; i++) {
+      const message = view[i]!;
+      if (pending && selected.isExpungedPending(message.uid)) continue;
       this.seq = i + 1;
       if (this.matches(key, message)) out.push({ seq: i + 1, message });
-    });
+    }
     return out;
   }
 

@@ -79,6 +79,11 @@ export class SelectedMailbox {
     return i < this.view.length && this.view[i]!.uid === uid ? i + 1 : 0;
   }
 
+  /** True when some message was expunged elsewhere and the session has not been told yet. */
+  get hasExpungesPending(): boolean {
+    return this.pendingExpunge.size > 0 || this.heldExpunge.size > 0;
+  }
+
   /** True when the message was expunged elsewhere and the session has not been told yet. */
   isExpungedPending(uid: number): boolean {
     return this.pendingExpunge.has(uid) || this.heldExpunge.has(uid);
