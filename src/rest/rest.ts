@@ -67,15 +67,45 @@ function withBody(route: Route): Route {
   return route.body || route.method === 'GET' ? route : { ...route, body: NO_FIELDS };
 }
 
+/** A path parameter's place in the path, worked out once per route. */
+interface ParamSlot {
+  /** Index into the request's segments (as `matchIn` gets them). */
+  index: number;
+  name: string;
+  integer: boolean;
+}
+
 interface CompiledRoute {
   route: Route;
   segments: string[];
+  /** Per segment: true for a parameter (`{name}`), false for a literal. */
+  isParam: boolean[];
   params: number;
+  slots: ParamSlot[];
+  /**
+   * A request without a body may be answered without validating `{}`
+   * against the schema: the schema takes `{}` (it requires no field).
+   * Worked out once, so a GET costs no schema walk.
+   */
+  emptyBodyValid: boolean;
 }
 
 function compile(route: Route): CompiledRoute {
   const segments = route.path.split('/').slice(1);
-  return { route, segments, params: segments.filter((s) => s.startsWith('{')).length };
+  const isParam = segments.map((s) => s.startsWith('{'));
+  const slots: ParamSlot[] = [];
+  segments.forEach((s, index) => {
+    if (!isParam[index]) return;
+    const name = s.slice(1, -1);
+    slots.push({ index, name, integer: route.params?.find((p) => p.name === name)?.type === 'integer' });
+  });
+  let emptyBodyValid = true;
+  try {
+    validate({}, route.body ?? NO_FIELDS);
+  } catch {
+    emptyBodyValid = false;
+  }
+  return { route, segments, isParam, params: slots.length, slots, emptyBodyValid };
 }
 
 /** Routes by segment count, each list ordered by parameter count (literal paths first). */
@@ -92,25 +122,37 @@ function buildTable(routes: readonly Route[]): RouteTable {
   return table;
 }
 
+/** True when a request's segments (`segments`, the first of which is before the path's first `/`) fit `c`'s pattern. */
+function fits(c: CompiledRoute, segments: readonly string[]): boolean {
+  const pattern = c.segments;
+  for (let i = 0; i < pattern.length; i++) {
+    const given = segments[i + 1]!;
+    // A parameter needs a value: `/v1/users/` is not `/v1/users/{name}`.
+    if (c.isParam[i] ? given === '' : given !== pattern[i]) return false;
+  }
+  return true;
+}
+
 /**
  * The route of `table` for a request, the methods allowed on its path when
  * none has `method`, or null. Among routes matching the path, those with the
  * fewest parameters win (`/v1/script/rules` before `/v1/script/{id}`).
+ * `segments` is the path split at `/`, the (empty) part before the first
+ * `/` included, so the split costs one array per request.
  */
-function matchIn(table: RouteTable, method: string, segments: readonly string[]): { route: Route } | { allow: string[] } | null {
-  const list = table.get(segments.length);
+function matchIn(table: RouteTable, method: string, segments: readonly string[]): CompiledRoute | { allow: string[] } | null {
+  const list = table.get(segments.length - 1);
   if (!list) return null;
   let params = -1;
-  const allow: string[] = [];
+  let allow: string[] | null = null;
   for (const c of list) {
     if (params >= 0 && c.params > params) break;
-    // A parameter needs a value: `/v1/users/` is not `/v1/users/{name}`.
-    if (!c.segments.every((s, i) => (s.startsWith('{') ? segments[i] !== '' : s === segments[i]))) continue;
-    if (c.route.method === method) return { route: c.route };
+    if (!fits(c, segments)) continue;
+    if (c.route.method === method) return c;
     params = c.params;
-    allow.push(c.route.method);
+    (allow ??= []).push(c.route.method);
   }
-  return params < 0 ? null : { allow };
+  return allow === null ? null : { allow };
 }
 
 /** An open event stream: its response and the event types it wants. */
@@ -192,9 +234,7 @@ export class RestServer {
         headersTimeout,
         connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 4))),
       },
-      (req, res) => {
-        this.dispatch(req, res).catch((err: unknown) => this.fail(res, err));
-      },
+      (req, res) => this.dispatch(req, res),
     );
     // Every malformed request gets the spec's error object, never Node's plain-text answer.
     this.http.on('clientError', (err: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => this.clientError(err, socket));
@@ -263,7 +303,7 @@ export class RestServer {
 
   // ------------------------------------------------------------ responses
 
-  private send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  private send(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = NO_HEADERS): void {
     // The client went away (a long poll it gave up on): nothing to answer.
     if (res.destroyed) return;
     if (res.headersSent) {
@@ -271,12 +311,13 @@ export class RestServer {
       return;
     }
     const text = JSON.stringify(body === undefined ? null : body);
-    res.writeHead(status, {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Content-Length': Buffer.byteLength(text),
-      'Cache-Control': 'no-store',
-      ...headers,
-    });
+    const length = Buffer.byteLength(text);
+    res.writeHead(
+      status,
+      headers === NO_HEADERS
+        ? { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': length, 'Cache-Control': 'no-store' }
+        : { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': length, 'Cache-Control': 'no-store', ...headers },
+    );
     res.end(text);
   }
 
@@ -427,16 +468,14 @@ export class RestServer {
    * Finds the route for a request: built-in routes first, then plugin
    * routes, so a plugin can add to the API but never shadow it. Within one
    * table a literal segment beats a parameter (`/v1/script/rules` before
-   * `/v1/script/{id}`).
+   * `/v1/script/{id}`). `segments` is the path split at `/` (see matchIn).
    */
-  private match(method: string, pathname: string): { route: Route; raw: string[] } | ServiceError {
-    const segments = pathname.split('/').slice(1);
-    const allow: string[] = [];
-    for (const table of [this.builtinTable, this.pluginTable]) {
-      const found = matchIn(table, method, segments);
-      if (found && 'route' in found) return { route: found.route, raw: segments };
-      if (found) allow.push(...found.allow);
-    }
+  private match(method: string, pathname: string, segments: readonly string[]): CompiledRoute | ServiceError {
+    const builtin = matchIn(this.builtinTable, method, segments);
+    if (builtin !== null && !('allow' in builtin)) return builtin;
+    const plugin = matchIn(this.pluginTable, method, segments);
+    if (plugin !== null && !('allow' in plugin)) return plugin;
+    const allow = [...(builtin?.allow ?? []), ...(plugin?.allow ?? [])];
     if (allow.length === 0) return new ServiceError('NOTFOUND', `No such endpoint: ${pathname}`);
     const methods = [...new Set(allow)].join(', ');
     const e = new ServiceError('METHOD', `${method} is not allowed on ${pathname}; allowed: ${methods}`);
@@ -445,15 +484,16 @@ export class RestServer {
   }
 
   /** Host, authorization and routing of a request: its route, path segments and query, or the error to answer. */
-  private route(req: IncomingMessage): { route: Route; raw: string[]; search: string } | ServiceError {
+  private route(req: IncomingMessage): RoutedRequest | ServiceError {
     const { authority, pathname, search } = splitTarget(req.url ?? '/');
     const host = this.hostOf(req, authority);
     if (host instanceof ServiceError) return host;
     const denied = this.authorize(host.value, req);
     if (denied) return denied;
-    const found = this.match(req.method ?? 'GET', pathname);
+    const segments = pathname.split('/');
+    const found = this.match(req.method ?? 'GET', pathname, segments);
     if (found instanceof ServiceError) return found;
-    return { ...found, search };
+    return { compiled: found, segments, search };
   }
 
   /**
@@ -480,41 +520,70 @@ export class RestServer {
     return true;
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Answers one request. Synchronous as far as it can be: a request with no
+   * body to wait for and a handler that answers at once costs no promise.
+   */
+  private dispatch(req: IncomingMessage, res: ServerResponse): void {
+    let pending: Promise<void> | void;
+    try {
+      pending = this.serve(req, res);
+    } catch (err) {
+      this.fail(res, err);
+      return;
+    }
+    if (pending !== undefined) pending.catch((err: unknown) => this.fail(res, err));
+  }
+
+  private serve(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
     if (this.dashboard(req, res)) return;
     const found = this.route(req);
     // A malformed request (bad Host) also ends the connection.
     if (found instanceof ServiceError) return this.fail(res, found, found.code === 'INVALID' ? { Connection: 'close' } : {});
-    const { route, raw, search } = found;
+    const { compiled, segments, search } = found;
     const params: Record<string, string | number> = {};
-    const patternSegments = route.path.split('/').slice(1);
-    for (let i = 0; i < patternSegments.length; i++) {
-      const s = patternSegments[i]!;
-      if (!s.startsWith('{')) continue;
-      const name = s.slice(1, -1);
+    for (const slot of compiled.slots) {
+      const given = segments[slot.index + 1]!;
       let value: string;
       try {
-        value = decodeURIComponent(raw[i]!);
+        value = given.includes('%') ? decodeURIComponent(given) : given;
       } catch {
-        return this.fail(res, new ServiceError('INVALID', `${name}: bad URL encoding: ${raw[i]}`));
+        return this.fail(res, new ServiceError('INVALID', `${slot.name}: bad URL encoding: ${given}`));
       }
-      const def = route.params?.find((p) => p.name === name);
-      if (def?.type === 'integer') {
-        if (!/^[0-9]{1,15}$/.test(value)) return this.fail(res, new ServiceError('INVALID', `${name}: expected an integer, got ${JSON.stringify(value)}`));
-        params[name] = Number(value);
-      } else params[name] = value;
+      if (slot.integer) {
+        if (!INTEGER.test(value)) return this.fail(res, new ServiceError('INVALID', `${slot.name}: expected an integer, got ${JSON.stringify(value)}`));
+        params[slot.name] = Number(value);
+      } else params[slot.name] = value;
     }
-    const read = this.readBody(req, res, route);
-    const body = read instanceof Promise ? await read : read;
+    const body = this.readBody(req, res, compiled);
+    if (body instanceof Promise) return body.then((b) => this.answer(compiled.route, req, res, params, search, b));
+    return this.answer(compiled.route, req, res, params, search, body);
+  }
+
+  /** Runs a route's handler on a request whose body has been read, and sends what it returns. */
+  private answer(
+    route: Route,
+    req: IncomingMessage,
+    res: ServerResponse,
+    params: Record<string, string | number>,
+    search: string,
+    body: unknown,
+  ): Promise<void> | void {
     if (body === NO_BODY) return;
     const ctx: RouteContext = { server: this.server, params, query: new URLSearchParams(search), body, req, res };
     if (route.stream) return this.openStream(ctx);
     if (route.path === '/v1/openapi.json') return this.send(res, 200, openApiDocument(this.routeTable, VERSION));
     const handled = route.handle(ctx);
-    const result = typeof (handled as PromiseLike<unknown> | null)?.then === 'function' ? await handled : handled;
-    if (route.text && wantsText(req, ctx.query)) this.sendText(res, route.status, route.text(result));
-    else this.send(res, route.status, result);
-    if (route.after) res.once('finish', () => route.after!(ctx));
+    if (typeof (handled as PromiseLike<unknown> | null)?.then === 'function') {
+      return Promise.resolve(handled).then((result) => this.result(route, ctx, result));
+    }
+    this.result(route, ctx, handled);
+  }
+
+  private result(route: Route, ctx: RouteContext, result: unknown): void {
+    if (route.text && wantsText(ctx.req, ctx.query)) this.sendText(ctx.res, route.status, route.text(result));
+    else this.send(ctx.res, route.status, result);
+    if (route.after) ctx.res.once('finish', () => route.after!(ctx));
   }
 
   /**
@@ -522,83 +591,66 @@ export class RestServer {
    * NO_BODY on failure. Without a body to read it answers at once, else with
    * a promise.
    */
-  private readBody(req: IncomingMessage, res: ServerResponse, route: Route): unknown {
-    const length = req.headers['content-length'];
-    const chunked = length === undefined && req.headers['transfer-encoding'] !== undefined;
+  private readBody(req: IncomingMessage, res: ServerResponse, compiled: CompiledRoute): unknown {
+    const route = compiled.route;
+    const headers = req.headers;
+    const length = headers['content-length'];
+    const chunked = length === undefined && headers['transfer-encoding'] !== undefined;
     const hasBody = (length !== undefined && length !== '0') || chunked;
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    const json = type === 'application/json';
-    const unsupported = (): ServiceError => new ServiceError('UNSUPPORTED', 'Request bodies must be sent as Content-Type: application/json');
+    // Without Content-Length or Transfer-Encoding there is no body to wait for
+    // (event streams still read to the end, as they always have). A GET is
+    // refused nothing here: a body-less request with no Content-Type is fine.
+    if (!hasBody && !route.stream && req.method !== 'POST' && compiled.emptyBodyValid) return {};
+    const json = isJson(headers['content-type']);
     // A chunked PUT/DELETE may turn out empty, and then it has no body: it is checked once read.
     if (!json && (req.method === 'POST' || (hasBody && !chunked))) {
-      this.reject(req, res, unsupported());
+      this.reject(req, res, unsupportedBody());
       return NO_BODY;
     }
     if (length !== undefined && Number(length) > MAX_BODY) {
       this.reject(req, res, new ServiceError('TOOBIG', `Request body larger than ${MAX_BODY} bytes`));
       return NO_BODY;
     }
-    const parse = (text: string): unknown => {
-      let body: unknown = {};
-      if (text.trim() !== '') {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          this.fail(res, new ServiceError('INVALID', 'Request body is not valid JSON'));
-          return NO_BODY;
-        }
-      }
-      const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
-      if (!isObject && !(route.allowArray && Array.isArray(body))) {
-        this.fail(res, new ServiceError('INVALID', route.allowArray ? 'Request body must be a JSON object or array' : 'Request body must be a JSON object'));
-        return NO_BODY;
-      }
-      try {
-        // Arrays only reach here for routes that declare them (script rules), with a schema.
-        validate(body, route.body ?? NO_FIELDS);
-      } catch (err) {
-        this.fail(res, err);
-        return NO_BODY;
-      }
-      return body;
-    };
-    // Without Content-Length or Transfer-Encoding there is no body to wait for
-    // (event streams still read to the end, as they always have).
-    if (!hasBody && !route.stream) return parse('');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    // A request that breaks off (parse error in its body, connection gone) ends the wait too;
-    // the clientError handler or the closed socket takes care of the answer.
-    return new Promise<'end' | 'toobig' | 'aborted'>((resolve) => {
-      const onData = (chunk: Buffer): void => {
-        size += chunk.length;
-        if (size > MAX_BODY) {
-          req.off('data', onData);
-          chunks.length = 0;
-          resolve('toobig');
-          return;
-        }
-        chunks.push(chunk);
-      };
-      req.on('data', onData);
-      req.once('end', () => resolve('end'));
-      req.once('error', () => resolve('aborted'));
-      req.once('close', () => resolve('aborted'));
-    }).then((outcome) => {
-      if (outcome === 'aborted') {
-        chunks.length = 0;
-        return NO_BODY;
-      }
-      if (outcome === 'toobig') {
+    if (!hasBody && !route.stream) return this.parseBody(res, compiled, '');
+    return readAll(req).then((read) => {
+      if (read === 'aborted') return NO_BODY;
+      if (read === 'toobig') {
         this.reject(req, res, new ServiceError('TOOBIG', `Request body larger than ${MAX_BODY} bytes`));
         return NO_BODY;
       }
-      if (!json && size > 0) {
-        this.fail(res, unsupported());
+      if (!json && read.length > 0) {
+        this.fail(res, unsupportedBody());
         return NO_BODY;
       }
-      return parse(Buffer.concat(chunks).toString('utf8'));
+      return this.parseBody(res, compiled, read.toString('utf8'));
     });
+  }
+
+  /** The JSON body of `text`, checked against the route's schema; answers the error itself and returns NO_BODY on failure. */
+  private parseBody(res: ServerResponse, compiled: CompiledRoute, text: string): unknown {
+    const route = compiled.route;
+    let body: unknown = {};
+    if (text.trim() !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        this.fail(res, new ServiceError('INVALID', 'Request body is not valid JSON'));
+        return NO_BODY;
+      }
+    } else if (compiled.emptyBodyValid) return body;
+    const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+    if (!isObject && !(route.allowArray && Array.isArray(body))) {
+      this.fail(res, new ServiceError('INVALID', route.allowArray ? 'Request body must be a JSON object or array' : 'Request body must be a JSON object'));
+      return NO_BODY;
+    }
+    try {
+      // Arrays only reach here for routes that declare them (script rules), with a schema.
+      validate(body, route.body ?? NO_FIELDS);
+    } catch (err) {
+      this.fail(res, err);
+      return NO_BODY;
+    }
+    return body;
   }
 
   /**
@@ -771,7 +823,7 @@ function streamPosition(query: URLSearchParams, header: string | string[] | unde
   const lastEventId = Array.isArray(header) ? header[0] : header;
   if (lastEventId !== undefined && lastEventId.trim() !== '') {
     const t = lastEventId.trim();
-    if (!/^[0-9]{1,15}$/.test(t)) throw new ServiceError('INVALID', `Last-Event-ID: expected an event id (digits), got ${JSON.stringify(t)}`);
+    if (!INTEGER.test(t)) throw new ServiceError('INVALID', `Last-Event-ID: expected an event id (digits), got ${JSON.stringify(t)}`);
     return Number(t);
   }
   const given = query.getAll('since');
@@ -779,7 +831,7 @@ function streamPosition(query: URLSearchParams, header: string | string[] | unde
   if (given.length > 1) throw new ServiceError('INVALID', 'since: given more than once');
   const v = given[0]!;
   if (v === 'now') return last;
-  if (!/^[0-9]{1,15}$/.test(v)) throw new ServiceError('INVALID', `since: expected an event id (digits) or now, got ${JSON.stringify(v)}`);
+  if (!INTEGER.test(v)) throw new ServiceError('INVALID', `since: expected an event id (digits) or now, got ${JSON.stringify(v)}`);
   return Number(v);
 }
 
@@ -789,22 +841,81 @@ function streamPosition(query: URLSearchParams, header: string | string[] | unde
  * those are mailbox names like any other. In absolute form
  * (`GET http://localhost:8025/v1/users`) the authority is the host (RFC 7230 §5.4).
  */
+const ABSOLUTE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/;
+const QUERY_OR_FRAGMENT = /[?#]/;
+
 function splitTarget(url: string): { authority: string | null; pathname: string; search: string } {
   let target = url;
   let authority: string | null = null;
-  const absolute = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(target);
+  // Origin form (`/v1/...`), what every client but a proxy sends, has no scheme to look for.
+  const absolute = url.charCodeAt(0) === 0x2f ? null : ABSOLUTE.exec(target);
   if (absolute) {
     authority = absolute[1]!;
     target = target.slice(absolute[0].length);
     if (!target.startsWith('/')) target = `/${target}`;
   }
-  const at = target.search(/[?#]/);
+  const at = target.search(QUERY_OR_FRAGMENT);
   const pathname = at < 0 ? target : target.slice(0, at);
   const search = at >= 0 && target[at] === '?' ? target.slice(at + 1).split('#')[0]! : '';
   return { authority, pathname, search };
 }
 
 const NO_BODY = Symbol('no body');
+
+/** No headers beyond the usual three (a shared object: `send` tells it apart by identity). */
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+const INTEGER = /^[0-9]{1,15}$/;
+
+/** What `route` found for a request: its route, the path split at `/` (see matchIn) and the query. */
+interface RoutedRequest {
+  compiled: CompiledRoute;
+  segments: string[];
+  search: string;
+}
+
+/** True for a Content-Type of `application/json`, with or without parameters, in any case. */
+function isJson(contentType: string | undefined): boolean {
+  if (contentType === 'application/json') return true;
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+function unsupportedBody(): ServiceError {
+  return new ServiceError('UNSUPPORTED', 'Request bodies must be sent as Content-Type: application/json');
+}
+
+/**
+ * The whole body of a request, or why there is none: `toobig` past
+ * MAX_BODY (what came is dropped, the rest is not read), `aborted` when the
+ * request breaks off (a parse error in its body, the connection gone; the
+ * clientError handler or the closed socket takes care of the answer).
+ */
+function readAll(req: IncomingMessage): Promise<Buffer | 'toobig' | 'aborted'> {
+  return new Promise((resolve) => {
+    let first: Buffer | null = null;
+    let chunks: Buffer[] | null = null;
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        req.off('data', onData);
+        first = null;
+        chunks = null;
+        resolve('toobig');
+        return;
+      }
+      // Most bodies come in one chunk: no list and no copy for them.
+      if (first === null) first = chunk;
+      else (chunks ??= [first]).push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks !== null ? Buffer.concat(chunks) : (first ?? EMPTY)));
+    req.once('error', () => resolve('aborted'));
+    req.once('close', () => resolve('aborted'));
+  });
+}
+
+const EMPTY = Buffer.alloc(0);
 
 export type { Method, Route };
 
