@@ -57,7 +57,16 @@ interface StateWaiter {
 export type LogListener = (event: LoggedEvent, data: unknown) => void;
 
 export class EventLog {
-  private entries: LoggedEvent[] = [];
+  /**
+   * The backlog, as parallel lists (index `head` is the oldest kept): ids
+   * and sizes are small integers kept unboxed, so a kept event costs the
+   * collector one string (its JSON), not an object as well. Deliveries in
+   * a loop keep thousands of events alive through every young collection.
+   */
+  private ids: number[] = [];
+  private types: string[] = [];
+  private jsons: string[] = [];
+  private sizes: number[] = [];
   private head = 0;
   private bytes = 0;
   private last = 0;
@@ -80,7 +89,7 @@ export class EventLog {
 
   /** Id of the oldest event still kept, or null when none is. */
   get oldestId(): number | null {
-    return this.head < this.entries.length ? this.entries[this.head]!.id : null;
+    return this.head < this.ids.length ? this.ids[this.head]! : null;
   }
 
   /** True when events after `since` are no longer all kept. */
@@ -107,11 +116,14 @@ export class EventLog {
       } catch {
         json = null; // an event that cannot be serialized is not kept; it must not break the operation that emitted it
       }
-      const event: LoggedEvent = { id, type, json, bytes: json === null ? 0 : Buffer.byteLength(json) + type.length };
-      if (keep && json !== null) this.keep(event);
+      const bytes = json === null ? 0 : Buffer.byteLength(json) + type.length;
+      if (keep && json !== null) this.keep(id, type, json, bytes);
       // An event that cannot be serialized is never streamed, kept or not: it loses no one their place.
       else if (!keep) this.evictedThrough = id;
-      for (const l of this.listeners) l(event, data);
+      if (this.listeners.size > 0) {
+        const event: LoggedEvent = { id, type, json, bytes };
+        for (const l of this.listeners) l(event, data);
+      }
     } else {
       this.evictedThrough = id;
     }
@@ -176,14 +188,16 @@ export class EventLog {
 
   /** Kept events after `since`, oldest first. */
   *after(since: number): Generator<LoggedEvent> {
-    let lo = this.head;
-    let hi = this.entries.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.entries[mid]!.id <= since) lo = mid + 1;
-      else hi = mid;
+    let last = since;
+    let i = this.firstAfter(last);
+    while (i < this.ids.length) {
+      const id = this.ids[i]!;
+      yield { id, type: this.types[i]!, json: this.jsons[i]!, bytes: this.sizes[i]! };
+      last = id;
+      // The lists may have been shifted or evicted from meanwhile (a caller that
+      // records events itself): then find the place again by id, not by index.
+      i = i >= this.head && this.ids[i] === id ? i + 1 : this.firstAfter(last);
     }
-    for (let i = lo; i < this.entries.length; i++) yield this.entries[i]!;
   }
 
   /**
@@ -269,20 +283,39 @@ export class EventLog {
     }
   }
 
-  private keep(event: LoggedEvent): void {
-    this.entries.push(event);
-    this.bytes += event.bytes;
-    const { backlog, backlogBytes } = this.limits;
-    while (this.entries.length - this.head > backlog || (this.bytes > backlogBytes && this.entries.length - this.head > 0)) {
-      const old = this.entries[this.head]!;
-      this.entries[this.head] = undefined as unknown as LoggedEvent;
-      this.head++;
-      this.bytes -= old.bytes;
-      this.evictedThrough = old.id;
+  /** Index of the oldest kept event newer than `id` (the lists' length when there is none). */
+  private firstAfter(id: number): number {
+    let lo = this.head;
+    let hi = this.ids.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ids[mid]! <= id) lo = mid + 1;
+      else hi = mid;
     }
-    // Shift the array now and then, not per event: eviction stays O(1) amortized.
-    if (this.head > 1024 && this.head * 2 > this.entries.length) {
-      this.entries = this.entries.slice(this.head);
+    return lo;
+  }
+
+  private keep(id: number, type: string, json: string, bytes: number): void {
+    this.ids.push(id);
+    this.types.push(type);
+    this.jsons.push(json);
+    this.sizes.push(bytes);
+    this.bytes += bytes;
+    const { backlog, backlogBytes } = this.limits;
+    while (this.ids.length - this.head > backlog || (this.bytes > backlogBytes && this.ids.length - this.head > 0)) {
+      const h = this.head;
+      this.jsons[h] = '';
+      this.head++;
+      this.bytes -= this.sizes[h]!;
+      this.evictedThrough = this.ids[h]!;
+    }
+    // Shift the lists now and then, not per event: eviction stays O(1) amortized.
+    if (this.head > 1024 && this.head * 2 > this.ids.length) {
+      const h = this.head;
+      this.ids = this.ids.slice(h);
+      this.types = this.types.slice(h);
+      this.jsons = this.jsons.slice(h);
+      this.sizes = this.sizes.slice(h);
       this.head = 0;
     }
   }

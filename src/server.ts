@@ -50,6 +50,9 @@ export interface ServerAddresses {
  * A Rookery server: the mail store, its IMAP listener, the control API and
  * the typed event stream (`server.on('mailbox', ...)`).
  */
+/** What events without `userMailboxes` add for the user: nothing (shared, so an event costs no object for it). */
+const NO_USER: Readonly<{ user?: string | null }> = Object.freeze({});
+
 export class Server extends EventEmitter<ServerEventMap> {
   readonly options: ResolvedOptions;
   /** The one mail tree; with `userMailboxes`, the shared tree (shared namespaces) and the users. */
@@ -316,7 +319,7 @@ export class Server extends EventEmitter<ServerEventMap> {
   /** Turns store changes into the public events of the spec. */
   private publish(change: StoreChange): void {
     // With userMailboxes, events that name a mailbox say whose tree it is in (null: the shared tree).
-    const user = this.trees ? { user: this.trees.userOf(change) } : {};
+    const user = this.trees ? { user: this.trees.userOf(change) } : NO_USER;
     switch (change.kind) {
       case 'mailbox':
         this.emit('mailbox', { type: change.type, path: change.path, oldPath: change.oldPath, origin: change.origin, ...user });

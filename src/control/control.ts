@@ -465,7 +465,8 @@ export class ControlApi {
     const o = checkObject(input, 'message', ['raw', 'encoding', 'flags', 'internaldate', 'checks']);
     if (o.raw === undefined) throw invalid('raw: required');
     const raw = decodeSource(o.raw, o.encoding);
-    const flags = o.flags === undefined ? [] : checkFlags(o.flags, 'flags');
+    // No flags given: the store's shared empty set, no list or set made for this message.
+    const flags = o.flags === undefined ? undefined : checkFlags(o.flags, 'flags');
     let internaldate: InternalDate;
     if (o.internaldate === undefined) internaldate = internalDateFromMs(this.ctx.now());
     else {
@@ -475,8 +476,8 @@ export class ControlApi {
       internaldate = parsed;
     }
     if (optionalBoolean(o.checks, 'checks')) this.ctx.checkAppend(mailbox, raw.length);
-    const [message] = tree.append(mailbox, [{ raw, flags, internaldate }], null);
-    return { uid: message!.uid, uidvalidity: mailbox.uidvalidity };
+    const message = tree.append(mailbox, [flags === undefined ? { raw, internaldate } : { raw, flags, internaldate }], null)[0]!;
+    return { uid: message.uid, uidvalidity: mailbox.uidvalidity };
   }
 
   /** Sets, adds or removes flags; answers with the new flags of every named message. */

@@ -50,7 +50,16 @@ export function formatInternalDate(date: InternalDate): string {
   );
 }
 
+/**
+ * The last date `internalDateFromMs` made. Dates are never changed once
+ * made, so messages added in the same second share one (deliveries in a
+ * loop keep one object per second alive, not one per message).
+ */
+let lastUtc: InternalDate = Object.freeze({ ms: Number.NaN, tz: 0 });
+
 /** An internal date for an instant, in UTC (+0000), truncated to whole seconds. */
 export function internalDateFromMs(ms: number): InternalDate {
-  return { ms: Math.floor(ms / 1000) * 1000, tz: 0 };
+  const whole = Math.floor(ms / 1000) * 1000;
+  if (whole !== lastUtc.ms) lastUtc = Object.freeze({ ms: whole, tz: 0 });
+  return lastUtc;
 }

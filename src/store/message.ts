@@ -2,13 +2,32 @@ import { servedSize } from '../mime/crlf.js';
 import type { InternalDate } from './internal-date.js';
 
 /**
+ * The flag set of every message without flags. Flag sets are never changed
+ * in place (a change gives the message a new set), so one empty set serves
+ * them all: a delivery or seed message with no flags costs no Set of its own.
+ */
+export const NO_FLAGS: ReadonlySet<string> = new (class NoFlags extends Set<string> {
+  // Shared by many messages: a change in place would change them all, so it fails loudly instead.
+  override add(): this {
+    throw new TypeError('A message flag set is never changed in place; give the message a new set');
+  }
+  override delete(): boolean {
+    throw new TypeError('A message flag set is never changed in place; give the message a new set');
+  }
+  override clear(): void {
+    throw new TypeError('A message flag set is never changed in place; give the message a new set');
+  }
+})();
+
+/**
  * One message in one mailbox. The raw source is shared, never copied: a
  * reset or a COPY reuses the same Buffer (and so the same cached MIME tree).
  */
 export class Message {
   uid: number;
   modseq: number;
-  flags: Set<string>;
+  /** Never changed in place: a flag change gives the message a new set (it may be shared). */
+  flags: ReadonlySet<string>;
   readonly raw: Buffer;
   readonly internaldate: InternalDate;
   /** Keys of the storage message object the core does not know; kept for snapshots. */
@@ -20,6 +39,8 @@ export class Message {
     uid: number;
     modseq: number;
     flags: Iterable<string>;
+    /** `flags` is a set made for this message (or NO_FLAGS), never changed after: kept as it is instead of copied. */
+    ownFlags?: boolean;
     raw: Buffer;
     internaldate: InternalDate;
     extra?: Record<string, unknown> | null;
@@ -27,7 +48,7 @@ export class Message {
   }) {
     this.uid = init.uid;
     this.modseq = init.modseq;
-    this.flags = new Set(init.flags);
+    this.flags = init.ownFlags ? (init.flags as ReadonlySet<string>) : copyFlags(init.flags);
     this.raw = init.raw;
     this.internaldate = init.internaldate;
     this.extra = init.extra ?? null;
@@ -45,4 +66,11 @@ export class Message {
   get seen(): boolean {
     return this.flags.has('\\Seen');
   }
+}
+
+/** A message's own copy of `flags`; NO_FLAGS when there are none. */
+function copyFlags(flags: Iterable<string>): ReadonlySet<string> {
+  if (flags === NO_FLAGS) return NO_FLAGS;
+  const set = new Set(flags);
+  return set.size === 0 ? NO_FLAGS : set;
 }

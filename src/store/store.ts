@@ -5,7 +5,7 @@ import type { ChangeListener, Origin, StoreChange } from './changes.js';
 import { canonicalFlag, isSettableFlag } from './flags.js';
 import type { InternalDate } from './internal-date.js';
 import { Mailbox } from './mailbox.js';
-import { Message } from './message.js';
+import { Message, NO_FLAGS } from './message.js';
 import { isValidMutf7 } from './mutf7.js';
 
 export type FlagMode = 'set' | 'add' | 'remove';
@@ -72,6 +72,13 @@ export class Store {
   private readonly mailboxes = new Map<string, Mailbox>();
   private readonly subscriptions = new Set<string>();
   private readonly listeners = new Set<ChangeListener>();
+  /**
+   * The listeners as a list, made when a change is announced after the set
+   * changed: a change goes to the listeners there were when it was made
+   * (one that a listener adds or removes meanwhile does not change that),
+   * without copying the set for every change.
+   */
+  private listenerList: readonly ChangeListener[] | null = null;
   private nextUidValidity = 1;
 
   constructor(
@@ -86,11 +93,14 @@ export class Store {
   /** Listens to every change; returns the function that stops listening. */
   onChange(listener: ChangeListener): () => void {
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.listenerList = null;
+    return () => {
+      if (this.listeners.delete(listener)) this.listenerList = null;
+    };
   }
 
   private emit(change: StoreChange): void {
-    for (const listener of [...this.listeners]) listener(change);
+    for (const listener of (this.listenerList ??= [...this.listeners])) listener(change);
   }
 
   // ---------------------------------------------------------------- per-user mailboxes (userMailboxes)
@@ -383,18 +393,19 @@ export class Store {
       );
     }
     const modseq = ++mailbox.highestModseq;
-    const added = inputs.map(
-      (input) =>
-        new Message({
-          uid: mailbox.uidnext++,
-          modseq,
-          flags: normalizeFlags(input.flags ?? []),
-          raw: input.raw,
-          internaldate: input.internaldate,
-          extra: input.extra ?? null,
-          memo: input.memo ?? null,
-        }),
-    );
+    const added = inputs.map((input) => {
+      const flags = input.flags === undefined ? NO_FLAGS : normalizeFlags(input.flags);
+      return new Message({
+        uid: mailbox.uidnext++,
+        modseq,
+        flags: flags.size === 0 ? NO_FLAGS : flags,
+        ownFlags: true,
+        raw: input.raw,
+        internaldate: input.internaldate,
+        extra: input.extra ?? null,
+        memo: input.memo ?? null,
+      });
+    });
     for (const m of added) {
       mailbox.messages.push(m);
       if (!m.seen) mailbox.unseen++;
@@ -606,7 +617,7 @@ export function normalizeFlags(flags: Iterable<string>): Set<string> {
   return out;
 }
 
-function sameFlags(a: Set<string>, b: Set<string>): boolean {
+function sameFlags(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   if (a.size !== b.size) return false;
   for (const f of a) if (!b.has(f)) return false;
   return true;
