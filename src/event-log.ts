@@ -65,8 +65,19 @@ export class EventLog {
    */
   private ids: number[] = [];
   private types: string[] = [];
+  /** The event's JSON; for an append kept in parts (`uids[i] > 0`), its mailbox path. */
   private jsons: string[] = [];
   private sizes: number[] = [];
+  /**
+   * Appends of one message (`recordAppend`) are kept as their parts, UID
+   * here and origin in `origins` (-1: null), and written out as JSON only
+   * when read: a delivery then costs no serialization and no string. 0:
+   * the event's JSON is in `jsons`.
+   */
+  private uids: number[] = [];
+  private origins: number[] = [];
+  /** Bytes of a mailbox path as a JSON string, by path (bounded). */
+  private readonly pathBytes = new Map<string, number>();
   private head = 0;
   private bytes = 0;
   private last = 0;
@@ -117,7 +128,7 @@ export class EventLog {
         json = null; // an event that cannot be serialized is not kept; it must not break the operation that emitted it
       }
       const bytes = json === null ? 0 : Buffer.byteLength(json) + type.length;
-      if (keep && json !== null) this.keep(id, type, json, bytes);
+      if (keep && json !== null) this.keep(id, type, json, bytes, 0, 0);
       // An event that cannot be serialized is never streamed, kept or not: it loses no one their place.
       else if (!keep) this.evictedThrough = id;
       if (this.listeners.size > 0) {
@@ -127,8 +138,45 @@ export class EventLog {
     } else {
       this.evictedThrough = id;
     }
+    this.notify(id, type, data);
+  }
+
+  /**
+   * Records an `append` event whose data is exactly `{ path, uids: [uid],
+   * origin }` (one message; `data` is that object, for waits): the same as
+   * `record('append', data)`, but kept as its parts until read.
+   */
+  recordAppend(path: string, uid: number, origin: number | null, data: unknown): void {
+    // Streams need the JSON now, and the parts need a UID > 0 to be told apart.
+    if (this.listeners.size > 0 || this.limits.backlog === 0 || !Number.isSafeInteger(uid) || uid < 1 || (origin !== null && !(Number.isSafeInteger(origin) && origin >= 0))) {
+      return this.record('append', data);
+    }
+    const id = ++this.last;
+    const originCode = origin === null ? -1 : origin;
+    this.keep(id, 'append', path, this.appendBytes(path, uid, originCode), uid, originCode);
+    this.notify(id, 'append', data);
+  }
+
+  private notify(id: number, type: string, data: unknown): void {
     if (this.waiters.size > 0) this.offer({ id, type, data });
     if (this.stateWaiters.size > 0) this.poke();
+  }
+
+  /** Bytes `appendJson` makes, plus the type's length (what `record` counts), without making it. */
+  private appendBytes(path: string, uid: number, origin: number): number {
+    let quoted = this.pathBytes.get(path);
+    if (quoted === undefined) {
+      quoted = Buffer.byteLength(JSON.stringify(path));
+      if (this.pathBytes.size >= 1024) this.pathBytes.clear();
+      this.pathBytes.set(path, quoted);
+    }
+    return APPEND_FIXED_BYTES + quoted + digits(uid) + (origin < 0 ? 4 : digits(origin)) + 'append'.length;
+  }
+
+  /** The JSON of kept event `i`. */
+  private jsonAt(i: number): string {
+    const uid = this.uids[i]!;
+    return uid > 0 ? appendJson(this.jsons[i]!, uid, this.origins[i]!) : this.jsons[i]!;
   }
 
   /** Checks the state waits again (the store changed). */
@@ -192,7 +240,7 @@ export class EventLog {
     let i = this.firstAfter(last);
     while (i < this.ids.length) {
       const id = this.ids[i]!;
-      yield { id, type: this.types[i]!, json: this.jsons[i]!, bytes: this.sizes[i]! };
+      yield { id, type: this.types[i]!, json: this.jsonAt(i), bytes: this.sizes[i]! };
       last = id;
       // The lists may have been shifted or evicted from meanwhile (a caller that
       // records events itself): then find the place again by id, not by index.
@@ -295,11 +343,13 @@ export class EventLog {
     return lo;
   }
 
-  private keep(id: number, type: string, json: string, bytes: number): void {
+  private keep(id: number, type: string, json: string, bytes: number, uid: number, origin: number): void {
     this.ids.push(id);
     this.types.push(type);
     this.jsons.push(json);
     this.sizes.push(bytes);
+    this.uids.push(uid);
+    this.origins.push(origin);
     this.bytes += bytes;
     const { backlog, backlogBytes } = this.limits;
     while (this.ids.length - this.head > backlog || (this.bytes > backlogBytes && this.ids.length - this.head > 0)) {
@@ -316,7 +366,27 @@ export class EventLog {
       this.types = this.types.slice(h);
       this.jsons = this.jsons.slice(h);
       this.sizes = this.sizes.slice(h);
+      this.uids = this.uids.slice(h);
+      this.origins = this.origins.slice(h);
       this.head = 0;
     }
   }
+}
+
+/** `{"path":` + `,"uids":[` + `],"origin":` + `}`: the bytes of an append's JSON besides its values. */
+const APPEND_FIXED_BYTES = 8 + 9 + 11 + 1;
+
+/** The JSON `JSON.stringify({ path, uids: [uid], origin })` makes (origin -1: null). */
+function appendJson(path: string, uid: number, origin: number): string {
+  return `{"path":${JSON.stringify(path)},"uids":[${uid}],"origin":${origin < 0 ? 'null' : origin}}`;
+}
+
+/** Decimal digits of a non-negative integer (as JSON writes it). */
+function digits(n: number): number {
+  let d = 1;
+  while (n >= 10) {
+    n = Math.floor(n / 10);
+    d++;
+  }
+  return d;
 }

@@ -325,7 +325,13 @@ export class Server extends EventEmitter<ServerEventMap> {
         this.emit('mailbox', { type: change.type, path: change.path, oldPath: change.oldPath, origin: change.origin, ...user });
         break;
       case 'append':
-        this.emit('append', { path: change.mailbox.path, uids: change.messages.map((m) => m.uid), origin: change.origin, ...user });
+        if (user === NO_USER && change.messages.length === 1) {
+          // One message (every delivery): the log keeps the event as its parts, not as JSON made now.
+          const uid = change.messages[0]!.uid;
+          const data = { path: change.mailbox.path, uids: [uid], origin: change.origin };
+          this.eventLog.recordAppend(data.path, uid, data.origin, data);
+          (super.emit as (name: string, ...rest: unknown[]) => boolean)('append', data);
+        } else this.emit('append', { path: change.mailbox.path, uids: change.messages.map((m) => m.uid), origin: change.origin, ...user });
         break;
       case 'expunge':
         this.emit('expunge', { path: change.mailbox.path, uids: [...change.uids], origin: change.origin, ...user });
