@@ -420,9 +420,15 @@ export class RestServer {
    * the host value that the loopback rule looks at (the authority of an
    * absolute-form target wins over Host), or an error.
    */
-  private hostOf(req: IncomingMessage, authority: string | null, facts: HeaderFacts): { value: string | undefined } | ServiceError {
-    if (facts.hosts > 1) return new ServiceError('INVALID', 'More than one Host header');
-    const host = facts.host;
+  private hostOf(req: IncomingMessage, authority: string | null): { value: string | undefined } | ServiceError {
+    const raw = req.rawHeaders;
+    let count = 0;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!;
+      if (name.length === 4 && name.toLowerCase() === 'host') count++;
+    }
+    if (count > 1) return new ServiceError('INVALID', 'More than one Host header');
+    const host = req.headers.host;
     if (host === undefined && req.httpVersion !== '1.0' && req.httpVersion !== '0.9') return new ServiceError('INVALID', 'Missing Host header');
     if (host !== undefined && this.verdict(host) === 'invalid') {
       return new ServiceError('INVALID', `Invalid Host header ${JSON.stringify(host)}: expected host[:port] (port digits only, IPv6 in brackets)`);
@@ -444,9 +450,9 @@ export class RestServer {
     return verdict;
   }
 
-  private authorize(host: string | undefined, facts: HeaderFacts): ServiceError | null {
+  private authorize(host: string | undefined, req: IncomingMessage): ServiceError | null {
     if (this.tokenDigest) {
-      const header = facts.authorization ?? '';
+      const header = req.headers.authorization ?? '';
       const m = /^Bearer\s+(.+)$/i.exec(header.trim());
       const given = digest(m ? m[1]! : '');
       if (!m || !timingSafeEqual(given, this.tokenDigest)) return new ServiceError('UNAUTHORIZED', 'Missing or wrong bearer token');
@@ -480,15 +486,14 @@ export class RestServer {
   /** Host, authorization and routing of a request: its route, path segments and query, or the error to answer. */
   private route(req: IncomingMessage): RoutedRequest | ServiceError {
     const { authority, pathname, search } = splitTarget(req.url ?? '/');
-    const facts = headerFacts(req.rawHeaders);
-    const host = this.hostOf(req, authority, facts);
+    const host = this.hostOf(req, authority);
     if (host instanceof ServiceError) return host;
-    const denied = this.authorize(host.value, facts);
+    const denied = this.authorize(host.value, req);
     if (denied) return denied;
     const segments = pathname.split('/');
     const found = this.match(req.method ?? 'GET', pathname, segments);
     if (found instanceof ServiceError) return found;
-    return { compiled: found, segments, search, facts };
+    return { compiled: found, segments, search };
   }
 
   /**
@@ -504,9 +509,8 @@ export class RestServer {
     if (url.startsWith('/v1/')) return false;
     const { authority, pathname } = splitTarget(url);
     if (!isDashboardPath(pathname)) return false;
-    const facts = headerFacts(req.rawHeaders);
-    const host = this.hostOf(req, authority, facts);
-    const denied = host instanceof ServiceError ? host : this.tokenDigest ? null : this.authorize(host.value, facts);
+    const host = this.hostOf(req, authority);
+    const denied = host instanceof ServiceError ? host : this.tokenDigest ? null : this.authorize(host.value, req);
     try {
       if (denied) throw denied;
       serveDashboard(req, res, pathname);
@@ -536,7 +540,7 @@ export class RestServer {
     const found = this.route(req);
     // A malformed request (bad Host) also ends the connection.
     if (found instanceof ServiceError) return this.fail(res, found, found.code === 'INVALID' ? { Connection: 'close' } : {});
-    const { compiled, segments, search, facts } = found;
+    const { compiled, segments, search } = found;
     const params: Record<string, string | number> = {};
     for (const slot of compiled.slots) {
       const given = segments[slot.index + 1]!;
@@ -551,7 +555,7 @@ export class RestServer {
         params[slot.name] = Number(value);
       } else params[slot.name] = value;
     }
-    const body = this.readBody(req, res, compiled, facts);
+    const body = this.readBody(req, res, compiled);
     if (body instanceof Promise) return body.then((b) => this.answer(compiled.route, req, res, params, search, b));
     return this.answer(compiled.route, req, res, params, search, body);
   }
@@ -587,16 +591,17 @@ export class RestServer {
    * NO_BODY on failure. Without a body to read it answers at once, else with
    * a promise.
    */
-  private readBody(req: IncomingMessage, res: ServerResponse, compiled: CompiledRoute, facts: HeaderFacts): unknown {
+  private readBody(req: IncomingMessage, res: ServerResponse, compiled: CompiledRoute): unknown {
     const route = compiled.route;
-    const length = facts.contentLength;
-    const chunked = length === undefined && facts.transferEncoding;
+    const headers = req.headers;
+    const length = headers['content-length'];
+    const chunked = length === undefined && headers['transfer-encoding'] !== undefined;
     const hasBody = (length !== undefined && length !== '0') || chunked;
     // Without Content-Length or Transfer-Encoding there is no body to wait for
     // (event streams still read to the end, as they always have). A GET is
     // refused nothing here: a body-less request with no Content-Type is fine.
     if (!hasBody && !route.stream && req.method !== 'POST' && compiled.emptyBodyValid) return {};
-    const json = isJson(facts.contentType);
+    const json = isJson(headers['content-type']);
     // A chunked PUT/DELETE may turn out empty, and then it has no body: it is checked once read.
     if (!json && (req.method === 'POST' || (hasBody && !chunked))) {
       this.reject(req, res, unsupportedBody());
@@ -862,54 +867,11 @@ const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 const INTEGER = /^[0-9]{1,15}$/;
 
-/** What `route` found for a request: its route, the path split at `/` (see matchIn), the query and the headers read. */
+/** What `route` found for a request: its route, the path split at `/` (see matchIn) and the query. */
 interface RoutedRequest {
   compiled: CompiledRoute;
   segments: string[];
   search: string;
-  facts: HeaderFacts;
-}
-
-/**
- * The request headers the router reads, taken from `rawHeaders` in one
- * pass: Node builds `req.headers` only when it is first read, and an API
- * request needs just these. Duplicates count as Node counts them there: the
- * first Host, Authorization, Content-Length and Content-Type wins (Host is
- * refused when repeated); Transfer-Encoding matters only by being there.
- */
-interface HeaderFacts {
-  hosts: number;
-  host: string | undefined;
-  authorization: string | undefined;
-  contentLength: string | undefined;
-  contentType: string | undefined;
-  transferEncoding: boolean;
-}
-
-function headerFacts(raw: readonly string[]): HeaderFacts {
-  const facts: HeaderFacts = { hosts: 0, host: undefined, authorization: undefined, contentLength: undefined, contentType: undefined, transferEncoding: false };
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    // Header names are case-insensitive; their lengths tell the few wanted here apart before any lower-casing.
-    switch (name.length) {
-      case 4:
-        if (name.toLowerCase() === 'host' && facts.hosts++ === 0) facts.host = raw[i + 1];
-        break;
-      case 12:
-        if (facts.contentType === undefined && name.toLowerCase() === 'content-type') facts.contentType = raw[i + 1];
-        break;
-      case 13:
-        if (facts.authorization === undefined && name.toLowerCase() === 'authorization') facts.authorization = raw[i + 1];
-        break;
-      case 14:
-        if (facts.contentLength === undefined && name.toLowerCase() === 'content-length') facts.contentLength = raw[i + 1];
-        break;
-      case 17:
-        if (name.toLowerCase() === 'transfer-encoding') facts.transferEncoding = true;
-        break;
-    }
-  }
-  return facts;
 }
 
 /** True for a Content-Type of `application/json`, with or without parameters, in any case. */
