@@ -1,7 +1,7 @@
 /**
- * The REST server reads the request header fields it needs (Host,
- * Authorization, Content-Length, Content-Type, Transfer-Encoding) itself,
- * over raw sockets here so the names can be spelled any way: field names
+ * The request header fields the REST router reads (Host, Authorization,
+ * Content-Length, Content-Type, Transfer-Encoding), over raw sockets here
+ * so the names can be spelled any way: field names
  * are case-insensitive (RFC 9110 §5.1), so is a media type's type/subtype
  * (§8.3.1), a request with more than one Host field is 400 (RFC 9112 §3.2),
  * and a field whose name merely has the same length as one of these is
