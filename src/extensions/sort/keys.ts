@@ -21,12 +21,20 @@ import { collationKey } from '../../util/casemap.js';
 /** Address headers SORT reads. */
 export type AddressHeader = 'from' | 'to' | 'cc';
 
-/** What THREAD=REFERENCES reads of every message, made in one pass over its header. */
-export interface ThreadInfo {
-  /** Date: header in ms, or null (then INTERNALDATE is the sent date). */
-  date: number | null;
-  messageId: string | null;
-  references: readonly string[];
+/**
+ * What THREAD=REFERENCES reads of every message, made in one pass over its
+ * header: an object of its own, three fields, not the twelve of a message's
+ * sort values, as THREAD reads it for every message of the mailbox and each
+ * one outlives a few collections of the young generation (whose cost is the
+ * bytes that survive).
+ */
+export class ThreadInfo {
+  constructor(
+    /** Date: header in ms, or null (then INTERNALDATE is the sent date). */
+    readonly date: number | null,
+    readonly messageId: string | null,
+    readonly references: readonly string[],
+  ) {}
 }
 
 const THREAD_FIELDS = ['date', 'message-id', 'references', 'in-reply-to'];
@@ -333,6 +341,54 @@ function scanIds(value: Buffer, start: number, stop: number, out: string[] | nul
   return null;
 }
 
+/**
+ * `scanIds` into `out` from index 0 on, returning the count: `out` is
+ * scratch kept between calls (setting its length to 0 would let V8 drop its
+ * room, and every message would grow it again).
+ */
+function scanIdsInto(value: Buffer, start: number, stop: number, out: string[]): number {
+  let count = 0;
+  let from = start;
+  for (;;) {
+    const id = nextId(value, from, stop);
+    if (id === null) return count;
+    out[count++] = id;
+    from = nextIdEnd;
+  }
+}
+
+/** Where the last ID `nextId` found ended: a number beside its result, not an object per ID. */
+let nextIdEnd = 0;
+
+/** The first ID in `value[start .. stop)`, or null (as `scanIds`); `nextIdEnd` is then the offset after it. */
+function nextId(value: Buffer, start: number, stop: number): string | null {
+  let depth = 0;
+  for (let i = start; i < stop; i++) {
+    const b = value[i]!;
+    if (b === 40) depth++;
+    else if (b === 41 && depth > 0) depth--;
+    else if (b === 60 && depth === 0) {
+      let end = i + 1;
+      let blank = false;
+      for (; end < stop; end++) {
+        const c = value[end]!;
+        if (c === 62 || c === 60) break;
+        if (c === 32 || (c >= 9 && c <= 13) || c === 0xa0) blank = true;
+      }
+      if (end < stop && value[end] === 60) continue;
+      if (end >= stop) return null;
+      let id = value.toString('latin1', i + 1, end);
+      if (blank) id = id.replace(/\s+/g, '');
+      if (id.length > 0) {
+        nextIdEnd = end + 1;
+        return id;
+      }
+      i = end;
+    }
+  }
+  return null;
+}
+
 /** References, else the first ID of In-Reply-To, else none (RFC 5256 §3 step 1). */
 function referencesOf(references: Buffer | null, inReplyTo: Buffer | null): readonly string[] {
   const ids = references === null ? NONE : messageIds(references);
@@ -364,6 +420,8 @@ export class SortKeys {
 
 /** Each message's values, made on first use: one array slot on the message, no lookup table. */
 const VALUES = messageMemo<Entry>();
+/** Each message's THREAD=REFERENCES links. */
+const THREAD_VALUES = messageMemo<ThreadInfo>();
 
 /** The values of messages. */
 export class MessageKeys {
@@ -371,6 +429,8 @@ export class MessageKeys {
   private readonly ranges = new Int32Array(THREAD_FIELDS.length * 2);
   /** Scratch for `headerRanges` of one field. */
   private readonly one = new Int32Array(2);
+  /** Scratch for the IDs of a References field, copied out at their exact count. */
+  private readonly ids: string[] = [];
 
   private entry(m: Message): Entry {
     let e = VALUES.get(m);
@@ -465,21 +525,28 @@ export class MessageKeys {
    * lookup and one header scan (subjects are needed only for the roots).
    */
   threadInfo(m: Message): ThreadInfo {
-    const e = this.entry(m);
-    if (e.date === undefined || e.messageId === undefined || e.references === undefined) {
+    let info = THREAD_VALUES.get(m);
+    if (info === undefined) {
       const r = this.ranges;
       const raw = m.raw;
       headerRanges(raw, THREAD_FIELDS, r);
-      e.date ??= r[0]! < 0 ? null : parseDateBytes(raw, r[0]!, r[1]!);
-      e.messageId ??= r[2]! < 0 ? null : firstMessageId(raw, r[2]!, r[3]!);
-      if (e.references === undefined) {
-        const ids = r[4]! < 0 ? NONE : messageIds(raw, false, r[4]!, r[5]!);
-        const reply = ids.length > 0 || r[6]! < 0 ? null : firstMessageId(raw, r[6]!, r[7]!);
-        e.references = ids.length > 0 ? ids : reply === null ? NONE : [reply];
+      const date = r[0]! < 0 ? null : parseDateBytes(raw, r[0]!, r[1]!);
+      const messageId = r[2]! < 0 ? null : firstMessageId(raw, r[2]!, r[3]!);
+      let references: readonly string[] = NONE;
+      if (r[4]! >= 0) {
+        // Gathered in scratch and copied at their count: an array grown by push keeps room for 17.
+        const ids = this.ids;
+        const count = scanIdsInto(raw, r[4]!, r[5]!, ids);
+        if (count > 0) references = ids.slice(0, count);
       }
+      if (references.length === 0 && r[6]! >= 0) {
+        const reply = firstMessageId(raw, r[6]!, r[7]!);
+        if (reply !== null) references = [reply];
+      }
+      info = new ThreadInfo(date, messageId, references);
+      THREAD_VALUES.set(m, info);
     }
-    // The entry itself, all three fields now set: no second object per message.
-    return e as ThreadInfo;
+    return info;
   }
 
   /** The Message-ID (RFC 5256 §3 REFERENCES step 1), or null without a valid one. */

@@ -30,7 +30,7 @@
  */
 import type { Message } from '../../store/message.js';
 import type { MessageKeys } from '../sort/keys.js';
-import { adopt, bySentDate, node, preorder, sortSiblings, type ThreadNode } from './tree.js';
+import { adopt, bySentDate, node, preorder, sortNodes, sortSiblings, type ThreadNode } from './tree.js';
 
 /** True when `ancestor` is `n` or above it. */
 function isAncestorOrSelf(ancestor: ThreadNode, n: ThreadNode): boolean {
@@ -129,8 +129,8 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
 
   // Step 4.
   const compare = bySentDate;
-  for (const r of roots) if (r.message === null) r.children.sort(compare);
-  roots.sort(compare);
+  for (let i = 0; i < roots.length; i++) if (roots[i]!.message === null) sortNodes(roots[i]!.children, compare);
+  sortNodes(roots, compare);
 
   // Step 5.
   const subjectOf = (n: ThreadNode): string => {
@@ -182,9 +182,11 @@ export function threadByReferences(found: readonly { seq: number; message: Messa
   else {
     // Below the top every node is a message (a date of its own): siblings sort in any order, no walk.
     // Step 5's new dummies are roots and sort by their first child, so their children go first.
-    for (const n of all) if (n.children.length > 1) n.children.sort(compare);
-    for (const r of roots) if (r.message === null && r.children.length > 1) r.children.sort(compare);
-    roots.sort(compare);
+    // Indexed loops: this function runs once per THREAD, mostly before it is optimized, where for-of
+    // makes an iterator result per element.
+    for (let i = 0; i < all.length; i++) if (all[i]!.children.length > 1) sortNodes(all[i]!.children, compare);
+    for (let i = 0; i < roots.length; i++) if (roots[i]!.message === null && roots[i]!.children.length > 1) sortNodes(roots[i]!.children, compare);
+    sortNodes(roots, compare);
   }
   return roots;
 }

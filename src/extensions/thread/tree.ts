@@ -66,37 +66,101 @@ export function bySentDate(a: ThreadNode, b: ThreadNode): number {
   return x.seq - y.seq;
 }
 
+/**
+ * Sorts `list` in place. Short lists (most sets of siblings) by insertion,
+ * which allocates nothing: Array#sort copies every list it sorts, and
+ * threading a large mailbox sorts tens of thousands of short ones.
+ */
+export function sortNodes(list: ThreadNode[], compare: (a: ThreadNode, b: ThreadNode) => number): void {
+  if (list.length > 16) {
+    list.sort(compare);
+    return;
+  }
+  for (let i = 1; i < list.length; i++) {
+    const x = list[i]!;
+    let j = i - 1;
+    while (j >= 0 && compare(list[j]!, x) > 0) {
+      list[j + 1] = list[j]!;
+      j--;
+    }
+    list[j + 1] = x;
+  }
+}
+
 /** Sorts every set of siblings under `roots`, the deepest first, then `roots` itself. */
 export function sortSiblings(roots: ThreadNode[], compare: (a: ThreadNode, b: ThreadNode) => number): void {
   const all = preorder(roots);
   for (let i = all.length - 1; i >= 0; i--) {
     const n = all[i]!;
-    if (n.children.length > 1) n.children.sort(compare);
+    if (n.children.length > 1) sortNodes(n.children, compare);
   }
-  roots.sort(compare);
+  sortNodes(roots, compare);
 }
 
-/** The `* THREAD` data after the word THREAD: one thread-list per root. */
+/** Bytes of the thread-lists being written, grown by doubling. */
+class ThreadWriter {
+  private buf = Buffer.allocUnsafe(64 * 1024);
+  private pos = 0;
+
+  byte(b: number): void {
+    if (this.pos === this.buf.length) this.grow(1);
+    this.buf[this.pos++] = b;
+  }
+
+  /** A number's decimal digits, written without a string. */
+  number(n: number): void {
+    if (this.pos + 16 > this.buf.length) this.grow(16);
+    const start = this.pos;
+    let v = n;
+    do {
+      this.buf[this.pos++] = 48 + (v % 10);
+      v = Math.floor(v / 10);
+    } while (v > 0);
+    // Written backwards: reverse the digits in place.
+    for (let a = start, b = this.pos - 1; a < b; a++, b--) {
+      const t = this.buf[a]!;
+      this.buf[a] = this.buf[b]!;
+      this.buf[b] = t;
+    }
+  }
+
+  text(): string {
+    return this.buf.toString('latin1', 0, this.pos);
+  }
+
+  private grow(need: number): void {
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + need));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+}
+
+/**
+ * The `* THREAD` data after the word THREAD: one thread-list per root.
+ * Written as bytes: a string grown piece by piece was ~300,000 small
+ * strings (and a string per number) for a large mailbox.
+ */
 export function formatThreads(roots: readonly ThreadNode[], uid: boolean): string {
-  // One growing string rather than an array of 300,000 pieces joined at the end: V8 appends in place.
-  let out = '';
-  const stack: (string | ThreadNode)[] = [];
-  for (let i = roots.length - 1; i >= 0; i--) stack.push(')', roots[i]!, '(');
+  const out = new ThreadWriter();
+  const stack: (number | ThreadNode)[] = [];
+  const OPEN = 40;
+  const CLOSE = 41;
+  for (let i = roots.length - 1; i >= 0; i--) stack.push(CLOSE, roots[i]!, OPEN);
   while (stack.length > 0) {
     const item = stack.pop()!;
-    if (typeof item === 'string') {
-      out += item;
+    if (typeof item === 'number') {
+      out.byte(item);
       continue;
     }
     // The number (and its space) are written at once; only the children wait on the stack, so no
     // array per node.
     const kids = item.children;
     if (item.message !== null) {
-      out += uid ? item.message.uid : item.seq;
-      if (kids.length > 0) out += ' ';
+      out.number(uid ? item.message.uid : item.seq);
+      if (kids.length > 0) out.byte(32);
     }
     if (kids.length === 1) stack.push(kids[0]!);
-    else for (let i = kids.length - 1; i >= 0; i--) stack.push(')', kids[i]!, '(');
+    else for (let i = kids.length - 1; i >= 0; i--) stack.push(CLOSE, kids[i]!, OPEN);
   }
-  return out;
+  return out.text();
 }
