@@ -49,8 +49,9 @@ async function serverRole(): Promise<void> {
     } else if (m.ask === 'add') {
       const t0 = wallMs();
       server.control.addMessage('INBOX', { raw });
-      // The notices are written synchronously: t1 - t0 is the server's share of the fan-out.
-      process.send!({ t0, t1: wallMs() });
+      // The notices are written in a microtask queued by the add, before this one: t1 - t0 is the server's
+      // share of the fan-out.
+      queueMicrotask(() => process.send!({ t0, t1: wallMs() }));
     } else if (m.ask === 'stop') void server.stop().then(() => process.exit(0));
   });
   process.send!({ port: imap.port });

@@ -214,7 +214,6 @@ const REV1_RULES: Readonly<Required<SessionRules>> = Object.freeze({
 });
 
 /** The last rules worked out per session, with the ENABLEd set they were worked out for. */
-const rulesCache = new WeakMap<ImapSession, { enabled: string[]; rules: Readonly<Required<SessionRules>> }>();
 
 /** Builds (once per server) the command table, capability list and every extension point. */
 export function imapProtocol(server: Server): ImapProtocol {
@@ -556,8 +555,10 @@ function buildProtocol(server: Server): ImapProtocol {
       // Rules follow what the session enabled; worked out again only when that changed
       // (a check without allocation: the rules are asked for every message of a FETCH).
       const enabled = session.enabled;
-      const cached = rulesCache.get(session);
-      if (cached && cached.enabled.length === enabled.size && cached.enabled.every((c) => enabled.has(c))) return cached.rules;
+      const cached = session.rulesMemo;
+      if (cached !== null && cached.enabled.length === enabled.size && (enabled.size === 0 || cached.enabled.every((c) => enabled.has(c)))) {
+        return cached.rules;
+      }
       const merged = { ...REV1_RULES };
       for (const e of rulers) {
         const r = e.rules!(session, state(e));
@@ -565,7 +566,7 @@ function buildProtocol(server: Server): ImapProtocol {
         for (const k of Object.keys(merged) as (keyof SessionRules)[]) if (r[k] === true) merged[k] = true;
       }
       const rules = Object.freeze(merged);
-      rulesCache.set(session, { enabled: [...enabled], rules });
+      session.rulesMemo = { enabled: [...enabled], rules };
       return rules;
     },
     parserOptions,
