@@ -310,39 +310,17 @@ export function firstMessageId(value: Buffer, start: number, stop: number): stri
 
 /** Pushes the IDs onto `out`; without `out`, returns the first instead (else null). */
 function scanIds(value: Buffer, start: number, stop: number, out: string[] | null): string | null {
-  let depth = 0;
-  for (let i = start; i < stop; i++) {
-    const b = value[i]!;
-    if (b === 40) depth++;
-    else if (b === 41 && depth > 0) depth--;
-    else if (b === 60 && depth === 0) {
-      // One loop up to the `>` instead of native searches, which (given the whole raw message) could run
-      // on into the body; it also notes what the regex \s matches in latin1, so most IDs skip it.
-      let end = i + 1;
-      let blank = false;
-      for (; end < stop; end++) {
-        const c = value[end]!;
-        if (c === 62 || c === 60) break;
-        if (c === 32 || (c >= 9 && c <= 13) || c === 0xa0) blank = true;
-      }
-      // `<a <b>`: the id starts at the last `<` before the `>`, which the loop reaches next (each byte is
-      // scanned at most twice). With no `>` left no `<` can make an ID: the scan ends all the same.
-      if (end < stop && value[end] === 60) continue;
-      if (end >= stop) break;
-      let id = value.toString('latin1', i + 1, end);
-      if (blank) id = id.replace(/\s+/g, '');
-      if (id.length > 0) {
-        if (out === null) return id;
-        out.push(id);
-      }
-      i = end;
-    }
+  let from = start;
+  for (;;) {
+    const id = nextId(value, from, stop);
+    if (id === null || out === null) return id;
+    out.push(id);
+    from = nextIdEnd;
   }
-  return null;
 }
 
 /**
- * `scanIds` into `out` from index 0 on, returning the count: `out` is
+ * The IDs into `out` from index 0 on, returning the count: `out` is
  * scratch kept between calls (setting its length to 0 would let V8 drop its
  * room, and every message would grow it again).
  */
@@ -368,6 +346,8 @@ function nextId(value: Buffer, start: number, stop: number): string | null {
     if (b === 40) depth++;
     else if (b === 41 && depth > 0) depth--;
     else if (b === 60 && depth === 0) {
+      // One loop up to the `>` instead of native searches, which (given the whole raw message) could run
+      // on into the body; it also notes what the regex \s matches in latin1, so most IDs skip it.
       let end = i + 1;
       let blank = false;
       for (; end < stop; end++) {
@@ -375,6 +355,8 @@ function nextId(value: Buffer, start: number, stop: number): string | null {
         if (c === 62 || c === 60) break;
         if (c === 32 || (c >= 9 && c <= 13) || c === 0xa0) blank = true;
       }
+      // `<a <b>`: the id starts at the last `<` before the `>`, which the loop reaches next (each byte is
+      // scanned at most twice). With no `>` left no `<` can make an ID: the scan ends all the same.
       if (end < stop && value[end] === 60) continue;
       if (end >= stop) return null;
       let id = value.toString('latin1', i + 1, end);
