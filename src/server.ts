@@ -167,6 +167,17 @@ export class Server extends EventEmitter<ServerEventMap> {
     return (super.emit as (name: string | symbol, ...rest: unknown[]) => boolean)(eventName, ...args);
   }
 
+  /**
+   * Emits the `command` event of one answered command. Every command a
+   * client sends makes one, so the log keeps it as its parts, not as JSON
+   * made now (`EventLog.recordCommand`); listeners get the same data.
+   */
+  emitCommand(session: number, tag: string, command: string, status: string, user: string | null): void {
+    const data = { session, tag, command, status, user };
+    this.eventLog.recordCommand({ session, tag, command, status, user }, data);
+    (super.emit as (name: string, ...rest: unknown[]) => boolean)('command', data);
+  }
+
   /** Id of the newest event (0 before the first): a `since` for a later `waitFor` or stream. */
   lastEventId(): number {
     return this.eventLog.lastId;

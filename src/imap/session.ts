@@ -1214,7 +1214,7 @@ export class ImapSession implements SessionHandle {
   private reject(tag: string | null, command: string | null, response: 'BAD' | 'NO', code: string | undefined, text: string): void {
     this.status(tag, response, code, text);
     if (tag) this.checker?.answeredCommand(tag, command ?? '');
-    if (tag) this.server.emit('command', { session: this.id, tag, command: command ?? '', status: response, user: this.user });
+    if (tag) this.server.emitCommand(this.id, tag, command ?? '', response, this.user);
   }
 
   private async runCommand(segments: Segment[]): Promise<void> {
@@ -1363,7 +1363,7 @@ export class ImapSession implements SessionHandle {
     this.status(tag, result.status, result.code, result.text);
     this.checker?.answeredCommand(tag, name);
     this.finishing = null;
-    this.server.emit('command', { session: this.id, tag, command: name, status: result.status, user: this.user });
+    this.server.emitCommand(this.id, tag, name, result.status, this.user);
   }
 
   // ------------------------------------------------------------ live updates
