@@ -45,6 +45,61 @@ const CORE_PARSED: Readonly<Partial<Record<PointKind, ReadonlyMap<string, readon
   searchKey: new Map([['MODSEQ', ['CONDSTORE']]]),
 };
 
+/** Most points a session's cache of offered points holds: a peer chooses the names. */
+const OFFERED_CACHE_MAX = 1024;
+
+/**
+ * The points found offered, by kind then name: looked up without making a
+ * key string (a FETCH or SEARCH asks about each of its items, every time).
+ */
+class OfferedCache {
+  private readonly byKind = new Map<PointKind, Set<string>>();
+  private size = 0;
+
+  has(kind: PointKind, point: string): boolean {
+    return this.byKind.get(kind)?.has(point) === true;
+  }
+
+  add(kind: PointKind, point: string): void {
+    if (this.size >= OFFERED_CACHE_MAX) return;
+    let names = this.byKind.get(kind);
+    if (names === undefined) this.byKind.set(kind, (names = new Set()));
+    if (names.has(point)) return;
+    names.add(point);
+    this.size++;
+  }
+
+  clear(): void {
+    this.byKind.clear();
+    this.size = 0;
+  }
+}
+
+/** How a finding names a point of `kind` in command `name` (made only for a finding). */
+function describePoint(kind: PointKind, point: string, name: string): string {
+  const base = name.startsWith('UID ') ? name.slice(4) : name;
+  switch (kind) {
+    case 'command':
+      return `the command ${name}`;
+    case 'searchReturn':
+      return `the SEARCH result option ${point}`;
+    case 'searchKey':
+      return `the SEARCH key ${point}`;
+    case 'storeModifier':
+      return `the STORE modifier ${point}`;
+    case 'fetchItem':
+      return `the FETCH item ${point}`;
+    case 'fetchModifier':
+      return `the FETCH modifier ${point}`;
+    case 'statusItem':
+      return `the STATUS item ${point}`;
+    case 'selectParameter':
+      return `the ${base} parameter ${point}`;
+    default:
+      return `the ${base} ${kind} ${point}`;
+  }
+}
+
 /** Commands that use message sequence numbers (RFC 3501 §5.5's examples). */
 const SEQUENCE_COMMANDS = new Set(['FETCH', 'STORE', 'COPY', 'MOVE', 'SEARCH', 'SORT', 'THREAD']);
 /** Commands during which the server may not send EXPUNGE (RFC 3501 §7.4.1): pipelining behind them is safe. */
@@ -144,7 +199,7 @@ export class SessionChecker {
    * session state and ENABLEd set (what an extension advertises follows the
    * state): commands repeat the same few items.
    */
-  private offeredCache: Map<string, boolean> | null = null;
+  private offeredCache: OfferedCache | null = null;
   private cacheState: string | null = null;
   private cacheEnabled = -1;
   /** The strict answer owed to the command being read or run. */
@@ -313,21 +368,22 @@ export class SessionChecker {
     if (longest + 2 > LINE_LIMIT) this.find('line-too-long', tag, name, `a command line of ${longest + 2} octets, above the 8192 clients should keep to`);
   }
 
-  private pointOffered(kind: PointKind, point: string, what: string, tag: string, name: string): void {
+  /** Finds `capability-not-advertised` when `point` of `kind` (in command `name`) needs a capability the session was not offered. */
+  private pointOffered(kind: PointKind, point: string, tag: string, name: string): void {
     const session = this.session;
-    const cache = (this.offeredCache ??= new Map());
+    const cache = (this.offeredCache ??= new OfferedCache());
     if (this.cacheState !== session.state || this.cacheEnabled !== session.enabled.size) {
       cache.clear();
       this.cacheState = session.state;
       this.cacheEnabled = session.enabled.size;
     }
-    const key = `${kind} ${point}`;
-    if (cache.get(key) === true) return;
+    if (cache.has(kind, point)) return;
     const caps = CORE_PARSED[kind]?.get(point) ?? imapProtocol(session.server).offeredBy(kind, point, session);
     const ok = caps === null || caps.some((c) => this.offered(c.toUpperCase()));
     // Bounded: only names the server knows get here as offered, and the cache is cleared with the list.
-    if (ok && caps !== null && cache.size < 1024) cache.set(key, true);
+    if (ok && caps !== null) cache.add(kind, point);
     if (ok) return;
+    const what = describePoint(kind, point, name);
     const by = caps.length > 0 ? caps.join(' or ') : 'an extension';
     const told = this.told === null ? 'no capabilities were announced to it yet' : 'the last capability list it was given does not have it';
     this.find('capability-not-advertised', tag, name, `${what} needs ${by}, which this session was not offered (${told})`);
@@ -335,7 +391,7 @@ export class SessionChecker {
 
   /** Commands, modifiers, items, keys and mechanisms of extensions the session was not offered. */
   private checkOffered(segments: readonly Segment[], from: number, tag: string, name: string): void {
-    this.pointOffered('command', name, `the command ${name}`, tag, name);
+    this.pointOffered('command', name, tag, name);
     const base = name.startsWith('UID ') ? name.slice(4) : name;
     if (base === 'AUTHENTICATE') {
       const words = (segments[0] as Buffer).toString('latin1', from + 1).split(' ');
@@ -375,28 +431,28 @@ export class SessionChecker {
           continue;
         }
         if (inReturn >= 0) {
-          this.pointOffered('searchReturn', t.text, `the SEARCH result option ${t.text}`, tag, name);
+          this.pointOffered('searchReturn', t.text, tag, name);
           continue;
         }
         if (SEARCH_STRING_KEYS.has(t.text)) skip = 1;
         else if (t.text === 'HEADER') skip = 2;
-        this.pointOffered('searchKey', t.text, `the SEARCH key ${t.text}`, tag, name);
+        this.pointOffered('searchKey', t.text, tag, name);
         continue;
       }
       if (base === 'STORE') {
         // Modifiers are the parenthesized list right after the sequence set; what follows are flags.
-        if (t.depth === 1 && tokens[1]?.text === '(') this.pointOffered('storeModifier', t.text, `the STORE modifier ${t.text}`, tag, name);
+        if (t.depth === 1 && tokens[1]?.text === '(') this.pointOffered('storeModifier', t.text, tag, name);
         if (t.depth === 0 && k > 0) break;
         continue;
       }
       if (base === 'FETCH') {
         const item = t.text.endsWith('.PEEK') ? t.text.slice(0, -5) : t.text;
-        this.pointOffered('fetchItem', item, `the FETCH item ${item}`, tag, name);
-        this.pointOffered('fetchModifier', t.text, `the FETCH modifier ${t.text}`, tag, name);
+        this.pointOffered('fetchItem', item, tag, name);
+        this.pointOffered('fetchModifier', t.text, tag, name);
         continue;
       }
       // SELECT/EXAMINE parameters and STATUS items are inside the first parentheses.
-      if (t.depth === 1) this.pointOffered(kinds[0]!, t.text, `the ${base} ${base === 'STATUS' ? 'item' : 'parameter'} ${t.text}`, tag, name);
+      if (t.depth === 1) this.pointOffered(kinds[0]!, t.text, tag, name);
     }
   }
 
