@@ -6,6 +6,7 @@
  * reconnects, and a wait that starts after the event, miss nothing.
  */
 import { ServiceError } from './errors.js';
+import { digits, type EventParts } from './event-parts.js';
 
 /** One event with its id, as the backlog and `waitFor` give it. */
 export interface EventRecord<T = unknown> {
@@ -67,9 +68,9 @@ export class EventLog {
   private types: string[] = [];
   /**
    * The event's JSON; for an append kept in parts (`uids[i] > 0`), its
-   * mailbox path; for a command kept in parts (`recordCommand`), those parts.
+   * mailbox path; for an event kept in parts (`recordParts`), those parts.
    */
-  private jsons: (string | CommandEventParts)[] = [];
+  private jsons: (string | EventParts)[] = [];
   private sizes: number[] = [];
   /**
    * Appends of one message (`recordAppend`) are kept as their parts, UID
@@ -161,20 +162,17 @@ export class EventLog {
   }
 
   /**
-   * Records a `command` event whose data is exactly `{ session, tag,
-   * command, status, user }` (`data`, for listeners and waits; `parts`, the
-   * same values, is the log's own copy that no listener can change): the
-   * same as `record('command', data)`, but kept as its parts until read.
-   * Every command a client sends makes one, so it costs no serialization.
+   * Records an event whose data is what `parts` writes as JSON (`data` is
+   * that data, for listeners and waits): the same as `record(type, data)`,
+   * but kept as its parts until read. For the events every client makes
+   * many of (src/event-parts.ts): they then cost no serialization.
    */
-  recordCommand(parts: CommandEventParts, data: unknown): void {
-    // Streams need the JSON now; a session number that is not a JSON integer is left to JSON.stringify.
-    if (this.listeners.size > 0 || this.limits.backlog === 0 || !Number.isSafeInteger(parts.session) || parts.session < 0) {
-      return this.record('command', data);
-    }
+  recordParts(type: string, parts: EventParts, data: unknown): void {
+    // Streams need the JSON now.
+    if (this.listeners.size > 0 || this.limits.backlog === 0) return this.record(type, data);
     const id = ++this.last;
-    this.keep(id, 'command', parts, commandBytes(parts) + 'command'.length, 0, 0);
-    this.notify(id, 'command', data);
+    this.keep(id, type, parts, parts.bytes() + type.length, 0, 0);
+    this.notify(id, type, data);
   }
 
   private notify(id: number, type: string, data: unknown): void {
@@ -196,7 +194,7 @@ export class EventLog {
   /** The JSON of kept event `i`. */
   private jsonAt(i: number): string {
     const kept = this.jsons[i]!;
-    if (typeof kept !== 'string') return commandJson(kept);
+    if (typeof kept !== 'string') return kept.json();
     const uid = this.uids[i]!;
     return uid > 0 ? appendJson(kept, uid, this.origins[i]!) : kept;
   }
@@ -365,7 +363,7 @@ export class EventLog {
     return lo;
   }
 
-  private keep(id: number, type: string, json: string | CommandEventParts, bytes: number, uid: number, origin: number): void {
+  private keep(id: number, type: string, json: string | EventParts, bytes: number, uid: number, origin: number): void {
     this.ids.push(id);
     this.types.push(type);
     this.jsons.push(json);
@@ -403,43 +401,3 @@ function appendJson(path: string, uid: number, origin: number): string {
   return `{"path":${JSON.stringify(path)},"uids":[${uid}],"origin":${origin < 0 ? 'null' : origin}}`;
 }
 
-/** A `command` event's data: what the session answered to one command. */
-export interface CommandEventParts {
-  readonly session: number;
-  readonly tag: string;
-  readonly command: string;
-  readonly status: string;
-  readonly user: string | null;
-}
-
-/** `{"session":` + `,"tag":` + `,"command":` + `,"status":` + `,"user":` + `}`: a command event's JSON besides its values. */
-const COMMAND_FIXED_BYTES = 11 + 7 + 11 + 10 + 8 + 1;
-
-/** The JSON `JSON.stringify({ session, tag, command, status, user })` makes. */
-function commandJson(p: CommandEventParts): string {
-  return `{"session":${p.session},"tag":${JSON.stringify(p.tag)},"command":${JSON.stringify(p.command)},"status":${JSON.stringify(p.status)},"user":${p.user === null ? 'null' : JSON.stringify(p.user)}}`;
-}
-
-/** Bytes of `commandJson(p)`, without making it. */
-function commandBytes(p: CommandEventParts): number {
-  return COMMAND_FIXED_BYTES + digits(p.session) + jsonStringBytes(p.tag) + jsonStringBytes(p.command) + jsonStringBytes(p.status) + (p.user === null ? 4 : jsonStringBytes(p.user));
-}
-
-/** Bytes of `JSON.stringify(s)`: printable ASCII without `"` or `\` is itself and two quotes; anything else is measured. */
-function jsonStringBytes(s: string): number {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return Buffer.byteLength(JSON.stringify(s));
-  }
-  return s.length + 2;
-}
-
-/** Decimal digits of a non-negative integer (as JSON writes it). */
-function digits(n: number): number {
-  let d = 1;
-  while (n >= 10) {
-    n = Math.floor(n / 10);
-    d++;
-  }
-  return d;
-}

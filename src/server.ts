@@ -6,7 +6,8 @@ import { ControlApi, type AppendCheck } from './control/control.js';
 import { ClientFindingLog, type ClientReport } from './client-check/findings.js';
 import { EventLog, type EventRecord } from './event-log.js';
 import { conditionsOf, matchesAll } from './event-match.js';
-import { EVENT_TYPES, type ServerEventMap, type ServerEvents, type ServerEventType } from './events.js';
+import { CommandEventParts, SessionEventParts } from './event-parts.js';
+import { EVENT_TYPES, type CommandEvent, type ServerEventMap, type ServerEvents, type ServerEventType, type SessionEvent, type SessionEventType, type SessionInfo } from './events.js';
 import { ServiceError } from './errors.js';
 import { checkCondition, describeCondition, evaluate, type StateCondition, type StateReport } from './state-conditions.js';
 import type { ExtensionApis } from './extensions/extension.js';
@@ -170,12 +171,25 @@ export class Server extends EventEmitter<ServerEventMap> {
   /**
    * Emits the `command` event of one answered command. Every command a
    * client sends makes one, so the log keeps it as its parts, not as JSON
-   * made now (`EventLog.recordCommand`); listeners get the same data.
+   * made now (`EventLog.recordParts`); listeners get the same data.
    */
-  emitCommand(session: number, tag: string, command: string, status: string, user: string | null): void {
-    const data = { session, tag, command, status, user };
-    this.eventLog.recordCommand({ session, tag, command, status, user }, data);
-    (super.emit as (name: string, ...rest: unknown[]) => boolean)('command', data);
+  emitCommand(session: number, tag: string, command: string, status: 'OK' | 'NO' | 'BAD', user: string | null): void {
+    const data: CommandEvent = { session, tag, command, status, user };
+    if (!CommandEventParts.representable(session)) this.emit('command', data);
+    else {
+      this.eventLog.recordParts('command', new CommandEventParts(session, tag, command, status, user), data);
+      (super.emit as (name: string, ...rest: unknown[]) => boolean)('command', data);
+    }
+  }
+
+  /** Emits a `session` event; the log keeps it as its parts (every connect, login, SELECT and logout makes one). */
+  emitSession(type: SessionEventType, info: SessionInfo, command?: string): void {
+    const data: SessionEvent = command === undefined ? { type, session: info } : { type, session: info, command };
+    if (!SessionEventParts.representable(info)) this.emit('session', data);
+    else {
+      this.eventLog.recordParts('session', new SessionEventParts(type, info, command), data);
+      (super.emit as (name: string, ...rest: unknown[]) => boolean)('session', data);
+    }
   }
 
   /** Id of the newest event (0 before the first): a `since` for a later `waitFor` or stream. */

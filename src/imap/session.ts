@@ -1048,8 +1048,7 @@ export class ImapSession implements SessionHandle {
   // ------------------------------------------------------------ state
 
   private emitSession(type: SessionEventType, command?: string): void {
-    const event = command ? { type, session: this.info(), command } : { type, session: this.info() };
-    this.server.emit('session', event);
+    this.server.emitSession(type, this.info(), command || undefined);
     // Server-clock timers follow the state (autologout per state, the start of IDLE).
     this.timers?.sessionEvent(type, command);
   }
