@@ -38,6 +38,11 @@ export interface ScoreRow {
   ratio: string;
   target: string;
   result: 'PASS' | 'MISS' | 'n/a';
+  /**
+   * Said under the table: for a target in absolute units, when the anchor
+   * itself misses it on this machine (no Node program could meet it here).
+   */
+  note?: string;
   /** Raw numbers for --json. */
   values: Record<string, number>;
 }
@@ -462,6 +467,9 @@ async function imap(s: Settings): Promise<ScoreRow[]> {
     { name: 'floor', target: floor.target, results: [] },
   ];
   if (dovecot) sides.push({ name: 'dovecot', target: dovecot.target, results: [] });
+  // Unmeasured first: Rookery's code is optimized by V8 only after seconds of this mix (its first
+  // rounds ran at half the rate of its later ones on a slow machine), and the clients' code warms too.
+  for (const side of sides) await drive(side.target, clients, seconds, seed);
   for (let i = 0; i < rounds; i++) {
     // Rotate who goes first, so no side always runs on the freshest (or most tired) machine.
     for (let k = 0; k < sides.length; k++) {
@@ -667,6 +675,7 @@ async function sessions(s: Settings): Promise<ScoreRow[]> {
       ratio: `${fmt(fan / floorFan)}x`,
       target: '<= 100 ms',
       result: verdict(fan <= 100),
+      ...(floorFan > 100 ? { note: `the node:net floor itself takes ${fmt(floorFan, 1)} ms to write one line to ${count.toLocaleString('en-US')} sockets here: no Node server meets 100 ms on this machine` } : {}),
       values: { ms: fan, serverMs: share, floorMs: floorFan },
     },
     {
@@ -752,6 +761,7 @@ async function cliStart(s: Settings): Promise<ScoreRow[]> {
       ratio: `${fmt(rm / bm)}x`,
       target: '<= 150 ms',
       result: verdict(rm <= 150),
+      ...(bm > 150 ? { note: `a bare node:http process takes ${fmt(bm, 1)} ms from spawn to listening here: no Node command meets 150 ms on this machine` } : {}),
       values: { rookeryMs: rm, anchorMs: bm },
     },
   ];
@@ -779,6 +789,7 @@ export function printTable(rows: ScoreRow[]): void {
   console.log(line(head));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const c of cells.slice(1)) console.log(line(c));
+  for (const r of rows) if (r.note) console.log(`  ${r.figure}: ${r.result}, and ${r.note}.`);
 }
 
 export function machine(): string {
