@@ -197,6 +197,7 @@ export class RestServer {
   private readonly pluginTable: RouteTable;
   /** Host header → verdict, so the check costs a lookup per request (bounded). */
   private readonly hostVerdicts = new Map<string, HostVerdict>();
+  private readonly routedTargets = new RoutedTargets();
   private readonly streams = new Set<EventStream>();
   /** Sockets answered by `failRaw`, until they close. */
   private readonly rawSockets = new Set<Duplex>();
@@ -304,18 +305,32 @@ export class RestServer {
   // ------------------------------------------------------------ responses
 
   private send(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = NO_HEADERS): void {
-    // The client went away (a long poll it gave up on): nothing to answer.
-    if (res.destroyed) return;
+    if (!this.canAnswer(res)) return;
+    this.sendJson(res, status, JSON.stringify(body === undefined ? null : body), headers);
+  }
+
+  /**
+   * False when `res` takes no (further) answer, so there is nothing to
+   * serialize: the client went away (a long poll it gave up on), or an
+   * answer has begun (then it is ended).
+   */
+  private canAnswer(res: ServerResponse): boolean {
+    if (res.destroyed) return false;
     if (res.headersSent) {
       res.end();
-      return;
+      return false;
     }
-    const text = JSON.stringify(body === undefined ? null : body);
+    return true;
+  }
+
+  /** Sends `text`, a JSON body already serialized, with the usual three headers and `headers`; see canAnswer. */
+  private sendJson(res: ServerResponse, status: number, text: string, headers: Readonly<Record<string, string>> = NO_HEADERS): void {
     const length = Buffer.byteLength(text);
     res.writeHead(
       status,
+      // A flat list spares Node's for-in over an object's keys; the header bytes are the same.
       headers === NO_HEADERS
-        ? { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': length, 'Cache-Control': 'no-store' }
+        ? ['Content-Type', 'application/json; charset=utf-8', 'Content-Length', length, 'Cache-Control', 'no-store']
         : { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': length, 'Cache-Control': 'no-store', ...headers },
     );
     res.end(text);
@@ -485,15 +500,24 @@ export class RestServer {
 
   /** Host, authorization and routing of a request: its route, path segments and query, or the error to answer. */
   private route(req: IncomingMessage): RoutedRequest | ServiceError {
-    const { authority, pathname, search } = splitTarget(req.url ?? '/');
-    const host = this.hostOf(req, authority);
+    const url = req.url ?? '/';
+    const method = req.method ?? 'GET';
+    // Host and authorization are checked for every request, before any routing answer (400/401 before 404).
+    const known = this.routedTargets.get(method, url);
+    const target = known === undefined ? splitTarget(url) : null;
+    const host = this.hostOf(req, target === null ? null : target.authority);
     if (host instanceof ServiceError) return host;
     const denied = this.authorize(host.value, req);
     if (denied) return denied;
+    if (known !== undefined) return known;
+    const { authority, pathname, search } = target!;
     const segments = pathname.split('/');
-    const found = this.match(req.method ?? 'GET', pathname, segments);
+    const found = this.match(method, pathname, segments);
     if (found instanceof ServiceError) return found;
-    return { compiled: found, segments, search };
+    const routed: RoutedRequest = { compiled: found, segments, search };
+    // Only origin form: an absolute-form target's authority is checked per request.
+    if (authority === null) this.routedTargets.remember(method, url, routed);
+    return routed;
   }
 
   /**
@@ -582,6 +606,9 @@ export class RestServer {
 
   private result(route: Route, ctx: RouteContext, result: unknown): void {
     if (route.text && wantsText(ctx.req, ctx.query)) this.sendText(ctx.res, route.status, route.text(result));
+    else if (route.json) {
+      if (this.canAnswer(ctx.res)) this.sendJson(ctx.res, route.status, route.json(result));
+    }
     else this.send(ctx.res, route.status, result);
     if (route.after) ctx.res.once('finish', () => route.after!(ctx));
   }
@@ -869,9 +896,43 @@ const INTEGER = /^[0-9]{1,15}$/;
 
 /** What `route` found for a request: its route, the path split at `/` (see matchIn) and the query. */
 interface RoutedRequest {
-  compiled: CompiledRoute;
-  segments: string[];
-  search: string;
+  readonly compiled: CompiledRoute;
+  readonly segments: readonly string[];
+  readonly search: string;
+}
+
+/** Targets longer than this are routed afresh every time (a long query is rarely repeated). */
+const MAX_REMEMBERED_TARGET = 512;
+const MAX_REMEMBERED_TARGETS = 256;
+
+/**
+ * Routed origin-form targets, by method and target string. Clients repeat
+ * their targets (a test polls the same mailbox), and what a target routes
+ * to depends on nothing else, so one seen before is not split and matched
+ * again. Bounded in entries and key length so that odd targets cannot
+ * grow it; cleared when full, like the Host verdicts.
+ */
+class RoutedTargets {
+  private readonly byMethod = new Map<string, Map<string, RoutedRequest>>();
+  private size = 0;
+
+  get(method: string, url: string): RoutedRequest | undefined {
+    return this.byMethod.get(method)?.get(url);
+  }
+
+  /** Shared by every later request with this target: frozen, as nothing may change it. */
+  remember(method: string, url: string, routed: RoutedRequest): void {
+    if (url.length > MAX_REMEMBERED_TARGET) return;
+    if (this.size >= MAX_REMEMBERED_TARGETS) {
+      this.byMethod.clear();
+      this.size = 0;
+    }
+    let urls = this.byMethod.get(method);
+    if (urls === undefined) this.byMethod.set(method, (urls = new Map()));
+    Object.freeze(routed.segments);
+    urls.set(url, Object.freeze(routed));
+    this.size++;
+  }
 }
 
 /** True for a Content-Type of `application/json`, with or without parameters, in any case. */

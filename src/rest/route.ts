@@ -63,6 +63,12 @@ export interface Route {
    * `text/plain` to `application/json` (or `?format=text`) gets it instead of JSON.
    */
   text?(result: unknown): string;
+  /**
+   * The JSON text of the result, written by hand for a hot route whose
+   * result has a known shape: exactly what `JSON.stringify(result)` gives,
+   * only cheaper. Absent: JSON.stringify.
+   */
+  json?(result: unknown): string;
   /** Error statuses beyond the common ones, with their codes (OpenAPI). */
   errors?: Record<string, string>;
   /** Called after the response has been sent (shutdown). */

@@ -12,6 +12,8 @@ import { matchesAll, parseConditions } from '../event-match.js';
 import type { StateCondition } from '../state-conditions.js';
 import { suggestKey } from '../options/typos.js';
 import type { Transcript } from '../transcript/transcript.js';
+import type { MailboxInfo } from '../control/resources.js';
+import { mailboxInfoJson } from './json.js';
 import type { Param, Route, RouteContext } from './route.js';
 import { arrayOf, bool, closeObjects, int, nullable, obj, ref, str, type Schema } from './schema.js';
 
@@ -398,6 +400,8 @@ export const mailboxRoutes: Route[] = [
     method: 'GET', path: '/v1/mailboxes/{path}', summary: 'One mailbox', operation: 'getMailbox', params: [P_PATH],
     query: [userQuery], status: 200, response: ref('MailboxInfo'),
     handle: (ctx) => ctx.server.control.getMailbox(p(ctx, 'path'), scopeOf(ctx.query)),
+    // The API's most polled resource (tests wait on its counts).
+    json: (result) => mailboxInfoJson(result as MailboxInfo),
   },
   {
     method: 'DELETE', path: '/v1/mailboxes/{path}', summary: 'Delete a mailbox', operation: 'deleteMailbox', params: [P_PATH],

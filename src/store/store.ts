@@ -182,6 +182,8 @@ export class Store {
 
   /** INBOX is case-insensitive, also as the first level of a path. */
   normalizePath(path: string): string {
+    // The common name, spelled as stored: no upper-casing (a new string) to find that out.
+    if (path === 'INBOX') return path;
     if (path.length < 5) return path.toUpperCase() === 'INBOX' ? 'INBOX' : path;
     const head = path.slice(0, 5);
     if (head.toUpperCase() !== 'INBOX') return path;

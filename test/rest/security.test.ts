@@ -23,6 +23,22 @@ describe('REST security', () => {
     }
   });
 
+  test('a target routed before is still checked for Host on every request', async () => {
+    const r = await startRest();
+    try {
+      // The router remembers what a target routes to; the Host rules must not be remembered with it.
+      for (let i = 0; i < 3; i++) assert.equal((await request(r.restPort, 'GET', '/v1/mailboxes/INBOX')).status, 200);
+      const bad = await request(r.restPort, 'GET', '/v1/mailboxes/INBOX', { headers: { Host: 'bad host' } });
+      assert.equal(bad.status, 400);
+      assert.equal(bad.json.error.code, 'INVALID');
+      const evil = await request(r.restPort, 'GET', '/v1/mailboxes/INBOX', { headers: { Host: 'evil.example' } });
+      assert.equal(evil.status, 401);
+      assert.equal((await request(r.restPort, 'GET', '/v1/mailboxes/INBOX')).status, 200);
+    } finally {
+      await r.server.stop();
+    }
+  });
+
   test('with token: Bearer required (also for events), any Host accepted', async () => {
     const r = await startRest({ rest: { token: 's3cret' } });
     try {
