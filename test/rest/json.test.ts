@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { MailboxInfo } from '../../src/control/resources.js';
 import { jsonNumber, jsonString, jsonStrings, mailboxInfoJson } from '../../src/rest/json.js';
+import { request, startRest } from './helpers.js';
 
 const STRINGS = ['', 'INBOX', '\\Seen', 'a"b', 'tab\there', 'nl\n', '\u0000\u001f\u007f', 'Entwürfe', '日本語', '😀', 'lone \ud800 high', 'lone \udc00 low', '\u2028\u2029', '/', `long "${'x'.repeat(300)}\\`];
 
@@ -45,4 +46,24 @@ test('mailboxInfoJson gives JSON.stringify\'s text', () => {
     { ...base, fields: { mailboxId: 'M1a2b', nested: { list: [1, 'two', null], when: new Date(0) } } },
   ];
   for (const info of cases) assert.equal(mailboxInfoJson(info), JSON.stringify(info));
+});
+
+test('GET /v1/mailboxes/{path} answers exactly JSON.stringify of the control API\'s resource, with and without extension fields', { timeout: 10_000 }, async () => {
+  // A field added to MailboxInfo later and not to the hand-written serializer fails here.
+  for (const plugins of [[], 'all'] satisfies (string[] | 'all')[]) {
+    const r = await startRest({ plugins });
+    try {
+      for (const path of ['Entw&APw-rfe', 'Quote"Name', 'Back\\slash']) r.server.control.createMailbox({ path });
+      r.server.control.addMessage('INBOX', { raw: 'Subject: a\r\n\r\nb\r\n', flags: ['\\Seen'] });
+      for (const path of ['INBOX', 'Entw&APw-rfe', 'Quote"Name', 'Back\\slash']) {
+        const reply = await request(r.restPort, 'GET', `/v1/mailboxes/${encodeURIComponent(path)}`);
+        assert.equal(reply.status, 200, reply.text);
+        const expected = JSON.stringify(r.server.control.getMailbox(path));
+        assert.equal(reply.text, expected, `${path} with plugins ${JSON.stringify(plugins)}`);
+        if (plugins === 'all') assert.match(reply.text, /"fields":/);
+      }
+    } finally {
+      await r.server.stop();
+    }
+  }
 });

@@ -20,7 +20,8 @@ describe('GET /v1/events/wait', () => {
     const r = await startRest();
     try {
       const pending = get(r, '/v1/events/wait?types=mailbox&match=type=create,path=Wanted&timeout=5000');
-      await tick(50);
+      // The long poll is registered when the server has read the request: on a busy machine, later than any fixed sleep.
+      while (r.server.eventLog.waiting === 0) await tick(5);
       r.server.control.createMailbox({ path: 'Other' }); // a mailbox event that does not match
       await tick(20);
       const at = performance.now();
