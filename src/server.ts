@@ -172,6 +172,7 @@ export class Server extends EventEmitter<ServerEventMap> {
    * Emits the `command` event of one answered command. Every command a
    * client sends makes one, so the log keeps it as its parts, not as JSON
    * made now (`EventLog.recordParts`); listeners get the same data.
+   * Sessions emit through here; `emit('command', data)` does the same.
    */
   emitCommand(session: number, tag: string, command: string, status: 'OK' | 'NO' | 'BAD', user: string | null): void {
     const data: CommandEvent = { session, tag, command, status, user };
@@ -182,7 +183,11 @@ export class Server extends EventEmitter<ServerEventMap> {
     }
   }
 
-  /** Emits a `session` event; the log keeps it as its parts (every connect, login, SELECT and logout makes one). */
+  /**
+   * Emits a `session` event; the log keeps it as its parts (every connect,
+   * login, SELECT and logout makes one). Sessions emit through here;
+   * `emit('session', data)` does the same.
+   */
   emitSession(type: SessionEventType, info: SessionInfo, command?: string): void {
     const data: SessionEvent = command === undefined ? { type, session: info } : { type, session: info, command };
     if (!SessionEventParts.representable(info)) this.emit('session', data);
