@@ -243,6 +243,11 @@ export class SelectedMailbox {
     return this.recent.has(uid) && this.shape?.recent !== false;
   }
 
+  /** False when the session has no \\Recent (IMAP4rev2): asked once per FETCH, not per message. */
+  get showsRecent(): boolean {
+    return this.shape?.recent !== false;
+  }
+
   flagList(m: Message): ImapValue[] {
     const flags: ImapValue[] = [...m.flags].map((f) => atom(f));
     if (this.isRecent(m.uid)) flags.push(atom('\\Recent'));

@@ -77,35 +77,42 @@ const TEXT_ITEMS = new Set<FetchAttribute['type']>(['UID', 'FLAGS', 'RFC822.SIZE
 function fetchAsText(session: ImapSession, selected: SelectedMailbox, targets: Numbered[], items: FetchAttribute[]): void {
   let text = '';
   const count = items.length;
+  // The session's wording cannot change during one FETCH: asked once, not per message.
+  const recent = selected.showsRecent ? selected.recent : null;
   for (let t = 0; t < targets.length; t++) {
     const { seq, message: m } = targets[t]!;
-    let line = `* ${seq} FETCH (`;
+    // Written straight into the text: no string per message besides its pieces.
+    text += `* ${seq} FETCH (`;
     for (let i = 0; i < count; i++) {
-      if (i) line += ' ';
+      if (i) text += ' ';
       switch (items[i]!.type) {
         case 'UID':
-          line += `UID ${m.uid}`;
+          text += `UID ${m.uid}`;
           break;
         case 'FLAGS': {
           // Joined by hand: no array per message (sync clients ask this of every message, often).
-          let flags = '';
-          for (const f of m.flags) flags = flags === '' ? f : `${flags} ${f}`;
-          if (selected.isRecent(m.uid)) flags = flags ? `${flags} \\Recent` : '\\Recent';
-          line += `FLAGS (${flags})`;
+          text += 'FLAGS (';
+          let first = true;
+          for (const f of m.flags) {
+            text += first ? f : ` ${f}`;
+            first = false;
+          }
+          if (recent !== null && recent.has(m.uid)) text += first ? '\\Recent' : ' \\Recent';
+          text += ')';
           break;
         }
         case 'RFC822.SIZE':
-          line += `RFC822.SIZE ${servedSize(m.raw)}`;
+          text += `RFC822.SIZE ${servedSize(m.raw)}`;
           break;
         case 'MODSEQ':
-          line += `MODSEQ (${m.modseq})`;
+          text += `MODSEQ (${m.modseq})`;
           break;
         default:
-          line += `INTERNALDATE "${formatInternalDate(m.internaldate)}"`;
+          text += `INTERNALDATE "${formatInternalDate(m.internaldate)}"`;
       }
     }
     selected.dropFlagNotice(m.uid);
-    text += line + ')\r\n';
+    text += ')\r\n';
     if (text.length > 65536) {
       session.writeText(text);
       text = '';
