@@ -48,6 +48,16 @@ function commandName(view: Buffer): 'LOGIN' | 'AUTHENTICATE' | null | undefined 
   return len === 5 ? 'LOGIN' : 'AUTHENTICATE';
 }
 
+/**
+ * True when `chunk` is exactly one command line (its only LF ends it,
+ * after CR), announces no literal (no `}` before the CRLF) and is not a
+ * LOGIN or AUTHENTICATE: nothing in it is redacted and nothing follows it.
+ */
+function isPlainCommandLine(chunk: Buffer): boolean {
+  const lf = chunk.indexOf(LF);
+  return lf === chunk.length - 1 && lf >= 2 && chunk[lf - 1] === CR && chunk[lf - 2] !== CLOSE_BRACE && commandName(chunk) === null;
+}
+
 type Mode = 'start' | 'line' | 'literal' | 'sasl';
 
 export class CredentialFilter {
@@ -71,6 +81,8 @@ export class CredentialFilter {
 
   /** The bytes to record for a chunk from the client (null: nothing yet, held). */
   client(chunk: Buffer): Buffer | null {
+    // The usual chunk: one whole command line, no literal, no credential. It passes as it is.
+    if (this.mode === 'start' && this.head === null && isPlainCommandLine(chunk)) return chunk;
     const out = this.out;
     out.length = 0;
     this.feed(chunk);
