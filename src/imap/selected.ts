@@ -243,7 +243,7 @@ export class SelectedMailbox {
     return this.recent.has(uid) && this.shape?.recent !== false;
   }
 
-  /** False when the session has no \\Recent (IMAP4rev2): asked once per FETCH, not per message. */
+  /** False when the session has no \Recent (IMAP4rev2): asked once per FETCH, not per message. */
   get showsRecent(): boolean {
     return this.shape?.recent !== false;
   }
