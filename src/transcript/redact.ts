@@ -49,13 +49,21 @@ function commandName(view: Buffer): 'LOGIN' | 'AUTHENTICATE' | null | undefined 
 }
 
 /**
- * True when `chunk` is exactly one command line (its only LF ends it,
- * after CR), announces no literal (no `}` before the CRLF) and is not a
- * LOGIN or AUTHENTICATE: nothing in it is redacted and nothing follows it.
+ * True when the line that starts at `start` ends at `lf` (an LF, -1: not
+ * in this chunk) with CRLF and no `}` before it: no literal follows it.
+ */
+function endsWithoutLiteral(chunk: Buffer, start: number, lf: number): boolean {
+  return lf - start >= 2 && chunk[lf - 1] === CR && chunk[lf - 2] !== CLOSE_BRACE;
+}
+
+/**
+ * True when `chunk` is exactly one command line (its only LF ends it),
+ * announces no literal and is not a LOGIN or AUTHENTICATE: nothing in it
+ * is redacted and nothing follows it.
  */
 function isPlainCommandLine(chunk: Buffer): boolean {
   const lf = chunk.indexOf(LF);
-  return lf === chunk.length - 1 && lf >= 2 && chunk[lf - 1] === CR && chunk[lf - 2] !== CLOSE_BRACE && commandName(chunk) === null;
+  return lf === chunk.length - 1 && endsWithoutLiteral(chunk, 0, lf) && commandName(chunk) === null;
 }
 
 type Mode = 'start' | 'line' | 'literal' | 'sasl';
@@ -137,7 +145,7 @@ export class CredentialFilter {
         case 'line': {
           const lf = chunk.indexOf(LF, i);
           // The common line: it ends in this chunk with CRLF, not after a `}`: no literal follows.
-          if (lf - i >= 2 && chunk[lf - 1] === CR && chunk[lf - 2] !== CLOSE_BRACE) {
+          if (endsWithoutLiteral(chunk, i, lf)) {
             this.emit(chunk.subarray(i, lf + 1));
             i = lf + 1;
             this.tail = '';
