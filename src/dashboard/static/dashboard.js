@@ -348,11 +348,25 @@ for (const button of $('message-tabs').querySelectorAll('button')) {
 
 // ------------------------------------------------------------------ sessions
 
+/**
+ * One set per GET /v1/sessions under way: the sessions whose `close` event
+ * came meanwhile. The list may have been made before they closed (a reset
+ * says BYE to all, then the page reloads), and must not reopen them.
+ */
+const sessionLoads = new Set();
+
 async function loadSessions() {
-  const list = await api('GET', '/v1/sessions');
+  const closedMeanwhile = new Set();
+  sessionLoads.add(closedMeanwhile);
+  let list;
+  try {
+    list = await api('GET', '/v1/sessions');
+  } finally {
+    sessionLoads.delete(closedMeanwhile);
+  }
   const open = new Set(list.map((s) => s.session));
   for (const [n, s] of state.sessions) if (!open.has(n)) s.closed = true;
-  for (const info of list) state.sessions.set(info.session, { info, closed: false });
+  for (const info of list) if (!closedMeanwhile.has(info.session)) state.sessions.set(info.session, { info, closed: false });
   trimClosed();
   renderSessions();
 }
@@ -366,7 +380,10 @@ function sessionEvent(data) {
   const info = data.session;
   // `waiting` (IDLE, NOTIFY, ...) lasts until the session's next event.
   state.sessions.set(info.session, { info, closed: data.type === 'close', waiting: data.type === 'waiting' ? data.command ?? 'waiting' : null });
-  if (data.type === 'close') trimClosed();
+  if (data.type === 'close') {
+    for (const closedMeanwhile of sessionLoads) closedMeanwhile.add(info.session);
+    trimClosed();
+  }
   renderSessions();
   if (state.selectedSession === info.session) refreshTranscript();
 }
