@@ -214,7 +214,8 @@ class Cursor {
     this.char('"');
     let out = '';
     for (;;) {
-      if (this.end) this.fail('unterminated quoted string');
+      // The splitter ends a response at CRLF: a quoted string still open there held a line break.
+      if (this.end) this.fail('quoted string not closed before CRLF (CR and LF are not QUOTED-CHARs)');
       const c = this.s.charCodeAt(this.pos);
       if (c === 0x22) break;
       if (c === 0x5c) {
@@ -224,7 +225,12 @@ class Cursor {
         this.pos += 2;
         continue;
       }
-      if (!isTextChar(c) && !(this.utf8 && c >= 0x80 && c <= 0xff)) this.fail(`invalid byte 0x${c.toString(16)} in quoted string`);
+      if (!isTextChar(c) && !(this.utf8 && c >= 0x80 && c <= 0xff)) {
+        // RFC 3501 §9 / RFC 9051 §9 QUOTED-CHAR: TEXT-CHAR (no NUL, CR, LF, 8-bit) but " and \; 8-bit only as
+        // UTF-8 once the session enabled UTF8=ACCEPT or IMAP4rev2 (RFC 6855 §3 uQUOTED-CHAR).
+        const what = c === 0 ? 'NUL' : c === 0x0d ? 'CR' : c === 0x0a ? 'LF' : '8-bit';
+        this.fail(`invalid byte 0x${c.toString(16)} in quoted string (${what})`);
+      }
       out += this.s[this.pos];
       this.pos++;
     }
