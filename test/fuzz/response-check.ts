@@ -654,16 +654,59 @@ function untagged(c: Cursor, r: Response): ParsedResponse {
       c.uidSet();
       break;
     }
+    case 'ACL':
+      // RFC 4314 §3.6: "ACL" SP mailbox *(SP identifier SP rights); identifier and rights are astrings.
+      c.sp();
+      c.mailbox();
+      while (c.trySp()) {
+        c.astring();
+        c.sp();
+        c.astring();
+      }
+      break;
+    case 'LISTRIGHTS':
+      // RFC 4314 §3.7: "LISTRIGHTS" SP mailbox SP identifier SP rights *(SP rights).
+      c.sp();
+      c.mailbox();
+      c.sp();
+      c.astring();
+      c.sp();
+      c.astring();
+      while (c.trySp()) c.astring();
+      break;
+    case 'MYRIGHTS':
+      // RFC 4314 §3.8: "MYRIGHTS" SP mailbox SP rights.
+      c.sp();
+      c.mailbox();
+      c.sp();
+      c.astring();
+      break;
+    case 'METADATA':
+      // RFC 5464 §5: "METADATA" SP mailbox SP (entry-values / entry-list); entry = astring,
+      // entry-values = "(" entry SP value *(SP entry SP value) ")", value = nstring / literal8.
+      c.sp();
+      c.mailbox();
+      c.sp();
+      if (c.peek() === 0x28) {
+        c.char('(');
+        for (;;) {
+          c.astring();
+          c.sp();
+          c.string(true);
+          if (!c.trySp()) break;
+        }
+        c.char(')');
+      } else {
+        c.astring();
+        while (c.trySp()) c.astring();
+      }
+      break;
     case 'ESEARCH':
     case 'QUOTA':
     case 'QUOTAROOT':
-    case 'ACL':
-    case 'LISTRIGHTS':
-    case 'MYRIGHTS':
-    case 'METADATA':
     case 'LANGUAGE':
     case 'COMPARATOR':
-      // Extension responses (RFC 4731, 9208, 4314, 5464, 5255, 5256): well-formed values to the end.
+      // Extension responses (RFC 4731, 9208, 5255, 5256): well-formed values to the end.
       while (c.trySp()) c.value();
       break;
     case 'STATUS': {
