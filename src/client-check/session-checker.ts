@@ -316,7 +316,7 @@ export class SessionChecker {
     // Tag syntax (RFC 3501 §9: tag = 1*<any ASTRING-CHAR except "+">).
     let badTag = fullTag.length === 0;
     for (let k = 0; k < fullTag.length && !badTag; k++) if (!isTagChar(fullTag.charCodeAt(k))) badTag = true;
-    if (badTag) this.find('tag-reuse', tag, name, `the tag ${JSON.stringify(tag)} has a character a tag may not have (RFC 3501 §9: any ASTRING-CHAR except "+")`);
+    if (badTag) this.find('tag-reuse', tag, name, `the tag ${JSON.stringify(tag)} has a character a tag may not have (RFC 3501 section 9: any ASTRING-CHAR except "+")`);
 
     // What was still in progress when this command was sent.
     let inFlight: Answered[] | null = null;
@@ -492,7 +492,7 @@ export class SessionChecker {
     const flags = m[2]!.split(' ').filter(Boolean);
     for (const flag of flags) {
       if (flag.toLowerCase() === '\\recent') {
-        this.find('flag-not-permanent', tag, name, 'STORE of \\Recent, which only the server sets (RFC 3501 §2.3.2)');
+        this.find('flag-not-permanent', tag, name, 'STORE of \\Recent, which only the server sets (RFC 3501 section 2.3.2)');
         return;
       }
       if (adds && !flag.startsWith('\\') && !newKeywords && !selected.keywords.has(flag)) {

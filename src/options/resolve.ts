@@ -256,7 +256,7 @@ function resolveUserStorage(
   }
   const users = value.users;
   if (users !== undefined) {
-    if (!isPlainObject(users)) problems.expected('storage.users', 'an object of user name → storage', users);
+    if (!isPlainObject(users)) problems.expected('storage.users', 'an object of user name -> storage', users);
     else {
       for (const name of Object.keys(users)) {
         const base = childPath('storage.users', name);

@@ -16,7 +16,7 @@ const skipReason = !available && !process.env.CI ? `${PYTHON} not installed` : f
 
 // The client script: two imaplib connections; every step's (type, data) goes into one JSON object.
 const SCRIPT = String.raw`
-import imaplib, json, sys
+import imaplib, json, re, sys
 host, port = sys.argv[1], int(sys.argv[2])
 imaplib.Commands.setdefault('LISTRIGHTS', ('AUTH', 'SELECTED'))
 out = {}
@@ -34,6 +34,11 @@ def step(name, fn):
 def listrights(c, box, who):
     typ, dat = c._simple_command('LISTRIGHTS', box, who)
     return c._untagged_response(typ, dat, 'LISTRIGHTS')
+def imapclient_getacl(data):
+    # As IMAPClient's getacl(): its response lexer keeps a quoted string's quotes in the token, and
+    # getacl() pairs the tokens after the mailbox name as they are (so "testuser" would stay quoted).
+    tokens = re.findall(rb'"(?:[^"\\]|\\.)*"|[^\s()]+', data)[1:]
+    return [[tokens[i].decode(), tokens[i + 1].decode()] for i in range(0, len(tokens), 2)]
 def names(c):
     typ, dat = c.list()
     return typ, [d.decode().rsplit(' ', 1)[-1].strip('"') for d in dat if d]
@@ -78,6 +83,7 @@ step('a_myrights3', lambda: a.myrights('Private'))
 step('a_select3', lambda: a.select('Private'))
 step('t_getacl3', lambda: t.getacl('Private'))
 step('t_listrights', lambda: listrights(t, 'Private', 'alice'))
+out['t_getacl3_pairs'] = imapclient_getacl(t.getacl('Private')[1][0])
 
 # DELETEACL: the negative entry goes, r comes back; then alice's own entry and anyone's go.
 step('t_deleteacl_neg', lambda: t.deleteacl('Private', '-alice'))
@@ -118,7 +124,7 @@ test('Python imaplib: ACL across two users', { skip: skipReason, timeout: 30_000
 
     assert.ok(r.caps.includes('ACL') && r.caps.includes('RIGHTS=TEXK'), JSON.stringify(r.caps));
     assert.equal(r.t_create[0], 'OK');
-    assert.deepEqual(r.t_getacl, ['OK', ['"Private" "testuser" lrswipkxtecda']]);
+    assert.deepEqual(r.t_getacl, ['OK', ['"Private" testuser lrswipkxtecda']]);
     assert.deepEqual(r.t_myrights, ['OK', ['"Private" lrswipkxtecda']]);
     assert.equal(r.t_append[0], 'OK');
 
@@ -152,8 +158,10 @@ test('Python imaplib: ACL across two users', { skip: skipReason, timeout: 30_000
     assert.deepEqual(r.a_myrights3, ['OK', ['"Private" li']]);
     assert.equal(r.a_select3[0], 'NO');
     assert.match(r.a_select3[1][0], /^\[NOPERM\]/);
-    assert.deepEqual(r.t_getacl3, ['OK', ['"Private" "testuser" lrswipkxtecda "alice" lri "anyone" lr "-alice" r']]);
-    assert.deepEqual(r.t_listrights, ['OK', ['"Private" "alice" "" l r s w i p k x t e c d a']]);
+    assert.deepEqual(r.t_getacl3, ['OK', ['"Private" testuser lrswipkxtecda alice lri anyone lr -alice r']]);
+    assert.deepEqual(r.t_listrights, ['OK', ['"Private" alice "" l r s w i p k x t e c d a']]);
+    // What IMAPClient's getacl() returns: the raw tokens after the mailbox, in pairs, quotes kept.
+    assert.deepEqual(r.t_getacl3_pairs, [['testuser', 'lrswipkxtecda'], ['alice', 'lri'], ['anyone', 'lr'], ['-alice', 'r']]);
 
     // DELETEACL.
     assert.equal(r.t_deleteacl_neg[0], 'OK');
@@ -161,7 +169,7 @@ test('Python imaplib: ACL across two users', { skip: skipReason, timeout: 30_000
     assert.equal(r.a_close4[0], 'OK');
     assert.deepEqual(r.a_list5, ['OK', ['INBOX']]);
     assert.match(r.a_select5[1][0], /^\[NONEXISTENT\]/);
-    assert.deepEqual(r.t_getacl5, ['OK', ['"Private" "testuser" lrswipkxtecda']]);
+    assert.deepEqual(r.t_getacl5, ['OK', ['"Private" testuser lrswipkxtecda']]);
     assert.match(r.a_setacl5[1][0], /^\[NONEXISTENT\]/);
     assert.equal(r.a_create5[0], 'NO');
     assert.match(r.a_create5[1][0], /^\[NOPERM\]/);

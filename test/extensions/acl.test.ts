@@ -131,10 +131,43 @@ describe('RFC 4314 examples', () => {
   test('§3.4: LISTRIGHTS answers the identifier as given, nothing always granted, each right (c and d too) alone', async () => {
     const c = await rawSession(port);
     assert.deepEqual(await c.command('listrights archive/imap anyone'), [
-      '* LISTRIGHTS "archive/imap" "anyone" "" l r s w i p k x t e c d a',
+      '* LISTRIGHTS "archive/imap" anyone "" l r s w i p k x t e c d a',
       'T2 OK Listrights completed',
     ]);
-    assert.deepEqual((await c.command('LISTRIGHTS archive/imap smith'))[0], '* LISTRIGHTS "archive/imap" "smith" "" l r s w i p k x t e c d a');
+    assert.deepEqual((await c.command('LISTRIGHTS archive/imap smith'))[0], '* LISTRIGHTS "archive/imap" smith "" l r s w i p k x t e c d a');
+    c.close();
+  });
+
+  test('§3.6, §3.7: identifiers and rights are astrings, sent as atoms where they are atoms (* ACL INBOX Fred rwipslxetad)', async () => {
+    const c = await rawSession(port);
+    // The RFC's own GETACL example: every identifier of INBOX's ACL is an atom, negative and $ ones too.
+    const [line] = await c.command('GETACL INBOX');
+    assert.match(line!, /^\* ACL "INBOX" testuser [a-z]+ -Fred [a-z]+ \$team w$/);
+    await c.command('CREATE Forms');
+    // Text that is no atom goes quoted (SP, ", \, %, *), or as a literal (8-bit); NIL and digits stay quoted
+    // so a tokenizer that reads them as nil or a number still gets the string; "]" is an ASTRING-CHAR.
+    for (const [given, sent] of [
+      ['"two words"', '"two words"'],
+      ['"x\\"y"', '"x\\"y"'],
+      ['"a%b"', '"a%b"'],
+      ['NIL', '"NIL"'],
+      ['"nil"', '"nil"'],
+      ['12345', '"12345"'],
+      ['a]b', 'a]b'],
+      ['user.name@example.com', 'user.name@example.com'],
+    ]) {
+      assert.match((await c.command(`SETACL Forms ${given} lr`)).at(-1)!, /^T\d+ OK Setacl completed$/, given);
+      const rights = await c.command(`LISTRIGHTS Forms ${given}`);
+      assert.equal(rights[0], `* LISTRIGHTS "Forms" ${sent} "" l r s w i p k x t e c d a`, given);
+      const acl = await c.command('GETACL Forms');
+      assert.ok(acl[0]!.includes(` ${sent} lr`), `${given}: ${acl[0]}`);
+      assert.match((await c.command(`DELETEACL Forms ${given}`)).at(-1)!, /OK/);
+    }
+    // 8-bit (set through the control API: IMAP would need a literal or UTF8=ACCEPT) goes as a literal.
+    server.extension('ACL')!.setAcl('Forms', 'J\u00f6rg', 'lr');
+    assert.equal((await c.command('GETACL Forms'))[0], '* ACL "Forms" testuser lrswipkxtecda {5}\r\nJ\xc3\xb6rg lr');
+    // MYRIGHTS: the rights are an atom.
+    assert.equal((await c.command('MYRIGHTS Forms'))[0], '* MYRIGHTS "Forms" lrswipkxtecda');
     c.close();
   });
 
@@ -272,7 +305,7 @@ describe('ACL across users', () => {
 
   test('a mailbox without ACL grants everyone everything and shows as anyone:lrswipkxtea', async () => {
     const a = await login(port, 'alice', 'alicepass');
-    assert.deepEqual(await a.command('GETACL Shared'), ['* ACL "Shared" "anyone" lrswipkxtecda', 'T2 OK Getacl completed']);
+    assert.deepEqual(await a.command('GETACL Shared'), ['* ACL "Shared" anyone lrswipkxtecda', 'T2 OK Getacl completed']);
     assert.match((await a.command('SELECT Shared')).at(-1)!, /OK \[READ-WRITE\]/);
     assert.deepEqual(server.extension('ACL')!.getAcl('Shared'), { anyone: ALL });
     assert.equal(server.store.get('Shared')!.extra.acl, undefined, 'reading an open ACL stores nothing');
@@ -373,7 +406,7 @@ describe('ACL across users', () => {
     assert.equal(acl['__proto__'], 'lr');
     assert.equal(Object.getPrototypeOf(acl), Object.prototype);
     const lines = await t.command('GETACL Proto');
-    assert.equal(lines[0], '* ACL "Proto" "testuser" lrswipkxtecda "__proto__" lr');
+    assert.equal(lines[0], '* ACL "Proto" testuser lrswipkxtecda __proto__ lr');
     // A user called __proto__ gets those rights.
     server.control.addUser({ name: '__proto__', password: 'p' });
     const p = await login(port, '__proto__', 'p');

@@ -20,7 +20,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { createServer, type MailboxScope, type Server, type ServerOptions } from '../../src/index.js';
 import { ShadowFramer } from './framing.js';
-import { Generator, Rand, type FuzzState } from './generate.js';
+import { Generator, Rand, lineBreakParts, type FuzzState } from './generate.js';
 import { ResponseError, ResponseSplitter, parseResponse, type ParsedResponse, type Response } from './response-check.js';
 
 export interface FuzzOptions {
@@ -108,9 +108,12 @@ function storage(): object {
         { raw: msg(3, 'Content-Type: multipart/alternative; boundary=z\r\n') + '--z\r\n\r\na\r\n--z--\r\n', flags: ['kw1'] },
         msg(4),
         { raw: msg(5), flags: ['\\Deleted', '\\Flagged'] },
+        // Parts that decode to CR, LF, NUL and 8-bit: what BINARY, BODY partials, PREVIEW and URLFETCH send of them must be literals.
+        lineBreakParts().toString('latin1'),
       ],
+      metadata: { '/private/comment': 'line one\r\nline two', '/shared/comment': 'bare\nLF', '/shared/vendor/rookery/8bit': 'caf\u00e9' },
     },
-    '': { folders: { Archive: { messages: [msg(6)], folders: { Sub: {} } }, Trash: { 'special-use': '\\Trash' }, 'All Mail': { 'special-use': '\\All' } } },
+    '': { folders: { Archive: { messages: [msg(6)], folders: { Sub: {} } }, Trash: { 'special-use': '\\Trash', acl: { testuser: 'lrswipkxtea', Fred: 'lr', '-Fred': 'w', 'two words': 'l', NIL: 'r', '12345': 'l' } }, 'All Mail': { 'special-use': '\\All' } } },
   };
 }
 

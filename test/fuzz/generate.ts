@@ -28,6 +28,25 @@ export interface GeneratorLimits {
   mailboxes?: readonly string[];
 }
 
+/**
+ * A message whose parts decode to CR, LF, NUL and 8-bit octets (issue 29's base64 part among them):
+ * BINARY, BODY partials, PREVIEW and URLFETCH of it must send literals, never quoted strings.
+ */
+export function lineBreakParts(): Buffer {
+  const decoded = Buffer.from('abcdefg\rhijkl\r\nmno\npqrstuvqxyz', 'latin1');
+  return Buffer.from(
+    'Subject: caf\xe9\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=q\r\n\r\n' +
+      '--q\r\nContent-Type: text/plain\r\n\r\nfirst line\r\nsecond\r\n' +
+      '--q\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n' + Buffer.from('\u00e9t\u00e9\r\nhiver\n').toString('base64') + '\r\n' +
+      '--q\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n' + decoded.toString('base64') + '\r\n' +
+      '--q\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n' + Buffer.from([0, 13, 10, 255, 0]).toString('base64') + '\r\n' +
+      '--q\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: base64\r\n\r\n' + decoded.toString('base64') + '\r\n' +
+      '--q\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nnul=00 cr=0D lf=0A crlf=0D=0A 8bit =E9=\r\nsoft\r\n' +
+      '--q--\r\n',
+    'latin1',
+  );
+}
+
 export class Rand {
   readonly prng: Prng;
   constructor(seed: number) {
@@ -65,6 +84,8 @@ const FETCH_ITEMS = [
   // BINARY (RFC 3516) and PREVIEW (RFC 8970), with some of their malformed shapes.
   'BINARY[1]', 'BINARY.PEEK[]', 'BINARY.SIZE[1]', 'BINARY.PEEK[2]<0.4>', 'BINARY[1.1]<3.1>', 'BINARY.SIZE[]', 'BINARY.PEEK[9]',
   'BINARY.PEEK[1.MIME]', 'BINARY[0]', 'BINARY.SIZE[1]<0.1>', 'BINARY.PEEK', 'binary.peek[2]<1.99999999999>',
+  // Partials that cut decoded bytes and raw lines at CR, LF and NUL (the driver's INBOX message 6 has such parts).
+  'BINARY.PEEK[5]<10.10>', 'BINARY.PEEK[6]', 'BINARY.PEEK[6]<3.4>', 'BINARY.SIZE[5]', 'BODY.PEEK[5]<0.10>', 'BODY.PEEK[1]<5.8>', 'BINARY.PEEK[]<0.300>',
   'PREVIEW', 'PREVIEW (LAZY)', 'preview (lazy lazy)', 'PREVIEW ()', 'PREVIEW (EAGER)', 'PREVIEW[]',
   'X-GM-MSGID', 'X-GM-THRID', 'X-GM-LABELS',
   'EMAILID', 'THREADID', 'SAVEDATE',
@@ -342,7 +363,37 @@ export class Generator {
         'latin1',
       );
     }
+    if (n === 4 && r.chance(0.5)) return lineBreakParts();
     return r.bytes(r.int(0, 200), IMAPISH);
+  }
+
+  /** ACL identifiers (RFC 4314 §3: astring), atoms and not: quoted, NIL, digits, a literal with CR LF, 8-bit. */
+  aclIdentifier(): Part {
+    const r = this.r;
+    if (r.chance(0.15)) return this.literalOf(r.pick(['two\r\nlines', 'J\xf6rg', 'x']));
+    return r.pick(['Fred', '-Fred', '$team', 'a]b', 'user@example.com', '"two words"', 'NIL', '"nil"', '12345', '""', '"x\\"y"']);
+  }
+
+  /** METADATA entry names (RFC 5464 §3.2), valid and not. */
+  metadataEntry(): Part {
+    return this.astring(['/private/comment', '/shared/comment', '/shared/vendor/a]b', '/private/x y', '/private', '/bad', '/shared//x', '/private/*']);
+  }
+
+  /** METADATA values: quoted, NIL, a literal with CR LF and 8-bit, a literal8 with NUL (RFC 5464 §5 value = nstring / literal8). */
+  metadataValue(): Part {
+    const r = this.r;
+    switch (r.int(0, 4)) {
+      case 0:
+        return r.pick(['"plain"', 'NIL', '""', 'atomvalue']);
+      case 1:
+        return this.literalOf('line one\r\nline two');
+      case 2:
+        return this.literalOf(Buffer.from('bare\nLF and CR\r and \xe9', 'latin1'));
+      case 3:
+        return { lit: Buffer.from('nul\0byte'), sync: r.chance(0.5), binary: true };
+      default:
+        return { lit: Buffer.from('nul\0in a plain literal'), sync: r.chance(0.5) };
+    }
   }
 
   // ------------------------------------------------------------ commands
@@ -421,6 +472,23 @@ export class Generator {
           const params = Array.from({ length: g.r.int(0, 3) }, () => ' ' + g.r.pick(['BINARY', 'BODY', 'BODYPARTSTRUCTURE', 'binary', 'FOO']));
           return [i > 0 ? ' ' : '', '(', url, ...params, g.r.chance(0.95) ? ')' : ''];
         }).flat(),
+    },
+    // ACL (RFC 4314): identifiers that are atoms and ones that are not; never testuser or anyone, so the probes keep their rights.
+    { name: 'GETACL', states: AUTH, args: (g) => [g.mailbox()] },
+    { name: 'MYRIGHTS', states: AUTH, args: (g) => [g.mailbox()] },
+    { name: 'LISTRIGHTS', states: AUTH, args: (g) => [g.mailbox(), ' ', g.aclIdentifier()] },
+    { name: 'SETACL', states: AUTH, args: (g) => [g.mailbox(), ' ', g.aclIdentifier(), ' ', g.r.pick(['lr', '+w', '-r', '""', 'lrswipkxtecda', 'lrQ', '"+cd"'])] },
+    { name: 'DELETEACL', states: AUTH, args: (g) => [g.mailbox(), ' ', g.aclIdentifier()] },
+    // METADATA (RFC 5464): values with CR, LF, NUL and 8-bit come back as literals (literal8 for NUL).
+    {
+      name: 'SETMETADATA',
+      states: AUTH,
+      args: (g) => [g.r.chance(0.3) ? '""' : g.mailbox(), ' (', g.metadataEntry(), ' ', g.metadataValue(), ...(g.r.chance(0.3) ? [' ', g.metadataEntry(), ' ', g.metadataValue()] : []), g.r.chance(0.95) ? ')' : ''],
+    },
+    {
+      name: 'GETMETADATA',
+      states: AUTH,
+      args: (g) => [g.r.pick(['', '(DEPTH infinity) ', '(MAXSIZE 5) ', '(DEPTH 1 MAXSIZE 100) ', '(DEPTH 2) ']), g.r.chance(0.3) ? '""' : g.mailbox(), ' ', g.r.chance(0.5) ? g.metadataEntry() : '(/private /shared)'],
     },
     { name: 'RESETKEY', states: AUTH, args: (g) => (g.r.chance(0.3) ? [] : [g.mailbox(), ...(g.r.chance(0.5) ? [] : [` ${g.r.pick(['INTERNAL', 'XSHA1', 'INTERNAL INTERNAL'])}`])]) },
     // RFC 8437: back to not authenticated (the driver's probe learns the new state).

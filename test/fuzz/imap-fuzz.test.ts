@@ -141,6 +141,25 @@ describe('fuzz oracle: response checker', () => {
     assert.throws(() => parse(broken, true), (err: unknown) => err instanceof ResponseError && /malformed UTF-8/.test(err.message));
   });
 
+  test('rejects a quoted string with CR, LF or NUL (RFC 3501 §9 QUOTED-CHAR), and 8-bit before UTF8=ACCEPT; the literal of the same bytes passes', () => {
+    // The answer: BINARY[5]<10> of "abcdefg\rhijkl\r\nmno\npqrstuvqxyz", quoted.
+    const bad = [
+      ['* 1 FETCH (BINARY[5]<10> "jkl\r\nmno\r\n")\r\n', /quoted string not closed before CRLF/],
+      ['* 1 FETCH (BINARY[5]<10> "jkl\r\nmno\np")\r\n', /quoted string not closed before CRLF|bare LF/],
+      ['* 1 FETCH (BODY[1] "a\rb")\r\n', /bare CR/],
+      ['* 1 FETCH (BINARY[1] "a\0b")\r\n', /invalid byte 0x0 in quoted string \(NUL\)/],
+      ['* METADATA "INBOX" (/private/comment "line {2}\r\nab")\r\n', /invalid byte 0xd in quoted string \(CR\)/],
+      ['* 1 FETCH (PREVIEW "caf\xe9")\r\n', /invalid byte 0xe9 in quoted string \(8-bit\)/],
+      ['* ACL INBOX "a\xffb" lr\r\n', /invalid byte 0xff in quoted string \(8-bit\)/],
+    ] as const;
+    for (const [text, why] of bad) {
+      assert.throws(() => responses(text), (err: unknown) => err instanceof ResponseError && why.test(err.message), JSON.stringify(text));
+    }
+    const fine = responses('* 1 FETCH (BINARY[5]<10> {10}\r\njkl\r\nmno\np BINARY[1] ~{3}\r\na\0b PREVIEW {4}\r\ncaf\xe9)\r\n');
+    assert.deepEqual(fine[0]!.fetch!.get('BINARY[5]<10>'), { t: 'str', v: Buffer.from('jkl\r\nmno\np') });
+    assert.deepEqual(fine[0]!.fetch!.get('BINARY[1]'), { t: 'str', v: Buffer.from('a\0b') });
+  });
+
   test('counts literal bytes exactly, across chunk boundaries', () => {
     const text = Buffer.from('* 1 FETCH (BODY[] {7}\r\nab\r\n)cd UID 5)\r\nT1 OK done\r\n', 'latin1');
     const got: string[] = [];

@@ -214,7 +214,8 @@ class Cursor {
     this.char('"');
     let out = '';
     for (;;) {
-      if (this.end) this.fail('unterminated quoted string');
+      // The splitter ends a response at CRLF: a quoted string still open there held a line break.
+      if (this.end) this.fail('quoted string not closed before CRLF (CR and LF are not QUOTED-CHARs)');
       const c = this.s.charCodeAt(this.pos);
       if (c === 0x22) break;
       if (c === 0x5c) {
@@ -224,7 +225,12 @@ class Cursor {
         this.pos += 2;
         continue;
       }
-      if (!isTextChar(c) && !(this.utf8 && c >= 0x80 && c <= 0xff)) this.fail(`invalid byte 0x${c.toString(16)} in quoted string`);
+      if (!isTextChar(c) && !(this.utf8 && c >= 0x80 && c <= 0xff)) {
+        // RFC 3501 §9 / RFC 9051 §9 QUOTED-CHAR: TEXT-CHAR (no NUL, CR, LF, 8-bit) but " and \; 8-bit only as
+        // UTF-8 once the session enabled UTF8=ACCEPT or IMAP4rev2 (RFC 6855 §3 uQUOTED-CHAR).
+        const what = c === 0 ? 'NUL' : c === 0x0d ? 'CR' : c === 0x0a ? 'LF' : '8-bit';
+        this.fail(`invalid byte 0x${c.toString(16)} in quoted string (${what})`);
+      }
       out += this.s[this.pos];
       this.pos++;
     }
@@ -648,16 +654,59 @@ function untagged(c: Cursor, r: Response): ParsedResponse {
       c.uidSet();
       break;
     }
+    case 'ACL':
+      // RFC 4314 §3.6: "ACL" SP mailbox *(SP identifier SP rights); identifier and rights are astrings.
+      c.sp();
+      c.mailbox();
+      while (c.trySp()) {
+        c.astring();
+        c.sp();
+        c.astring();
+      }
+      break;
+    case 'LISTRIGHTS':
+      // RFC 4314 §3.7: "LISTRIGHTS" SP mailbox SP identifier SP rights *(SP rights).
+      c.sp();
+      c.mailbox();
+      c.sp();
+      c.astring();
+      c.sp();
+      c.astring();
+      while (c.trySp()) c.astring();
+      break;
+    case 'MYRIGHTS':
+      // RFC 4314 §3.8: "MYRIGHTS" SP mailbox SP rights.
+      c.sp();
+      c.mailbox();
+      c.sp();
+      c.astring();
+      break;
+    case 'METADATA':
+      // RFC 5464 §5: "METADATA" SP mailbox SP (entry-values / entry-list); entry = astring,
+      // entry-values = "(" entry SP value *(SP entry SP value) ")", value = nstring / literal8.
+      c.sp();
+      c.mailbox();
+      c.sp();
+      if (c.peek() === 0x28) {
+        c.char('(');
+        for (;;) {
+          c.astring();
+          c.sp();
+          c.string(true);
+          if (!c.trySp()) break;
+        }
+        c.char(')');
+      } else {
+        c.astring();
+        while (c.trySp()) c.astring();
+      }
+      break;
     case 'ESEARCH':
     case 'QUOTA':
     case 'QUOTAROOT':
-    case 'ACL':
-    case 'LISTRIGHTS':
-    case 'MYRIGHTS':
-    case 'METADATA':
     case 'LANGUAGE':
     case 'COMPARATOR':
-      // Extension responses (RFC 4731, 9208, 4314, 5464, 5255, 5256): well-formed values to the end.
+      // Extension responses (RFC 4731, 9208, 5255, 5256): well-formed values to the end.
       while (c.trySp()) c.value();
       break;
     case 'STATUS': {

@@ -11,7 +11,9 @@
  *   (RFC 3501 §7.2.6);
  * - after `* BYE` only the tagged OK of LOGOUT, then the connection ends;
  * - tagged responses answer the command sent, continuation requests only
- *   where one was asked for (IDLE).
+ *   where one was asked for (IDLE);
+ * - a quoted string holds no CR, LF or NUL, and 8-bit only as UTF-8 once
+ *   the session enabled UTF8=ACCEPT or IMAP4rev2 (`* ENABLED`, RFC 6855 §3).
  *
  * Commands run one at a time; `command()` returns the responses that came
  * with it. Callers add the checks only they can make (what their STORE,
@@ -71,6 +73,8 @@ export class StrictClient {
   private greeting: ((r: ParsedResponse) => void) | null = null;
   /** Commands answered. */
   commands = 0;
+  /** The server said `* ENABLED` with UTF8=ACCEPT or IMAP4rev2: its quoted strings may carry UTF-8 from then on. */
+  private utf8 = false;
   /** Set while a command waits for a continuation request (IDLE). */
   private continuation: (() => void) | null = null;
 
@@ -118,7 +122,7 @@ export class StrictClient {
       this.splitter.push(d, (r) => {
         let p: ParsedResponse;
         try {
-          p = parseResponse(r);
+          p = parseResponse(r, { utf8: this.utf8 });
         } catch (err) {
           if (!(err instanceof ResponseError)) throw err;
           this.mismatch(this.current, `malformed response: ${err.message}`);
@@ -162,6 +166,8 @@ export class StrictClient {
       }
       this.pending = null;
       this.commands++;
+      // RFC 8437 §3: UNAUTHENTICATE ends what ENABLE turned on.
+      if (r.type === 'OK' && /^UNAUTHENTICATE$/i.test(p.text)) this.utf8 = false;
       if (this.selecting) {
         if (r.type === 'OK') {
           const code = r.code?.toUpperCase();
@@ -184,6 +190,7 @@ export class StrictClient {
       this.sawBye = true;
       return;
     }
+    if (r.type === 'ENABLED' && /(^| )(UTF8=ACCEPT|IMAP4rev2)( |$)/i.test(r.response.text)) this.utf8 = true;
     const model = this.selecting ?? this.model;
     switch (r.type) {
       case 'FLAGS': {

@@ -1,6 +1,6 @@
 /**
  * ACL (RFC 4314): access control lists on mailboxes, kept in the storage key
- * `acl` (identifier → rights string, e.g. `{ "alice": "lr", "anyone": "l" }`).
+ * `acl` (identifier -> rights string, e.g. `{ "alice": "lr", "anyone": "l" }`).
  *
  * - The model (design §3, "ACL model"): all users share one tree. A mailbox
  *   without an `acl` grants every user every right, which is the ACL
@@ -17,6 +17,9 @@
  *   `NO [NOPERM]`. A SELECT without any of `i e s w t` is read-only.
  * - Commands SETACL, DELETEACL, GETACL, LISTRIGHTS (need `a`) and MYRIGHTS
  *   (needs one of `l r i k x a`); capabilities `ACL` and `RIGHTS=texk`.
+ * - Identifiers and rights are astrings in responses: atoms where they are
+ *   atoms, as §3.6 writes them (`* ACL INBOX Fred rwipslxetad`), quoted or
+ *   a literal otherwise (`astring()` of the serializer).
  * - The obsolete `c` and `d` rights are accepted as `kx` and `et` and
  *   returned in IMAP answers when a member is granted (RFC 4314 §2.1.1);
  *   the REST API and the storage key use the standard letters only.
@@ -29,7 +32,7 @@ import { AUTHENTICATED, bad, no, ok, type CommandContext, type CommandResult, ty
 import { InvalidName, mailboxArg } from '../../imap/commands/mailboxes.js';
 import { accessRefusal } from '../../imap/protocol.js';
 import type { ImapSession } from '../../imap/session.js';
-import { atom, type ImapValue } from '../../imap/wire/values.js';
+import { astring, atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Route } from '../../rest/route.js';
 import { obj, str, type Schema } from '../../rest/schema.js';
 import type { Server } from '../../server.js';
@@ -61,7 +64,7 @@ import {
 /** The storage key of the ACL. */
 export const ACL_KEY = 'acl';
 
-/** An ACL as the control API and REST show it: identifier → rights (`{ "alice": "lr" }`). */
+/** An ACL as the control API and REST show it: identifier -> rights (`{ "alice": "lr" }`). */
 export type AclObject = Record<string, string>;
 
 /** The control API of ACL: `server.extension('ACL')`. */
@@ -298,7 +301,7 @@ const getacl: CommandSpec = {
     ctx.args.end();
     return administer(ctx, path, (mailbox, state) => {
       const line: ImapValue[] = [atom('ACL'), ctx.session.nameOf(mailbox)];
-      for (const [identifier, rights] of state.aclOf(mailbox) ?? openAcl()) line.push(identifier, rightsValue(formatImapRights(rights)));
+      for (const [identifier, rights] of state.aclOf(mailbox) ?? openAcl()) line.push(astring(identifier), astring(formatImapRights(rights)));
       ctx.session.untaggedList(line);
       return ok('Getacl completed');
     });
@@ -320,7 +323,7 @@ const listrights: CommandSpec = {
       // No right is always granted and none are tied: each can be granted alone, the virtual
       // c and d by themselves too (RFC 4314 §2.1.1). The identifier comes back as given (§3.4).
       const optional = [...RIGHTS.slice(0, -1), 'c', 'd', 'a'].map(atom);
-      ctx.session.untaggedList([atom('LISTRIGHTS'), ctx.session.nameOf(mailbox), identifier, '', ...optional]);
+      ctx.session.untaggedList([atom('LISTRIGHTS'), ctx.session.nameOf(mailbox), astring(identifier), '', ...optional]);
       return ok('Listrights completed');
     });
   },
@@ -344,14 +347,9 @@ const myrights: CommandSpec = {
   },
 };
 
-/** Rights as a response value: an atom, or "" when there are none. */
-function rightsValue(rights: string): ImapValue {
-  return rights === '' ? '' : atom(rights);
-}
-
 /** `MYRIGHTS mailbox rights` (without `*`), for MYRIGHTS and LIST-MYRIGHTS. */
 export function myRightsResponse(session: ImapSession, mailbox: Mailbox, rights: ReadonlySet<string>): ImapValue[] {
-  return [atom('MYRIGHTS'), session.nameOf(mailbox), rightsValue(formatImapRights(rights))];
+  return [atom('MYRIGHTS'), session.nameOf(mailbox), astring(formatImapRights(rights))];
 }
 
 /** The rights the logged-in user of a session has on a mailbox (every right without ACL plugin state or user). */
@@ -365,7 +363,7 @@ export function sessionRights(server: Server, mailbox: Mailbox, user: string | n
 
 const aclSchema: Schema = {
   type: 'object',
-  description: 'Identifier → rights (letters of lrswipkxtea), e.g. { "alice": "lr", "anyone": "l" }',
+  description: 'Identifier -> rights (letters of lrswipkxtea), e.g. { "alice": "lr", "anyone": "l" }',
   additionalProperties: str(),
 };
 const pathParam = { name: 'path', type: 'string' as const, description: 'Mailbox storage name, URL encoded as one segment (`/` is `%2F`)' };
@@ -415,10 +413,10 @@ const routes: Route[] = [
 
 // ------------------------------------------------------------------ storage
 
-/** Checks the `acl` key of the storage option: an object of identifier → rights string. */
+/** Checks the `acl` key of the storage option: an object of identifier -> rights string. */
 function validateStored(value: unknown, report: (message: string) => void): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    report('expected an object of identifier → rights string, e.g. { "alice": "lr" }');
+    report('expected an object of identifier -> rights string, e.g. { "alice": "lr" }');
     return value;
   }
   const acl: Acl = new Map();
@@ -504,7 +502,7 @@ export const extension: Extension<State> = {
     mailbox: [
       {
         key: ACL_KEY,
-        schema: { type: 'object', description: 'ACL (RFC 4314): identifier → rights, e.g. { "alice": "lr", "anyone": "l" }', additionalProperties: str() },
+        schema: { type: 'object', description: 'ACL (RFC 4314): identifier -> rights, e.g. { "alice": "lr", "anyone": "l" }', additionalProperties: str() },
         validate: validateStored,
       },
     ],

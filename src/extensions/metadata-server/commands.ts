@@ -8,7 +8,7 @@ import { InvalidName, mailboxArg } from '../../imap/commands/mailboxes.js';
 import { ParseError, type ArgParser } from '../../imap/parser.js';
 import { accessRefusal } from '../../imap/protocol.js';
 import type { ImapSession } from '../../imap/session.js';
-import { atom, literal, type ImapValue } from '../../imap/wire/values.js';
+import { astring, atom, literal, type ImapValue } from '../../imap/wire/values.js';
 import type { FieldHolder } from '../../store/fields.js';
 import { entryNameProblem, fold, isPrivate, lookup, type Depth, type Entry } from './entries.js';
 import type { MetadataState } from './state.js';
@@ -21,11 +21,8 @@ function entryArg(args: ArgParser, root: boolean): string {
   return name;
 }
 
-/** ATOM-CHARs and `]` (RFC 3501 ASTRING-CHAR). */
-const ASTRING_ATOM = /^[^\x00-\x20\x7f(){%*"\\]+$/;
-
-/** An entry name in a response: bare when it is an atom (as the RFC's examples), else quoted. */
-export const entryValue = (name: string): ImapValue => (ASTRING_ATOM.test(name) ? atom(name) : Buffer.from(name, 'latin1'));
+/** An entry name in a response (printable ASCII): bare when it is an atom (as the RFC's examples), else quoted. */
+export const entryValue = (name: string): ImapValue => astring(name);
 
 /** A value in a response: quoted or a literal, literal8 when it holds NUL (RFC 5464 §5 `value = nstring / literal8`). */
 const valueValue = (value: Buffer): ImapValue => (value.includes(0) ? literal(value, true) : value);

@@ -80,7 +80,7 @@ export function parseNotify(args: ArgParser, supported: ReadonlySet<EventName>, 
     args.sp();
   }
   const selectedGroups = groups.filter((g) => g.filter.kind === 'selected' || g.filter.kind === 'selected-delayed');
-  if (selectedGroups.length > 1) throw new ParseError('Only one of selected and selected-delayed may be given (RFC 5465 §6.1)');
+  if (selectedGroups.length > 1) throw new ParseError('Only one of selected and selected-delayed may be given (RFC 5465 section 6.1)');
   return { kind: 'set', status, groups, unsupported };
 }
 
@@ -114,13 +114,13 @@ function eventGroup(args: ArgParser, supported: ReadonlySet<EventName>, unsuppor
   args.char(')');
   const selected = filter.kind === 'selected' || filter.kind === 'selected-delayed';
   for (const e of events) {
-    if (selected && !MESSAGE_EVENTS.has(e)) throw new ParseError(`${e} cannot be given with ${filter.kind} (RFC 5465 §6.1)`);
+    if (selected && !MESSAGE_EVENTS.has(e)) throw new ParseError(`${e} cannot be given with ${filter.kind} (RFC 5465 section 6.1)`);
   }
   if ((events.has('FlagChange') || events.has('AnnotationChange')) && !(events.has('MessageNew') && events.has('MessageExpunge'))) {
-    throw new ParseError('FlagChange and AnnotationChange need MessageNew and MessageExpunge (RFC 5465 §5)');
+    throw new ParseError('FlagChange and AnnotationChange need MessageNew and MessageExpunge (RFC 5465 section 5)');
   }
   if (events.has('MessageNew') !== events.has('MessageExpunge')) {
-    throw new ParseError('MessageNew and MessageExpunge go together (RFC 5465 §5)');
+    throw new ParseError('MessageNew and MessageExpunge go together (RFC 5465 section 5)');
   }
   return { filter, events, fetch };
 }

@@ -42,7 +42,7 @@ export function isObjectId(value: unknown): value is string {
 
 /** Checks an ID of the storage option. */
 export function validateObjectId(value: unknown, report: (message: string) => void): unknown {
-  if (!isObjectId(value)) report('expected an object ID: 1 to 255 characters of A-Z a-z 0-9 _ - (RFC 8474 §7)');
+  if (!isObjectId(value)) report('expected an object ID: 1 to 255 characters of A-Z a-z 0-9 _ - (RFC 8474 section 7)');
   return value;
 }
 

@@ -62,7 +62,7 @@ export const extension = defineExtension({
     append: ({ session, raw }) => {
       // Any UTF-8 session may send UTF-8 headers: IMAP4rev2 includes UTF8=ACCEPT (RFC 9755's abstract).
       if (session === null || raw === undefined || session.utf8) return;
-      if (headerHas8bit(raw)) throw new ServiceError('CANNOT', 'The message header has 8-bit characters: ENABLE UTF8=ACCEPT first (RFC 6855 §4)');
+      if (headerHas8bit(raw)) throw new ServiceError('CANNOT', 'The message header has 8-bit characters: ENABLE UTF8=ACCEPT first (RFC 6855 section 4)');
     },
   },
 });

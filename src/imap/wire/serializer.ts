@@ -1,10 +1,23 @@
 /**
  * Turns typed response values (`./values.ts`) into bytes.
  *
- * Strings and Buffers go out quoted when every byte is a TEXT-CHAR of
- * RFC 3501 (7-bit, no NUL, CR or LF), with `"` and `\` escaped, and as a
- * literal `{n}\r\n<bytes>` otherwise. `Literal` is always a literal (`~{n}`
- * when binary), `Atom` is written as it is, `null` is NIL, arrays are
+ * The one rule for strings on the wire: a quoted string never carries CR,
+ * LF, NUL or an octet above 0x7F (RFC 3501 §9 and RFC 9051 §9 QUOTED-CHAR;
+ * RFC 3516 §4.3). Strings and Buffers go out quoted when every byte is a
+ * TEXT-CHAR (7-bit, no NUL, CR or LF), with `"` and `\` escaped, and as a
+ * literal `{n}\r\n<bytes>` otherwise, whatever produced them (message
+ * parts, BINARY, URLFETCH, METADATA values, PREVIEW, ENVELOPE fields, a
+ * script's `set`). `Utf8Text`, which only a session that enabled
+ * UTF8=ACCEPT or IMAP4rev2 makes, may be quoted with UTF-8 in it (RFC 6855
+ * §3 uQUOTED-CHAR: well-formed UTF-8, still no CR, LF or NUL); a plain
+ * string with 8-bit text is a literal even then, which every client reads.
+ * NUL goes out only in a literal8 `~{n}`, and only a `Literal` marked
+ * binary makes one: the producer says where the grammar allows it (BINARY,
+ * METADATA values); elsewhere a NUL is sent as 0x80 in a plain literal.
+ * `Atom` is written as it is, so one with CR, LF, NUL or 8-bit is refused
+ * (`astring()` in ./values.ts makes atoms only of text that can be one);
+ * only `Raw`, from script rules that break the grammar on purpose, is not
+ * checked. `null` is NIL, arrays are
  * parenthesized lists with SP between elements — except, in a list marked
  * with `adjoined()`, between the lists of its leading run, which the
  * grammar writes back to back (RFC 3501 §9 `body-type-mpart = 1*body SP
@@ -120,6 +133,7 @@ class Writer {
       }
       this.text += ')';
     } else if (value instanceof Atom) {
+      if (NEEDS_LITERAL.test(value.value)) throw new TypeError(`Not an IMAP atom: ${JSON.stringify(value.value.slice(0, 40))}`);
       this.text += value.value;
     } else if (value instanceof Literal) {
       this.literal(value.data, value.binary);

@@ -11,7 +11,9 @@ import {
   untagged,
   untaggedStatus,
 } from '../../../src/imap/wire/serializer.js';
-import { atom, literal, type ImapValue } from '../../../src/imap/wire/values.js';
+import { astring, atom, literal, utf8Text, type ImapValue } from '../../../src/imap/wire/values.js';
+import { Prng } from '../../../src/util/prng.js';
+import { ResponseSplitter, parseResponse } from '../../fuzz/response-check.js';
 import { grammarError } from '../../dovecot/imap-values.js';
 
 const text = (b: Buffer) => b.toString('latin1');
@@ -198,5 +200,87 @@ describe('round trip through the reader and the parser', () => {
     const bytes = Buffer.concat(parts);
     assert.ok(bytes.length > 10_000_000);
     assert.ok(text(parts[99_999]!).startsWith('* 100000 FETCH (UID 100000 FLAGS (\\Seen) ENVELOPE ('));
+  });
+});
+
+describe('the one rule: no CR, LF, NUL or 8-bit in a quoted string (RFC 3501 §9, RFC 9051 §9 QUOTED-CHAR, RFC 3516 §4.3)', () => {
+  /** Encodes `* ID ("k" value)` and reads it back with the fuzzer's strict grammar check. */
+  function sentAs(value: ImapValue, utf8 = false): { wire: string; got: Buffer } {
+    const wire = encodeResponse('*', atom('ID'), ['k', value]);
+    let responses = 0;
+    new ResponseSplitter().push(wire, (r) => {
+      assert.equal(parseResponse(r, { utf8 }).type, 'ID');
+      responses++;
+    });
+    assert.equal(responses, 1, `one response: ${JSON.stringify(text(wire))}`);
+    // The value is the second element of the list: quoted, literal or literal8.
+    const body = text(wire).slice('* ID ("k" '.length, -')\r\n'.length);
+    const lit = /^~?\{(\d+)\}\r\n/.exec(body);
+    const got = lit ? Buffer.from(body.slice(lit[0].length), 'latin1') : Buffer.from(body.slice(1, -1).replace(/\\(["\\])/g, '$1'), 'latin1');
+    return { wire: text(wire), got };
+  }
+
+  it('the issue\'s BINARY partial (jkl CRLF mno CRLF) goes out as a literal, as every CR/LF/NUL/8-bit string does', () => {
+    const decoded = Buffer.from('abcdefg\rhijkl\r\nmno\npqrstuvqxyz');
+    const partial = decoded.subarray(10, 20);
+    for (const value of [partial, partial.toString('latin1'), literal(partial)]) {
+      assert.equal(sentAs(value).wire, `* ID ("k" {10}\r\n${partial.toString('latin1')})\r\n`);
+    }
+    for (const bytes of ['a\rb', 'a\nb', 'a\r\nb', 'caf\xe9']) assert.match(sentAs(Buffer.from(bytes, 'latin1')).wire, /^\* ID \("k" \{\d+\}\r\n/);
+    assert.match(sentAs(Buffer.from([0x61, 0x00])).wire, /^\* ID \("k" \{2\}\r\n/, 'NUL: a plain literal (as 0x80) unless the producer marks it binary');
+    assert.match(sentAs(literal(Buffer.from([0x61, 0x00]), true)).wire, /^\* ID \("k" ~\{2\}\r\n/);
+  });
+
+  it('random strings and bytes: every encoding passes the strict check and gives the bytes back', () => {
+    const prng = new Prng(29);
+    const ALPHABET = ['a', ' ', '"', '\\', '\r', '\n', '\0', '\x7f', '\x01', '\t', 'é', '€', '\u{1f600}', '{', '}', '~', '(', ')', '*'];
+    for (let i = 0; i < 3000; i++) {
+      const n = prng.below(12);
+      let str = '';
+      for (let j = 0; j < n; j++) str += ALPHABET[prng.below(ALPHABET.length)];
+      const bytes = Buffer.alloc(n);
+      for (let j = 0; j < n; j++) bytes[j] = prng.below(4) === 0 ? prng.below(256) : 0x20 + prng.below(0x5f);
+      const noNul = (b: Buffer): Buffer => Buffer.from(b.map((c) => (c === 0 ? 0x80 : c)));
+      assert.deepEqual(sentAs(str).got, noNul(Buffer.from(str, 'utf8')), JSON.stringify(str));
+      assert.deepEqual(sentAs(bytes).got, noNul(bytes), bytes.toString('hex'));
+      assert.deepEqual(sentAs(literal(bytes, bytes.includes(0))).got, bytes, bytes.toString('hex'));
+      // UTF-8 quoted (RFC 6855 §3) only for Utf8Text, checked as a session that enabled UTF8=ACCEPT.
+      assert.deepEqual(sentAs(utf8Text(str), true).got, noNul(Buffer.from(str, 'utf8')), JSON.stringify(str));
+    }
+  });
+
+  it('UTF-8 text is quoted only as Utf8Text, and never with CR, LF or NUL', () => {
+    assert.equal(sentAs(utf8Text('Entwürfe'), true).wire, `* ID ("k" "${Buffer.from('Entwürfe').toString('latin1')}")\r\n`);
+    assert.match(sentAs('Entwürfe').wire, /^\* ID \("k" \{9\}\r\n/);
+    assert.match(sentAs(utf8Text('a\r\nü'), true).wire, /^\* ID \("k" \{5\}\r\n/);
+  });
+
+  it('refuses an atom that would put CR, LF, NUL or 8-bit outside a literal', () => {
+    for (const bad of ['a\r\nb', 'a\nb', 'a\0', 'caf\u00e9', '\u{1f600}']) assert.throws(() => encodeValue(atom(bad)), /Not an IMAP atom/, JSON.stringify(bad));
+    assert.equal(enc(atom('BODY[HEADER.FIELDS ("X-A")]<0>')), 'BODY[HEADER.FIELDS ("X-A")]<0>');
+  });
+});
+
+describe('astring (RFC 3501 §9: 1*ASTRING-CHAR / string)', () => {
+  it('is an atom where the text is one, as RFC 4314 §3.6 writes identifiers', () => {
+    assert.equal(enc(astring('Fred')), 'Fred');
+    assert.equal(enc(astring('-Fred')), '-Fred');
+    assert.equal(enc(astring('$team')), '$team');
+    assert.equal(enc(astring('a]b')), 'a]b');
+    assert.equal(enc(astring('/shared/comment')), '/shared/comment');
+    assert.equal(enc(astring('user@example.com')), 'user@example.com');
+  });
+
+  it('is quoted or a literal otherwise, and for NIL and numbers, which generic tokenizers would not read as strings', () => {
+    assert.equal(enc(astring('')), '""');
+    assert.equal(enc(astring('two words')), '"two words"');
+    for (const special of ['a(b', 'a)b', 'a{b', 'a%b', 'a*b', 'a"b', 'a\\b', 'a\x7fb', 'a\tb']) assert.equal(enc(astring(special)), `"${special.replace(/["\\]/g, '\\$&')}"`, special);
+    assert.equal(enc(astring('NIL')), '"NIL"');
+    assert.equal(enc(astring('nil')), '"nil"');
+    assert.equal(enc(astring('nils')), 'nils');
+    assert.equal(enc(astring('123')), '"123"');
+    assert.equal(enc(astring('123a')), '123a');
+    assert.equal(enc(astring('Jörg')), `{5}\r\n${Buffer.from('Jörg').toString('latin1')}`);
+    assert.equal(enc(astring('a\r\nb')), '{4}\r\na\r\nb');
   });
 });
