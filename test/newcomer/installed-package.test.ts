@@ -34,12 +34,12 @@ after(async () => {
   if (project) await rm(project, { recursive: true, force: true });
 });
 
-/** A bulleted list of backticked paths under a heading of RELEASING.md. */
+/** A bulleted list of backticked paths under a heading of RELEASING.md (`` `src/` but `src/x/` `` reads as `src/ but src/x/`). */
 function releasingList(text: string, heading: string): string[] {
   const at = text.indexOf(`## ${heading}\n`);
   assert.ok(at >= 0, `RELEASING.md has a section "${heading}"`);
   const section = text.slice(at).split(/\n## /)[0]!;
-  return [...section.matchAll(/^- `([^`]+)`/gm)].map((m) => m[1]!);
+  return [...section.matchAll(/^- (`.+)$/gm)].map((m) => m[1]!.replace(/`/g, '').trim());
 }
 
 test('the tarball holds what RELEASING.md says a publish must contain, and nothing it must not', async () => {
