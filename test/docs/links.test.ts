@@ -2,7 +2,7 @@
  * Every link between the pages works (issue 30 item 3). The README is a
  * front door that points into docs/, so a renamed heading or a moved page
  * must fail here instead of leaving a reader on GitHub at the top of a page
- * or on a 404. For README.md, RELEASING.md and every docs/*.md:
+ * or on a 404. For README.md, RELEASING.md, examples/ and bench/ READMEs and every docs/*.md:
  *
  * - each relative link `[text](path)` names a file or folder that exists;
  * - each `#anchor` (alone, or after a .md path) is the GitHub slug of a
@@ -28,7 +28,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 async function pages(): Promise<string[]> {
   const docs = (await readdir(join(ROOT, 'docs'))).filter((n) => n.endsWith('.md')).sort();
-  return ['README.md', 'RELEASING.md', ...docs.map((n) => join('docs', n))].filter((p) => existsSync(join(ROOT, p)));
+  return ['README.md', 'RELEASING.md', 'examples/README.md', 'bench/README.md', ...docs.map((n) => join('docs', n))].filter((p) => existsSync(join(ROOT, p)));
 }
 
 const slugCache = new Map<string, Promise<Set<string>>>();
