@@ -26,6 +26,7 @@ export const EVENT_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
   ['delivery', ['from', 'to', 'mailbox', 'uid', 'user']],
   ['replay', ['type', 'session', 'recorded', 'expected', 'received']],
   ['append', ['path', 'uids', 'origin', 'user']],
+  ['mark', ['text', 'phase', 'outcome']],
 ]);
 
 const FIELD = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;

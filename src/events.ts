@@ -124,6 +124,21 @@ export interface ReplayEvent {
   received: string | null;
 }
 
+/**
+ * A marker a test suite put in the stream (`control.mark`, POST
+ * /v1/events/mark): the test helpers post one as each test starts and ends,
+ * so the dashboard, a transcript reader or a waiter can tell which test did
+ * what. Rookery itself never emits one.
+ */
+export interface MarkEvent {
+  /** The caller's words: a test's name, or any note. */
+  text: string;
+  /** `start` or `end` of the test named by `text`; null for a plain note. */
+  phase: 'start' | 'end' | null;
+  /** With `end`: whether the test passed (`pass`, `fail`), or null when the helper cannot tell. */
+  outcome: 'pass' | 'fail' | null;
+}
+
 /** Event type → payload. */
 export interface ServerEvents {
   session: SessionEvent;
@@ -138,11 +153,12 @@ export interface ServerEvents {
   delivery: DeliveryEvent;
   client: ClientEvent;
   replay: ReplayEvent;
+  mark: MarkEvent;
 }
 
 export type ServerEventType = keyof ServerEvents;
 
-export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client', 'replay', 'append'];
+export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client', 'replay', 'append', 'mark'];
 
 /** The event map of `Server` as Node's typed EventEmitter wants it. */
 export type ServerEventMap = { [K in ServerEventType]: [ServerEvents[K]] };

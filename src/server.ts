@@ -123,6 +123,10 @@ export class Server extends EventEmitter<ServerEventMap> {
       hiddenCapabilities: () => this.options.hideCapabilities,
       advanceClock: (ms) => this.advanceClock(ms),
       scheduleBye: (at, text, session) => void this.scheduleBye(at, text, session),
+      mark: (event) => {
+        this.emit('mark', event);
+        return this.lastEventId();
+      },
     });
     // Extensions' per-server state (`setup`) is made now, so their control APIs exist from the start.
     imapProtocol(this);

@@ -1,6 +1,6 @@
 import { ServiceError } from '../errors.js';
 import { utf8Bytes } from '../store/raw-bytes.js';
-import type { SessionInfo } from '../events.js';
+import type { MarkEvent, SessionInfo } from '../events.js';
 import type { Storage, UserRecord, UserStorage } from '../options/types.js';
 import type { SessionRegistry } from '../session/registry.js';
 import { internalDateFromMs, parseInternalDate, type InternalDate } from '../store/internal-date.js';
@@ -48,7 +48,19 @@ export interface ControlContext {
   advanceClock?(ms: number): number;
   /** Schedules `* BYE` at a server-clock time (issue 14). */
   scheduleBye?(at: number, text: string, session: number | null): void;
+  /** Emits a `mark` event and answers its event id; absent: marks cannot be made. */
+  mark?(event: MarkEvent): number;
 }
+
+/** What `control.mark` takes: a note, or a test's start or end. */
+export interface MarkInput {
+  text: string;
+  phase?: 'start' | 'end' | null;
+  outcome?: 'pass' | 'fail' | null;
+}
+
+/** The longest mark text kept (a test name rarely needs more; a mark is no way to store data). */
+export const MAX_MARK_TEXT = 1024;
 
 export interface XOAuth2Input {
   accessToken: string;
@@ -256,6 +268,24 @@ export class ControlApi {
   clientCheck(): { clientCheck: ClientCheckMode; rules: string[]; hide: string[] } {
     const log = this.ctx.clientFindings?.();
     return { clientCheck: log?.mode ?? 'off', rules: log ? [...log.rules] : [], hide: [...(this.ctx.hiddenCapabilities?.() ?? [])] };
+  }
+
+  /**
+   * Puts a `mark` event in the stream: a note, or where a test starts and
+   * ends (the test helpers post one for each test). Answers the event's id,
+   * a `since` for waits that must see only what came after it.
+   */
+  mark(input: MarkInput): { id: number } {
+    const o = checkObject(input, 'mark', ['text', 'phase', 'outcome']);
+    const text = checkString(o.text, 'text', { nonEmpty: true });
+    if (text.length > MAX_MARK_TEXT) throw invalid(`text: at most ${MAX_MARK_TEXT} characters, got ${text.length}`);
+    const phase = o.phase ?? null;
+    if (phase !== null && phase !== 'start' && phase !== 'end') throw invalid(`phase: expected "start", "end" or null, got ${JSON.stringify(phase)}`);
+    const outcome = o.outcome ?? null;
+    if (outcome !== null && outcome !== 'pass' && outcome !== 'fail') throw invalid(`outcome: expected "pass", "fail" or null, got ${JSON.stringify(outcome)}`);
+    if (outcome !== null && phase !== 'end') throw invalid('outcome: only a test\'s end (phase "end") has an outcome');
+    if (!this.ctx.mark) throw new ServiceError('CANNOT', 'This server cannot emit marks');
+    return { id: this.ctx.mark({ text, phase, outcome }) };
   }
 
   /** Restores mailboxes and users to those of the options; every session gets `* BYE Server reset`. */

@@ -7,7 +7,7 @@ import { bodyText, decodeHeaderValue, getMime, headerBlock, headerValues, parseA
 import type { Message } from '../store/message.js';
 import { failBad } from './command.js';
 import type { SelectedMailbox } from './selected.js';
-import { resolveSet } from './sequence.js';
+import { resolveSet, searchSequenceRanges } from './sequence.js';
 import type { SearchDate, SearchKey } from './syntax.js';
 import { casemap } from '../util/casemap.js';
 
@@ -205,18 +205,10 @@ function headerText(m: Message): string {
   return fold(decodeHeaderValue(headerBlock(m.raw, getMime(m.raw))));
 }
 
-/** Sequence sets inside SEARCH never fail: numbers beyond the mailbox match nothing. */
+/** Sequence sets inside SEARCH never fail: numbers beyond the mailbox match nothing (searchSequenceRanges). */
 function resolveSetLenient(key: SearchKey & { type: 'seq' | 'uid' }, selected: SelectedMailbox): number[] {
   if (key.type === 'uid') return resolveSet(key.set, selected, true).map((n) => n.message.uid);
   if (key.set.searchResult) return resolveSet(key.set, selected, false).map((x) => x.seq);
-  const n = selected.exists;
-  const ranges = key.set.ranges
-    .map((r) => {
-      let a = r.start === '*' ? n : r.start;
-      let b = r.end === '*' ? n : r.end;
-      if (a > b) [a, b] = [b, a];
-      return { start: Math.min(a, n), end: Math.min(b, n) };
-    })
-    .filter((r) => r.start >= 1);
+  const ranges = searchSequenceRanges(key.set, selected.exists);
   return resolveSet({ ranges, searchResult: false }, selected, false).map((x) => x.seq);
 }

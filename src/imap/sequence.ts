@@ -20,6 +20,49 @@ export function saveSearchResult(selected: SelectedMailbox, uids: readonly numbe
   savedResults.set(selected, uids);
 }
 
+/**
+ * Refuses a message set (FETCH, STORE, COPY, MOVE and their CONDSTORE
+ * forms) that names a sequence number above EXISTS: "The server should
+ * respond with a tagged BAD response to a command that uses a message
+ * sequence number greater than the number of messages in the selected
+ * mailbox" (RFC 3501 §9 and RFC 9051 §9, note on seq-number), as Dovecot
+ * ("Invalid messageset"). `$` is exempt: it holds UIDs. One leniency is
+ * kept on purpose: `*` in an empty mailbox names no message instead of
+ * being BAD, because naive clients send `1:*` there (the client checker
+ * still records `sequence-beyond-exists` for the `1`). O(ranges).
+ */
+export function checkMessageSet(set: SequenceSet, exists: number): void {
+  if (set.searchResult) return;
+  for (const r of set.ranges) {
+    const star = r.start === '*' || r.end === '*';
+    const a = r.start === '*' ? exists : r.start;
+    const b = r.end === '*' ? exists : r.end;
+    if (exists === 0 && star) continue;
+    if (Math.min(a, b) < 1 || Math.max(a, b) > exists) failBad('Invalid messageset');
+  }
+}
+
+/**
+ * The sequence ranges of a SEARCH key (SEARCH, SORT, THREAD and the
+ * CONTEXT updates they start) over a view of `exists` messages, ascending
+ * bounds, each within 1..exists. Here a number above EXISTS is no error
+ * but names no message; only `*` stands for the last one, so `1000`
+ * matches nothing in a 6-message mailbox while `1000:*` (all numbers
+ * between 6 and 1000, "regardless of order", RFC 9051 §9 seq-range) still
+ * matches message 6. O(ranges).
+ */
+export function searchSequenceRanges(set: SequenceSet, exists: number): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  for (const r of set.ranges) {
+    let a = r.start === '*' ? exists : r.start;
+    let b = r.end === '*' ? exists : r.end;
+    if (a > b) [a, b] = [b, a];
+    if (a < 1 || a > exists) continue;
+    out.push({ start: a, end: Math.min(b, exists) });
+  }
+  return out;
+}
+
 /** A message of the view with its sequence number. */
 export interface Numbered {
   seq: number;
@@ -59,16 +102,12 @@ export function resolveSet(set: SequenceSet, selected: SelectedMailbox, byUid: b
       if (from <= to) intervals.push([from, to]);
     }
   } else {
+    checkMessageSet(set, n);
     for (const r of set.ranges) {
       let a = r.start === '*' ? n : r.start;
       let b = r.end === '*' ? n : r.end;
       if (a > b) [a, b] = [b, a];
-      if (a < 1 || b > n) {
-        // `*` in an empty mailbox names no message; naive clients send `1:*` there.
-        if (n === 0 && (r.start === '*' || r.end === '*')) continue;
-        failBad('Invalid messageset');
-      }
-      intervals.push([a - 1, b - 1]);
+      if (a >= 1) intervals.push([a - 1, b - 1]);
     }
   }
   intervals.sort((x, y) => x[0] - y[0]);

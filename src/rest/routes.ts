@@ -241,6 +241,16 @@ export const sessionRoutes: Route[] = [
     handle: () => undefined,
   },
   {
+    method: 'POST', path: '/v1/events/mark', summary: 'Put a mark in the event stream: a note, or a test\'s start or end (the test helpers post these)', operation: 'mark',
+    body: obj({
+      text: { ...str(), description: 'A test\'s name or any note (1 to 1024 characters)' },
+      phase: { ...nullable({ type: 'string', enum: ['start', 'end'] }), description: 'start or end of the test named by text; null (default) for a plain note' },
+      outcome: { ...nullable({ type: 'string', enum: ['pass', 'fail'] }), description: 'With phase end: whether the test passed' },
+    }, ['text']),
+    status: 201, response: obj({ id: { ...int(1), description: 'The mark event\'s id (a `since` for later waits)' } }, ['id']),
+    handle: ({ server, body }) => server.control.mark(o(body) as { text: string; phase?: 'start' | 'end' | null; outcome?: 'pass' | 'fail' | null }),
+  },
+  {
     method: 'GET', path: '/v1/events/latest', summary: 'Id of the newest event: a `since` for a later wait or stream', operation: 'lastEventId',
     status: 200, response: obj({ id: { ...int(0), description: 'Newest event id; 0 before the first event' }, oldest: { ...nullable(int(1)), description: 'Oldest event id still kept, or null' } }),
     handle: ({ server }) => ({ id: server.lastEventId(), oldest: server.eventLog.oldestId }),

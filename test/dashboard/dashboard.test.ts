@@ -315,6 +315,78 @@ describe('dashboard in headless Chromium', { skip }, () => {
       await rest.server.stop();
     }
   });
+
+  test('reading a failed test: marks as dividers, NO and BAD highlighted, events of one session, times in ms, script answers, findings, a transcript to enlarge and copy', async () => {
+    const rest = await startRest({ users, storage, transcript: true, clientCheck: 'report' } as ServerOptions);
+    const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    try {
+      await page.goto(`${rest.base}/`);
+      await ready(page);
+      const rule = await request(rest.restPort, 'POST', '/v1/script/rules', { json: { on: 'command', command: 'NOOP', times: 1, send: '$TAG NO [UNAVAILABLE] Scripted refusal\r\n' } });
+      assert.equal(rule.status, 201);
+      const start = await request(rest.restPort, 'POST', '/v1/events/mark', { json: { text: 'moves the draft', phase: 'start' } });
+      assert.equal(start.status, 201);
+      const faulty = await rawSession(rest.imapPort);
+      // FETCH before SELECT: BAD, and a wrong-state finding of the client checker.
+      const fetched = await faulty.command('FETCH 1 FLAGS');
+      assert.match(fetched[fetched.length - 1]!, /^\S+ BAD /);
+      const noop = await faulty.command('NOOP');
+      assert.match(noop[noop.length - 1]!, /^\S+ NO \[UNAVAILABLE\] Scripted refusal$/);
+      const other = await rawSession(rest.imapPort);
+      await other.command('SELECT INBOX');
+      await request(rest.restPort, 'POST', '/v1/events/mark', { json: { text: 'moves the draft', phase: 'end', outcome: 'fail' } });
+      const numbers = (await request(rest.restPort, 'GET', '/v1/sessions')).json.map((s: { session: number }) => s.session) as number[];
+      const [faultyNumber, otherNumber] = [Math.min(...numbers), Math.max(...numbers)];
+
+      // The test's start and end divide the event list; the failed end says so.
+      await page.waitForFunction(() => document.querySelectorAll('#events tr.mark').length === 2);
+      const marks = await page.locator('#events tr.mark').allTextContents();
+      assert.match(marks[0]!, /end of test: moves the draft \(FAILED\)/);
+      assert.match(marks[1]!, /test: moves the draft/);
+      assert.equal(await page.locator('#events tr.mark.mark-fail').count(), 1);
+      // The BAD answer is marked; the NO a rule sent is shown as a rule's answer (the spec: a script event, no command event).
+      await page.waitForFunction(() => (document.querySelector('#events tr.status-bad')?.textContent ?? '').includes('FETCH BAD'));
+      assert.match((await page.locator('#events tr.scripted').first().textContent()) ?? '', new RegExp(`#${faultyNumber} \\S+ NOOP answered by a script rule`));
+      // Times carry milliseconds.
+      for (const time of await page.locator('#events tr td:first-child').allTextContents()) assert.match(time, /^\d\d:\d\d:\d\d\.\d{3}$/);
+
+      // Only one session's events; the test boundaries stay.
+      await page.selectOption('#event-session', String(otherNumber));
+      const shown = await page.evaluate(() => Array.from(document.querySelectorAll('#events tbody tr')).filter((r) => !(r as unknown as { hidden: boolean }).hidden).map((r) => (r as unknown as { dataset: { type: string; session?: string } }).dataset));
+      assert.ok(shown.length >= 3, JSON.stringify(shown));
+      for (const d of shown) assert.ok(d.type === 'mark' || d.session === String(otherNumber), JSON.stringify(d));
+      await page.selectOption('#event-session', '');
+
+      // The client checker's finding is counted on the session's row and listed under its transcript.
+      const faultyRow = page.locator(`#sessions tr[data-session="${faultyNumber}"]`);
+      await page.waitForFunction((n) => document.querySelector(`#sessions tr[data-session="${n}"] .findings-count`)?.textContent === '1', faultyNumber);
+      assert.equal(await page.locator(`#sessions tr[data-session="${otherNumber}"] .findings-count`).count(), 0);
+      await faultyRow.click();
+      await page.waitForFunction(() => (document.querySelector('#transcript .line-bad')?.textContent ?? '').includes('BAD'));
+      assert.match((await page.locator('#transcript .line-no').first().textContent()) ?? '', /NO \[UNAVAILABLE\] Scripted refusal/);
+      assert.match((await page.textContent('#findings')) ?? '', /wrong-state/);
+
+      // Enlarged over the page, and copied whole.
+      await page.click('#transcript-enlarge');
+      assert.equal(await page.evaluate(() => document.querySelector('#transcript-box')?.classList.contains('enlarged')), true);
+      await page.click('#transcript-copy');
+      await page.waitForFunction(() => document.querySelector('#transcript-copied')?.textContent === 'Copied');
+      const copied = await page.evaluate(() => (globalThis as unknown as { navigator: { clipboard: { readText(): Promise<string> } } }).navigator.clipboard.readText());
+      assert.equal(copied, await page.textContent('#transcript'));
+      assert.match(copied, /FETCH 1 FLAGS/);
+      await page.click('#transcript-enlarge');
+      assert.equal(await page.evaluate(() => document.querySelector('#transcript-box')?.classList.contains('enlarged')), false);
+      faulty.close();
+      other.close();
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+      await rest.server.stop();
+    }
+  });
 });
 
 describe('dashboard files over HTTP', () => {

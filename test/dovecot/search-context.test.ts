@@ -7,9 +7,9 @@
  * expunge — and every ESEARCH/SEARCH line must be the same. ESEARCH data
  * items are compared as a set (Dovecot writes PARTIAL before COUNT).
  *
- * Left out on purpose: reversed and negative PARTIAL ranges (Dovecot 2.3
- * implements RFC 5267's PARTIAL, not RFC 9394's `-1:-10`; it echoes `2:1`
- * as `1:2`) and CONTEXT=SORT, which Dovecot does not have.
+ * Left out on purpose: negative PARTIAL ranges (Dovecot 2.3 implements
+ * RFC 5267's PARTIAL, not RFC 9394's `-1:-10`) and CONTEXT=SORT, which
+ * Dovecot does not have. Reversed ranges are in: both answer `6:4` as `4:6`.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -93,6 +93,9 @@ const SCRIPT = [
   'CANCELUPDATE "T17"',
   'other:UID STORE 8 +FLAGS (\\Flagged)',
   'NOOP',
+  'UID SEARCH RETURN (PARTIAL 6:4) ALL',
+  'SEARCH RETURN (PARTIAL 3:1 COUNT) UNSEEN',
+  'SEARCH RETURN (PARTIAL 40:30) ALL',
 ];
 
 test('WITHIN, PARTIAL and CONTEXT=SEARCH answer like Dovecot', { timeout: 120_000 }, async (t) => {

@@ -268,3 +268,22 @@ test('RFC 5267 with QRESYNC: the REMOVEFROM of an expunged message comes before 
     await server.stop();
   }
 });
+
+test('RFC 5267 §4.3 with RFC 9051 §9: sequence numbers above EXISTS in a live search match nothing until messages reach them', async () => {
+  const { server, port } = await startServer({ plugins: PLUGINS, storage: storage() as never });
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    // 4 messages: 5:1000 names none of them (it answered COUNT 1, message 4, before issue 29's fix).
+    c.write('A1 SEARCH RETURN (COUNT UPDATE) 5:1000\r\n');
+    assert.deepEqual(await c.until('A1'), ['* ESEARCH (TAG "A1") COUNT 0', 'A1 OK Search completed']);
+    c.write('A2 UID SEARCH RETURN (COUNT UPDATE) 1000\r\n');
+    assert.deepEqual(await c.until('A2'), ['* ESEARCH (TAG "A2") UID COUNT 0', 'A2 OK Search completed']);
+    // The updates are those of the unmodified search run again (§4.3): message 5 is now in 5:1000.
+    server.control.addMessage('INBOX', { raw: mail('j') });
+    assert.deepEqual(await answer(c, 'NOOP'), ['* 5 EXISTS', '* ESEARCH (TAG "A1") ADDTO (0 5)', 'Q1 OK']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});

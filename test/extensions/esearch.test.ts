@@ -148,3 +148,33 @@ test('RFC 4731 §3.2 with CONDSTORE: SEARCH MODSEQ adds MODSEQ n to ESEARCH, of 
     await server.stop();
   }
 });
+
+test('RFC 4731 with RFC 9051 §9 seq-number: a number above EXISTS matches nothing, so the ESEARCH answer is empty and COUNT 0', async () => {
+  const messages = Array.from({ length: 6 }, (_, i) => ({ raw: mail(`m${i + 1}`) }));
+  const { server, port } = await startServer({ plugins: ['ESEARCH', 'CONDSTORE', 'SEARCHRES'], storage: { INBOX: { messages } } as never });
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    const run = async (command: string): Promise<string[]> => {
+      c.write(`t ${command}\r\n`);
+      return c.until('t');
+    };
+    // Issue 29: these answered `ALL 6`, `MIN 6` and `COUNT 1` on a 6-message mailbox.
+    assert.deepEqual(await run('SEARCH RETURN () 1000'), ['* ESEARCH (TAG "t")', 't OK Search completed']);
+    assert.deepEqual(await run('SEARCH RETURN (MIN) 1000'), ['* ESEARCH (TAG "t")', 't OK Search completed']);
+    assert.deepEqual(await run('SEARCH RETURN (MAX) 1000'), ['* ESEARCH (TAG "t")', 't OK Search completed']);
+    assert.deepEqual(await run('SEARCH RETURN (COUNT) 1000'), ['* ESEARCH (TAG "t") COUNT 0', 't OK Search completed']);
+    assert.deepEqual(await run('SEARCH RETURN (MIN MAX ALL COUNT) 1000'), ['* ESEARCH (TAG "t") COUNT 0', 't OK Search completed']);
+    assert.deepEqual(await run('UID SEARCH RETURN (MIN MAX COUNT) 7'), ['* ESEARCH (TAG "t") UID COUNT 0', 't OK Search completed']);
+    assert.deepEqual(await run('SEARCH RETURN (MIN MAX ALL COUNT) 4:1000'), ['* ESEARCH (TAG "t") MIN 4 MAX 6 ALL 4:6 COUNT 3', 't OK Search completed']);
+    // With CONDSTORE's MODSEQ key: no message, so no MODSEQ item either (RFC 7162 §3.1.5 gives it for returned messages).
+    assert.deepEqual(await run('SEARCH RETURN (MIN MAX COUNT) MODSEQ 1 1000'), ['* ESEARCH (TAG "t") COUNT 0', 't OK Search completed']);
+    // SAVE keeps the empty result: `$` then names no message (RFC 5182 §2.1).
+    assert.deepEqual(await run('SEARCH RETURN (SAVE) 1000'), ['t OK Search completed']);
+    assert.deepEqual(await run('FETCH $ (UID)'), ['t OK Fetch completed']);
+    assert.deepEqual(await run('SEARCH $'), ['* SEARCH', 't OK Search completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});

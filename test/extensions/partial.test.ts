@@ -44,16 +44,39 @@ test('RFC 9394 §3.1: PARTIAL windows of UID SEARCH results, from the start and 
     assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 48:53) ALL'), ['* ESEARCH (TAG "P1") UID PARTIAL (48:53 247:250,252:253)', 'P1 OK Search completed']);
     // -1 is the last result: the last 5 of 90 undeleted messages (seq 100 = UID 300 is \Deleted).
     assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL -1:-5) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (-1:-5 295:299)', 'P1 OK Search completed']);
-    // The ends may come in either order; the range is echoed as given.
-    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 5:1) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (5:1 200:204)', 'P1 OK Search completed']);
-    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL -5:-1) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (-5:-1 295:299)', 'P1 OK Search completed']);
+    // The ends may come in either order ("A range 500:400 is the same as 400:500"); the answer names the range low end first.
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 5:1) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (1:5 200:204)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL -5:-1) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (-1:-5 295:299)', 'P1 OK Search completed']);
     // A window past the end holds what there is; one wholly past it is NIL.
     assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 88:500) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (88:500 297:299)', 'P1 OK Search completed']);
     assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 23500:24000) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (23500:24000 NIL)', 'P1 OK Search completed']);
-    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL -95:-200) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (-95:-200 NIL)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL -200:-95) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (-95:-200 NIL)', 'P1 OK Search completed']);
     assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL -85:-200) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (-85:-200 200:205)', 'P1 OK Search completed']);
     // No match at all: NIL too.
     assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 1:10) DRAFT'), ['* ESEARCH (TAG "P1") UID PARTIAL (1:10 NIL)', 'P1 OK Search completed']);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 9394: a reversed range is answered normalized in SEARCH, UID SEARCH, SORT and UID SORT, and SAVE keeps the same window', async () => {
+  const { server, c, run } = await fixture();
+  try {
+    // Issue 29: `PARTIAL 4:2` was echoed as `4:2`; the range is 2:4, and a reference server (Dovecot) answers `2:4`.
+    assert.deepEqual(await run('SEARCH RETURN (PARTIAL 4:2) ALL'), ['* ESEARCH (TAG "P1") PARTIAL (2:4 2:4)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('UID SEARCH RETURN (PARTIAL 4:2) ALL'), ['* ESEARCH (TAG "P1") UID PARTIAL (2:4 201:203)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('SORT RETURN (PARTIAL 4:2) (ARRIVAL) UTF-8 ALL'), ['* ESEARCH (TAG "P1") PARTIAL (2:4 2:4)', 'P1 OK Sort completed']);
+    assert.deepEqual(await run('UID SORT RETURN (PARTIAL -3:-1) (REVERSE SUBJECT) UTF-8 ALL'), ['* ESEARCH (TAG "P1") UID PARTIAL (-1:-3 300,209,200)', 'P1 OK Sort completed']);
+    // A range of one position either way round, and one wholly past the results (NIL), normalized too.
+    assert.deepEqual(await run('SEARCH RETURN (PARTIAL 7:7) ALL'), ['* ESEARCH (TAG "P1") PARTIAL (7:7 7)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('SEARCH RETURN (PARTIAL 600:500) ALL'), ['* ESEARCH (TAG "P1") PARTIAL (500:600 NIL)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('SEARCH RETURN (PARTIAL -600:-500) ALL'), ['* ESEARCH (TAG "P1") PARTIAL (-500:-600 NIL)', 'P1 OK Search completed']);
+    // MIN/MAX/COUNT beside a reversed PARTIAL still answer for the whole result.
+    assert.deepEqual(await run('SEARCH RETURN (MIN PARTIAL 3:1 COUNT) DELETED'), ['* ESEARCH (TAG "P1") MIN 10 COUNT 10 PARTIAL (1:3 10,20,30)', 'P1 OK Search completed']);
+    // SAVE with a reversed window keeps that window as `$`.
+    assert.deepEqual(await run('UID SEARCH RETURN (SAVE PARTIAL -2:-1) UNDELETED'), ['* ESEARCH (TAG "P1") UID PARTIAL (-1:-2 298:299)', 'P1 OK Search completed']);
+    assert.deepEqual(await run('UID SEARCH UID $'), ['* SEARCH 298 299', 'P1 OK Search completed']);
     c.close();
   } finally {
     await server.stop();

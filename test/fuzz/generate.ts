@@ -132,7 +132,7 @@ export class Generator {
   seqSet(): string {
     const r = this.r;
     const n = (): string => (r.chance(0.15) ? '*' : String(r.int(1, 12)));
-    switch (r.int(0, 7)) {
+    switch (r.int(0, 8)) {
       case 0:
         return '1:*';
       case 1:
@@ -145,6 +145,9 @@ export class Generator {
         return '*';
       case 5:
         return r.chance(0.5) ? '$' : `${r.int(1, 4)}:${r.int(100, 5000)}`;
+      case 6:
+        // Past EXISTS (issue 29): BAD in FETCH/STORE/COPY/MOVE, matching nothing in SEARCH; `*` still the last message.
+        return r.pick(['1000', '1000:*', '*:1000', '7,2', '12:1000', '2,1000:3', '4294967295:1']);
       default:
         return `${r.int(1, 3)}`;
     }
@@ -163,7 +166,7 @@ export class Generator {
     // RFC 9394 PARTIAL: good ranges from either end, and broken ones.
     // RFC 5267 §4 CONTEXT=SEARCH/SORT: live results and the hint.
     if (r.chance(0.2)) options.push(r.pick(['UPDATE', 'CONTEXT', 'update']));
-    if (r.chance(0.3)) options.push(`PARTIAL ${r.pick(['1:10', '-1:-5', '5:2', `${r.int(1, 50)}:${r.int(1, 50)}`, '-3:-100', '23500:24000', '0:5', '1:-5', '7', '1:*'])}`);
+    if (r.chance(0.3)) options.push(`PARTIAL ${r.pick(['1:10', '-1:-5', '5:2', `${r.int(1, 50)}:${r.int(1, 50)}`, '-3:-100', '23500:24000', '0:5', '1:-5', '7', '1:*', '4:2', '-3:-1', '600:500', '-1:-1'])}`);
     return [`RETURN (${options.join(' ')}) `];
   }
   /** SORT criteria (RFC 5256, RFC 5957), sometimes broken: empty, unknown keys, a dangling REVERSE. */

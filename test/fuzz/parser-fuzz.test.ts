@@ -12,7 +12,7 @@ import { LiteralSegment, type Segment } from '../../src/imap/wire/reader.js';
 import { Rand } from './generate.js';
 
 const PIECES = [
-  '1', '*', '1:*', '2:4', '$', '0', '4294967295', '4294967296', '99999999999999999999', ',', ':', '(', ')', '[', ']', '<', '>', '.', ' ', '"', '\\',
+  '1', '*', '1:*', '2:4', '$', '1000:*', '*:1000', '4:2', '-1:-3', '0', '4294967295', '4294967296', '99999999999999999999', ',', ':', '(', ')', '[', ']', '<', '>', '.', ' ', '"', '\\',
   'FLAGS', 'UID', 'BODY', 'BODY.PEEK', 'BINARY', 'BINARY.SIZE', 'HEADER', 'HEADER.FIELDS', 'HEADER.FIELDS.NOT', 'TEXT', 'MIME', 'ALL', 'FAST', 'FULL',
   'ENVELOPE', 'RFC822', 'INTERNALDATE', 'MODSEQ', 'NOT', 'OR', 'KEYWORD', 'SINCE', 'BEFORE', 'ON', 'SENTON', 'LARGER', 'SMALLER', 'CHARSET',
   'OLDER', 'YOUNGER', 'NEW', 'UNSEEN', 'HEADER', 'Subject', '1-Jan-2020', '"1-Jan-2020"', '31-Feb-2021', '"17-Jul-1996 02:44:25 -0700"',

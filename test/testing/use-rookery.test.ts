@@ -5,7 +5,7 @@
  * run there by `node --test` and by `vitest run`.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,4 +59,100 @@ test('examples/testing/vitest.test.mjs passes under vitest run', { timeout: 100_
   const { code, out } = await run(process.execPath, [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'vitest.test.mjs']);
   assert.equal(code, 0, out);
   assert.match(out, /Tests\s+3 passed \(3\)/, out);
+});
+
+/** Three tests: one that passes, one that leaves a message and fails, one that passes on a new server. */
+const KEEP_BODY = `
+const rookery = useRookery({ plugins: 'all' });
+test('first passes', async () => {
+  rookery.control.addMessage('INBOX', { raw: 'Subject: one\\r\\n\\r\\n1\\r\\n' });
+});
+test('second fails', async () => {
+  rookery.control.addMessage('INBOX', { raw: 'Subject: left behind\\r\\n\\r\\n2\\r\\n' });
+  rookery.control.addMessage('INBOX', { raw: 'Subject: left behind too\\r\\n\\r\\n3\\r\\n' });
+  throw new Error('the test failed on purpose');
+});
+test('third passes on a new server', async () => {
+  if (rookery.control.listMessages('INBOX').length !== 0) throw new Error('not a fresh server');
+  if (rookery.kept === null) throw new Error('no kept server');
+});
+`;
+const KEEP_FILES = {
+  'keep-node.test.mjs': `import { test } from 'node:test';\nimport { useRookery } from 'rookery/testing';\n${KEEP_BODY}`,
+  'keep-vitest.test.mjs': `import { test } from 'vitest';\nimport { useRookery } from 'rookery/testing';\n${KEEP_BODY}`,
+};
+
+/**
+ * Runs a file of KEEP_FILES with ROOKERY_KEEP=1 until the helper says the
+ * run is over and its server stays up, checks that server over REST, then
+ * stops the run (as a user's Ctrl-C would).
+ */
+async function checkKept(command: string[], file: string): Promise<void> {
+  await writeFile(join(project, file), KEEP_FILES[file as keyof typeof KEEP_FILES]);
+  const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
+  const child = spawn(process.execPath, command, { cwd: project, env: { ...env, NO_COLOR: '1', CI: '1', ROOKERY_KEEP: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const stays = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "stays up" line in 60 s:\n${out}`)), 60_000);
+    const read = (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split('\n').find((l) => l.includes('It stays up until this process is stopped'));
+      if (line) {
+        clearTimeout(timer);
+        resolve(line);
+      }
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.on('exit', (code) => reject(new Error(`the run ended (code ${code}) instead of staying up:\n${out}`)));
+  });
+  try {
+    const line = await stays;
+    assert.match(line, /test "second fails" failed/, line);
+    const rest = /REST (http:\/\/\S+\/v1)/.exec(line)?.[1];
+    const dashboard = /dashboard (http:\/\/\S+\/)/.exec(line)?.[1];
+    assert.ok(rest && dashboard, line);
+    // The kept server holds what the failing test left (its own two messages, not the first test's: that was reset).
+    const messages = (await (await fetch(`${rest}/mailboxes/INBOX/messages`)).json()) as { uid: number }[];
+    assert.equal(messages.length, 2, JSON.stringify(messages));
+    const page = await fetch(dashboard);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /Rookery dashboard/);
+    // The test boundaries are in its event stream, with the outcome of each end.
+    const marks: unknown[] = [];
+    let since = 0;
+    for (;;) {
+      const res = await fetch(`${rest}/events/wait?types=mark&since=${since}&timeout=200`);
+      if (res.status !== 200) break;
+      const body = (await res.json()) as { id: number; data: unknown };
+      marks.push(body.data);
+      since = body.id;
+    }
+    assert.deepEqual(marks, [
+      { text: 'first passes', phase: 'start', outcome: null },
+      { text: 'first passes', phase: 'end', outcome: 'pass' },
+      { text: 'second fails', phase: 'start', outcome: null },
+      { text: 'second fails', phase: 'end', outcome: 'fail' },
+    ]);
+  } finally {
+    child.kill('SIGINT');
+    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+  }
+}
+
+test('ROOKERY_KEEP=1 under node --test: the failed test\'s server stays open with its state, its dashboard and its marks', { timeout: 100_000 }, async () => {
+  await checkKept(['--test', '--test-reporter=tap', 'keep-node.test.mjs'], 'keep-node.test.mjs');
+});
+
+test('ROOKERY_KEEP=1 under vitest: the same', { timeout: 100_000 }, async () => {
+  await checkKept([join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'keep-vitest.test.mjs'], 'keep-vitest.test.mjs');
+});
+
+test('without ROOKERY_KEEP a failing file ends and keeps nothing', { timeout: 100_000 }, async () => {
+  await writeFile(join(project, 'keep-node.test.mjs'), KEEP_FILES['keep-node.test.mjs'].replace("if (rookery.kept === null) throw new Error('no kept server');", "if (rookery.kept !== null) throw new Error('kept a server');"));
+  const { code, out } = await run(process.execPath, ['--test', '--test-reporter=tap', 'keep-node.test.mjs']);
+  assert.equal(code, 1, out);
+  assert.match(out, /^# pass 2$/m, out);
+  assert.match(out, /^# fail 1$/m, out);
+  assert.doesNotMatch(out, /stays open/);
 });

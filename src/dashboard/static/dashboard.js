@@ -30,7 +30,14 @@ const state = {
   /** Whether the server has GET /v1/sessions/{n}/transcript (from its OpenAPI document). */
   transcripts: false,
   eventTypes: [],
+  /** Session numbers seen in events, for the session filter. */
+  eventSessions: new Set(),
+  /** Session number → its client-checker findings (newest last, at most MAX_FINDINGS_SHOWN each). */
+  findings: new Map(),
 };
+
+/** Findings kept per session in the page. */
+const MAX_FINDINGS_SHOWN = 200;
 
 // ------------------------------------------------------------------ REST
 
@@ -413,6 +420,7 @@ function renderSessions() {
       el('td', {}, el('span', { class: `state state-${info.state.replace(/ /g, '-')}`, text: info.state }), info.readOnly && info.mailbox ? ' (read-only)' : '', waiting ? el('span', { class: 'badge', text: waiting }) : null),
       el('td', { text: info.mailbox === null ? '—' : fromUtf7(info.mailbox) }),
       el('td', { class: 'nowrap', text: `${info.remoteAddress ?? ''}${info.secure ? ' TLS' : ''}${info.compressed ? ' DEFLATE' : ''}` }),
+      el('td', { class: 'num' }, findingsBadge(info.session)),
       el('td', {}, disconnect),
     );
     if (closed) tr.classList.add('closed');
@@ -426,6 +434,103 @@ function renderSessions() {
   }
 }
 
+function findingsBadge(session) {
+  const list = state.findings.get(session);
+  if (!list || list.length === 0) return null;
+  return el('span', { class: 'badge warn findings-count', text: String(list.length), title: `${list.length} client-checker finding${list.length === 1 ? '' : 's'}` });
+}
+
+/** The client-checker findings of the selected session, under its transcript. */
+function renderFindings() {
+  const n = state.selectedSession;
+  const list = n === null ? [] : state.findings.get(n) ?? [];
+  const box = $('findings');
+  box.replaceChildren(
+    ...list.map((f) =>
+      el(
+        'li',
+        { class: `finding severity-${f.severity}` },
+        el('span', { class: 'badge', text: f.rule }),
+        el('span', { text: `${f.tag ? f.tag + ' ' : ''}${f.command ?? ''}${f.tag || f.command ? ': ' : ''}${f.text}` }),
+        el('span', { class: 'muted', text: f.rfc }),
+      ),
+    ),
+  );
+  $('findings-title').hidden = list.length === 0;
+}
+
+function addFinding(f) {
+  let list = state.findings.get(f.session);
+  if (!list) state.findings.set(f.session, (list = []));
+  if (list.some((g) => g.id === f.id)) return;
+  list.push(f);
+  if (list.length > MAX_FINDINGS_SHOWN) list.shift();
+}
+
+async function loadFindings() {
+  let list;
+  try {
+    list = await api('GET', '/v1/client/findings');
+  } catch (err) {
+    // A server without the route (or the checker off): nothing to show.
+    if (err instanceof ApiError && (err.code === 'NOTFOUND' || err.code === 'CANNOT')) return;
+    throw err;
+  }
+  state.findings.clear();
+  for (const f of Array.isArray(list) ? list : list.findings ?? []) addFinding(f);
+  renderSessions();
+  renderFindings();
+}
+
+/** A transcript line the server answered with NO or BAD (tagged), or an untagged BAD or BYE. */
+function transcriptLineClass(line) {
+  const m = /^\d+ S: (\S+) (OK|NO|BAD|BYE)\b/.exec(line);
+  if (!m) return '';
+  if (m[1] === '*') return m[2] === 'BAD' ? 'line-bad' : m[2] === 'BYE' ? 'line-bye' : '';
+  return m[2] === 'NO' ? 'line-no' : m[2] === 'BAD' ? 'line-bad' : '';
+}
+
+function renderTranscript(text) {
+  const pre = $('transcript');
+  const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+  pre.replaceChildren(
+    ...text.split('\n').map((line, i, all) => {
+      const cls = transcriptLineClass(line);
+      const node = cls ? el('span', { class: cls, text: line }) : document.createTextNode(line);
+      return i < all.length - 1 ? [node, document.createTextNode('\n')] : [node];
+    }).flat(),
+  );
+  if (atEnd) pre.scrollTop = pre.scrollHeight;
+}
+
+function enlargeTranscript(big) {
+  $('transcript-box').classList.toggle('enlarged', big);
+  $('transcript-enlarge').textContent = big ? 'Shrink' : 'Enlarge';
+}
+$('transcript-enlarge').addEventListener('click', () => enlargeTranscript(!$('transcript-box').classList.contains('enlarged')));
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && $('transcript-box').classList.contains('enlarged')) enlargeTranscript(false);
+});
+
+$('transcript-copy').addEventListener('click', async () => {
+  const text = $('transcript').textContent ?? '';
+  const note = $('transcript-copied');
+  try {
+    await navigator.clipboard.writeText(text);
+    note.textContent = 'Copied';
+  } catch {
+    // No clipboard access (an insecure origin, a denied permission): select the text for Ctrl-C instead.
+    const range = document.createRange();
+    range.selectNodeContents($('transcript'));
+    const selection = getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    note.textContent = 'Selected: press Ctrl-C';
+  }
+  clearTimeout(note.timer);
+  note.timer = setTimeout(() => (note.textContent = ''), 3000);
+});
+
 /** The session's transcript, where the server has them (GET /v1/sessions/{n}/transcript). */
 const refreshTranscript = debounce(async () => {
   const n = state.selectedSession;
@@ -433,6 +538,7 @@ const refreshTranscript = debounce(async () => {
   const box = $('transcript-box');
   box.hidden = false;
   $('transcript-title').textContent = `session ${n}`;
+  renderFindings();
   if (!state.transcripts) {
     $('transcript').textContent = 'This server keeps no transcripts.';
     return;
@@ -440,10 +546,7 @@ const refreshTranscript = debounce(async () => {
   try {
     const text = await api('GET', `/v1/sessions/${n}/transcript`, undefined, 'text/plain');
     if (n !== state.selectedSession) return;
-    const pre = $('transcript');
-    const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
-    pre.textContent = typeof text === 'string' ? text : JSON.stringify(text, null, 2);
-    if (atEnd) pre.scrollTop = pre.scrollHeight;
+    renderTranscript(typeof text === 'string' ? text : JSON.stringify(text, null, 2));
   } catch (err) {
     if (err instanceof ApiError && err.code === 'NOTFOUND') {
       state.transcripts = false;
@@ -505,7 +608,7 @@ $('reset').addEventListener('click', () => api('POST', '/v1/reset').catch(showEr
 const refreshMailboxes = debounce(loadMailboxes);
 const refreshMessages = debounce(loadMessages);
 const refreshRules = debounce(loadRules, 200);
-const refreshAll = debounce(() => Promise.all([loadMailboxes(), loadMessages(), loadSessions(), loadRules()]));
+const refreshAll = debounce(() => Promise.all([loadMailboxes(), loadMessages(), loadSessions(), loadRules(), loadFindings()]));
 
 /** IMAP commands after which flags or messages may have changed (a client's changes have no event of their own). */
 const CHANGING = /^(?:UID )?(?:STORE|FETCH|EXPUNGE|CLOSE|MOVE|COPY)$|^(?:APPEND|SELECT|EXAMINE|UNSELECT|SETQUOTA|RENAME|DELETE|CREATE|SUBSCRIBE|UNSUBSCRIBE)$/i;
@@ -536,6 +639,11 @@ function onEvent(type, data) {
       refreshRules();
       if (data.session !== null && data.session === state.selectedSession) refreshTranscript();
       break;
+    case 'client':
+      addFinding(data);
+      renderSessions();
+      if (data.session === state.selectedSession) renderFindings();
+      break;
     case 'reset':
     case 'gap':
       summaries.clear();
@@ -559,6 +667,14 @@ function summarize(type, data) {
       return `${data.path} ${data.messages.map((m) => `${m.uid}: ${m.flags.join(' ') || '()'}`).join('; ')}`;
     case 'mailbox':
       return `${data.type} ${data.path}${data.oldPath ? ' (was ' + data.oldPath + ')' : ''}`;
+    case 'script':
+      // The spec: a command a rule answered has this event and no command event.
+      if (data.event === 'command' && data.command) return `#${data.session} ${data.tag ?? ''} ${data.command} answered by a script rule: ${ruleSummary(data.rule)}`;
+      return `${data.session !== null ? `#${data.session} ` : ''}script rule acted on ${data.event}${data.command ? ' ' + data.command : ''}: ${ruleSummary(data.rule)}`;
+    case 'client':
+      return `#${data.session} ${data.rule}: ${data.tag ? data.tag + ' ' : ''}${data.command ? data.command + ': ' : ''}${data.text}`;
+    case 'mark':
+      return markText(data);
     default:
       return JSON.stringify(data);
   }
@@ -566,36 +682,89 @@ function summarize(type, data) {
 
 const eventLog = [];
 
+function ruleSummary(rule) {
+  const text = JSON.stringify(rule ?? {});
+  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+}
+
+function markText(data) {
+  if (data.phase === 'start') return `test: ${data.text}`;
+  if (data.phase === 'end') return `end of test: ${data.text}${data.outcome ? ` (${data.outcome === 'fail' ? 'FAILED' : 'passed'})` : ''}`;
+  return data.text;
+}
+
+/** The session an event belongs to, or null (store changes, resets, marks). */
+function eventSession(type, data) {
+  if (!data || typeof data !== 'object') return null;
+  if (type === 'session') return data.session?.session ?? null;
+  return typeof data.session === 'number' ? data.session : null;
+}
+
+/** Local time with milliseconds: events of one command come within the same second. */
+function clockTime(date) {
+  const two = (n) => String(n).padStart(2, '0');
+  return `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}.${String(date.getMilliseconds()).padStart(3, '0')}`;
+}
+
+function eventShown(row) {
+  // Test boundaries stay whatever the filter: they are what the rest is read against.
+  if (row.dataset.type === 'mark') return true;
+  const type = $('event-filter').value;
+  const session = $('event-session').value;
+  return (type === '' || type === row.dataset.type) && (session === '' || session === row.dataset.session);
+}
+
 function addEventRow(type, data) {
   if (!state.eventTypes.includes(type)) {
     state.eventTypes.push(type);
     $('event-filter').append(el('option', { value: type, text: type }));
   }
-  const row = el(
-    'tr',
-    { class: 'fresh', dataset: { type } },
-    el('td', { class: 'nowrap muted', text: new Date().toLocaleTimeString([], { hour12: false }) }),
-    el('td', {}, el('span', { class: 'badge', text: type })),
-    el('td', { class: 'data', text: summarize(type, data), title: 'Click for the whole event' }),
-  );
-  // Click: the event's data in full, and back.
-  let open = false;
-  row.addEventListener('click', () => {
-    open = !open;
-    row.cells[2].textContent = open ? JSON.stringify(data, null, 2) : summarize(type, data);
-    row.classList.toggle('open', open);
-  });
-  const filter = $('event-filter').value;
-  row.hidden = filter !== '' && filter !== type;
+  const session = eventSession(type, data);
+  if (session !== null && !state.eventSessions.has(session)) {
+    state.eventSessions.add(session);
+    $('event-session').append(el('option', { value: String(session), text: `session ${session}` }));
+  }
+  const classes = ['fresh'];
+  if (type === 'command' && (data.status === 'NO' || data.status === 'BAD')) classes.push(`status-${data.status.toLowerCase()}`);
+  if (type === 'script') classes.push('scripted');
+  if (type === 'client') classes.push('finding-row');
+  let row;
+  if (type === 'mark') {
+    classes.push('mark', data.phase ? `mark-${data.phase}` : 'mark-note');
+    if (data.outcome) classes.push(`mark-${data.outcome}`);
+    row = el(
+      'tr',
+      { class: classes.join(' '), dataset: { type } },
+      el('td', { class: 'nowrap muted', text: clockTime(new Date()) }),
+      el('td', { colspan: '2', class: 'mark-text', text: markText(data) }),
+    );
+  } else {
+    row = el(
+      'tr',
+      { class: classes.join(' '), dataset: { type, session: session === null ? '' : String(session) } },
+      el('td', { class: 'nowrap muted', text: clockTime(new Date()) }),
+      el('td', {}, el('span', { class: 'badge', text: type })),
+      el('td', { class: 'data', text: summarize(type, data), title: 'Click for the whole event' }),
+    );
+    // Click: the event's data in full, and back.
+    let open = false;
+    row.addEventListener('click', () => {
+      open = !open;
+      row.cells[2].textContent = open ? JSON.stringify(data, null, 2) : summarize(type, data);
+      row.classList.toggle('open', open);
+    });
+  }
+  row.hidden = !eventShown(row);
   $('events').tBodies[0].prepend(row);
   eventLog.push(row);
   if (eventLog.length > MAX_EVENT_ROWS) eventLog.shift().remove();
 }
 
-$('event-filter').addEventListener('change', () => {
-  const filter = $('event-filter').value;
-  for (const row of eventLog) row.hidden = filter !== '' && filter !== row.dataset.type;
-});
+function applyEventFilter() {
+  for (const row of eventLog) row.hidden = !eventShown(row);
+}
+$('event-filter').addEventListener('change', applyEventFilter);
+$('event-session').addEventListener('change', applyEventFilter);
 $('events-clear').addEventListener('click', () => {
   for (const row of eventLog) row.remove();
   eventLog.length = 0;
@@ -696,7 +865,7 @@ async function start() {
   state.transcripts = Object.hasOwn(openapi.paths ?? {}, '/v1/sessions/{session}/transcript');
   const { id } = await api('GET', '/v1/events/latest');
   await new Promise((resolve) => void streamEvents(String(id), resolve));
-  await Promise.all([loadMailboxes(), loadSessions(), loadRules()]);
+  await Promise.all([loadMailboxes(), loadSessions(), loadRules(), loadFindings()]);
   document.body.dataset.ready = 'true';
 }
 

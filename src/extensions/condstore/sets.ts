@@ -1,6 +1,6 @@
 /** Sequence-set helpers shared by CONDSTORE and QRESYNC. */
 import type { SelectedMailbox } from '../../imap/selected.js';
-import type { Numbered } from '../../imap/sequence.js';
+import { checkMessageSet, type Numbered } from '../../imap/sequence.js';
 import type { SequenceSet } from '../../imap/syntax.js';
 import type { Message } from '../../store/message.js';
 
@@ -36,6 +36,8 @@ export function narrow(
     return resolve().filter((n) => wanted.has(n.message.uid));
   }
   const view = selected.view;
+  // `FETCH 1000 (FLAGS) (CHANGEDSINCE n)` is as BAD as the plain FETCH.
+  if (!byUid) checkMessageSet(set, view.length);
   const max = byUid ? (view.length ? view[view.length - 1]!.uid : 0) : view.length;
   for (const m of candidates) {
     const seq = selected.seqOfUid(m.uid);

@@ -5,13 +5,19 @@
  *   partial-range-first = nz-number ":" nz-number     ; from the first result on
  *   partial-range-last  = "-" nz-number ":" "-" nz-number ; from the last result back
  *
- * The two ends may come in either order (`5:1` is `1:5`); `-1` is the last
- * result. A window past the end of the results holds what there is.
+ * The two ends may come in either order (`5:1` is `1:5`, `-500:-400` is
+ * `-400:-500`); `-1` is the last result. A window past the end of the
+ * results holds what there is.
  */
 import type { SearchMatch } from '../extension.js';
 
 export interface PartialRange {
-  /** The range as the client wrote it, echoed in the response. */
+  /**
+   * The range as the response names it: normalized, low end first
+   * (`4:2` is answered as `2:4`, `-3:-1` as `-1:-3`), since the formal
+   * syntax of RFC 9394 makes the two orders one range ("A range 500:400
+   * is the same as 400:500"); Dovecot answers so too.
+   */
   readonly text: string;
   /** Counted from the last result back. */
   readonly fromEnd: boolean;
@@ -30,7 +36,10 @@ export function parsePartialRange(text: string): PartialRange | null {
   const a = Number(m[2]);
   const b = Number(m[4]);
   if (a > MAX_NUMBER || b > MAX_NUMBER) return null;
-  return { text, fromEnd: m[1] === '-', low: Math.min(a, b), high: Math.max(a, b) };
+  const low = Math.min(a, b);
+  const high = Math.max(a, b);
+  const sign = m[1]!;
+  return { text: `${sign}${low}:${sign}${high}`, fromEnd: sign === '-', low, high };
 }
 
 /** The results the range selects, in the results' own order (mailbox order for SEARCH, sort order for SORT). */
