@@ -11,8 +11,8 @@
  * when /usr/sbin/dovecot is installed. Wherever two sides are compared they
  * run in alternating rounds (A B, B A, ...) and each side's figure is the
  * median of its rounds, so drift in the machine's load hits both alike.
- * `--quick` shortens every round (for trying a change; the README's table
- * comes from a full run).
+ * `--quick` shortens every round (for trying a change; the table of
+ * docs/performance.md comes from a full run).
  */
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

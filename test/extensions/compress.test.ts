@@ -4,7 +4,7 @@
  * after COMPRESS, COMPRESSIONACTIVE, unknown mechanisms, the state rules
  * (no STARTTLS after it), sync flushes after every answer, output
  * backpressure counting the compressor's buffer, and script rules on a
- * compressed session (they shape the plain IMAP bytes; see README).
+ * compressed session (they shape the plain IMAP bytes; see docs/script-rules.md).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -627,7 +627,7 @@ describe('X-GM-EXT-1 and script rules', () => {
 });
 
 describe('X-GM-EXT-1 from the command line', () => {
-  test('rookery --plugin all --plugin X-GM-EXT-1 --rest-port 0: the README example (layout and labels over REST)', async () => {
+  test('rookery --plugin all --plugin X-GM-EXT-1 --rest-port 0: the docs/plugins.md example (layout and labels over REST)', async () => {
     const { child, port, output } = await startCli(['--port', '0', '--plugin', 'all', '--plugin', 'X-GM-EXT-1', '--rest-port', '0']);
     try {
       const c = await rawSession(port);

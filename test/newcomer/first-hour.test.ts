@@ -114,7 +114,7 @@ test('a --script file holding one rule object is a one-rule script', async () =>
   }
 });
 
-test('the README examples exist and start: --storage examples/fixtures.json, --config examples/rookery.json', async () => {
+test('the docs/command.md examples exist and start: --storage examples/fixtures.json, --config examples/rookery.json', async () => {
   const a = await startReady(['--port', '0', '--storage', join(EXAMPLES, 'fixtures.json')]);
   const c = await RawClient.connect(a.ready.imap.port);
   await c.line();

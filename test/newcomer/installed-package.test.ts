@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -34,12 +34,35 @@ after(async () => {
   if (project) await rm(project, { recursive: true, force: true });
 });
 
-test('the tarball holds what package.json names, and no source maps without sources', async () => {
-  const files = await readdir(path.join(project, 'node_modules', 'rookery'), { recursive: true });
-  for (const f of ['LICENSE', 'README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'examples/fixtures.json', 'examples/rookery.json', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'python/rookery.py', 'docs/getting-started.md']) {
-    assert.ok(files.includes(f), `${f} is in the package`);
-  }
-  assert.ok(!files.some((f) => f.endsWith('.map')), 'no .map files pointing at sources that are not shipped');
+/** A bulleted list of backticked paths under a heading of RELEASING.md (`` `src/` but `src/x/` `` reads as `src/ but src/x/`). */
+function releasingList(text: string, heading: string): string[] {
+  const at = text.indexOf(`## ${heading}\n`);
+  assert.ok(at >= 0, `RELEASING.md has a section "${heading}"`);
+  const section = text.slice(at).split(/\n## /)[0]!;
+  return [...section.matchAll(/^- (`.+)$/gm)].map((m) => m[1]!.replace(/`/g, '').trim());
+}
+
+test('the tarball holds what RELEASING.md says a publish must contain, and nothing it must not', async () => {
+  const releasing = await readFile(path.join(root, 'RELEASING.md'), 'utf8');
+  const tarball = (await readdir(project)).find((f) => f.endsWith('.tgz'))!;
+  // The tarball itself, as npm publish would send it (every entry is under package/).
+  const { stdout } = await exec('tar', ['-tzf', path.join(project, tarball)], { maxBuffer: 1 << 24 });
+  const files = stdout.split('\n').filter((f) => f && !f.endsWith('/')).map((f) => f.replace(/^package\//, ''));
+  const docs = (await readdir(path.join(root, 'docs'))).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  const must = releasingList(releasing, 'What the tarball must contain');
+  assert.ok(must.length > 10, 'the list of what a publish must contain was read');
+  for (const f of [...must, ...docs]) assert.ok(files.includes(f), `${f} is in the tarball`);
+
+  const mustNot = releasingList(releasing, 'What it must not contain');
+  const offending = files.filter((f) => {
+    if (f.endsWith('.map')) return true;
+    if (f.endsWith('.ts') && !f.endsWith('.d.ts')) return true;
+    return mustNot.some((entry) => {
+      const but = /^(\S+) but (\S+)$/.exec(entry);
+      return but ? f.startsWith(but[1]!) && !f.startsWith(but[2]!) : f.startsWith(entry);
+    });
+  });
+  assert.deepEqual(offending, [], 'files a publish must not contain');
 });
 
 test('the installed package serves the dashboard: its files are shipped and found from dist/', async () => {

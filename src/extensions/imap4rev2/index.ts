@@ -3,7 +3,7 @@
  * `ENABLE IMAP4rev2` switches that session to the rev2 rules; a session
  * that does not enable it is answered as IMAP4rev1, byte for byte.
  *
- * Once enabled (see the README table for every item of RFC 9051 Appendix E):
+ * Once enabled (see docs/plugins.md's table for every item of RFC 9051 Appendix E):
  * - no `\Recent`: FETCH FLAGS and `* n RECENT` leave it out; STATUS RECENT
  *   and SEARCH RECENT/NEW/OLD are not in the rev2 grammar and are BAD;
  * - SELECT/EXAMINE send no `OK [UNSEEN n]`, and send `* LIST (attrs) "/" name`
