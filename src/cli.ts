@@ -37,7 +37,7 @@ const FLAGS = {
   },
   preset: { type: 'string', help: 'provider quirk preset: gmail, outlook, yahoo, icloud or dovecot; other options win over it (docs/presets.md)' },
   config: { type: 'string', help: 'JSON file with any options, e.g. {"plugins":"all","rest":{"port":8080}}' },
-  plugin: { type: 'string', multiple: true, help: 'extension to load (repeatable or comma list; "all": every built-in but the opt-in X-GM-EXT-1)' },
+  plugin: { type: 'string', multiple: true, help: 'extension to load (repeatable or comma list) instead of the default set; "all": every built-in but the opt-in X-GM-EXT-1; "none": the bare IMAP4rev1 core' },
   'plugin-option': {
     type: 'string',
     multiple: true,
@@ -311,7 +311,9 @@ async function buildOptions(flags: FlagValues): Promise<ServerOptions> {
   if (Array.isArray(flags.plugin)) {
     const names = flags.plugin.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
     // `all` next to other names keeps them: an opt-in plugin (X-GM-EXT-1) is named besides "all".
-    options.plugins = names.length === 1 && names[0]!.toLowerCase() === 'all' ? 'all' : names;
+    // `none` is the bare IMAP4rev1 core, as `plugins: []` is in the options.
+    if (names.length === 1 && names[0]!.toLowerCase() === 'none') options.plugins = [];
+    else options.plugins = names.length === 1 && names[0]!.toLowerCase() === 'all' ? 'all' : names;
   }
   if (Array.isArray(flags['plugin-option'])) options.pluginOptions = pluginOptions(options.pluginOptions, flags['plugin-option']);
   if (typeof flags.script === 'string') options.script = flags.script;

@@ -185,7 +185,7 @@ describe('REST endpoints', () => {
     assert.equal(nf.status, 404);
     assert.equal(nf.json.error.code, 'NOTFOUND');
     assert.equal((await call('GET', '/v2/mailboxes')).json.error.code, 'NOTFOUND');
-    for (const [m, p] of [['GET', '/v1/quota'], ['GET', '/v1/metadata'], ['GET', '/v1/mailboxes/INBOX/acl'], ['PUT', '/v1/mailboxes/INBOX/special-use']] as const) {
+    for (const [m, p] of [['GET', '/v1/quota'], ['GET', '/v1/metadata'], ['GET', '/v1/mailboxes/INBOX/acl'], ['PUT', '/v1/quota']] as const) {
       const res = await call(m, p, m === 'PUT' ? {} : undefined);
       assert.equal(res.status, 404, p);
       assert.equal(res.json.error.code, 'NOTFOUND', p);
