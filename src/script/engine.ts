@@ -192,7 +192,7 @@ export class ScriptEngine {
     const r = entry.rule;
     if (r.on !== ctx.event) return false;
     if (r.quietFor !== undefined && ctx.quietFor !== r.quietFor) return false;
-    if (entry.commands !== null && (ctx.command === null || !entry.commands.has(ctx.command.toUpperCase()))) return false;
+    if (entry.commands !== null && !commandMatches(entry.commands, ctx.command)) return false;
     if (r.tag !== undefined) {
       if (ctx.tag === null) return false;
       if (r.tag instanceof RegExp ? !testRe(r.tag, ctx.tag) : r.tag !== ctx.tag) return false;
@@ -233,6 +233,18 @@ function commandNames(rule: ScriptRule): ReadonlySet<string> | null {
     if (rule.uid !== false) names.add(`UID ${name}`);
   }
   return names;
+}
+
+/**
+ * Whether a command event's name is one of `names`. `AUTHENTICATE` stands
+ * for every mechanism (command events name it: `AUTHENTICATE PLAIN`), so a
+ * rule for "the login" can list `['LOGIN', 'AUTHENTICATE']` whichever way
+ * the client logs in.
+ */
+function commandMatches(names: ReadonlySet<string>, command: string | null): boolean {
+  if (command === null) return false;
+  const upper = command.toUpperCase();
+  return names.has(upper) || (upper.startsWith('AUTHENTICATE ') && names.has('AUTHENTICATE'));
 }
 
 /** A 32-bit seed from the server seed and two numbers (murmur3's finalizer over a mix). */

@@ -81,7 +81,7 @@ test('uid: false keeps a rule to the plain FETCH, uid: true to UID FETCH; comman
 });
 
 test('the default server offers IDLE: imapflow idles and waitUntil({ session, idling: true }) resolves', async () => {
-  const { server, port } = await started();
+  const { server, port } = await started({ storage: { INBOX: { messages: [mail('one'), mail('two')] } } });
   const client = flow(port);
   try {
     await client.connect();
@@ -89,14 +89,17 @@ test('the default server offers IDLE: imapflow idles and waitUntil({ session, id
     await client.mailboxOpen('INBOX');
     const [session] = server.sessions.list();
     assert.ok(session);
-    // imapflow starts IDLE by itself once it has nothing else to do.
+    // What a test does to wait for pushes (imapflow also starts IDLE by itself after 15 s with nothing to do);
+    // without IDLE offered it would poll with NOOP instead.
+    const idling = client.idle();
     const found = await server.waitUntil({ session: session.id, idling: true }, { timeout: 5000 });
     assert.deepEqual(found, { session: session.id, idling: true });
     // A message arrives while it idles, as EXISTS at once.
     const exists = new Promise<number>((resolve) => client.on('exists', (e: { count: number }) => resolve(e.count)));
     server.control.addMessage('INBOX', { raw: mail('while idling') });
-    assert.equal(await exists, 1);
+    assert.equal(await exists, 3);
     await client.logout();
+    await idling;
   } finally {
     client.close();
     await server.stop();
