@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ExportFormat } from './fixtures/export.js';
+import type { ExportFormat, ExportWritten } from './fixtures/export.js';
 import type { ServerOptions, Storage } from './options/types.js';
 import { suggestKey } from './options/typos.js';
 import { createServer } from './server.js';
@@ -451,12 +451,19 @@ async function runExport(argv: string[]): Promise<number> {
     storage = server.control.snapshot();
   }
   let out: Buffer | null;
+  const written: ExportWritten[] = [];
   try {
-    out = exportStorage(storage, { format: format as ExportFormat, out: own.get('out'), mailbox: own.get('mailbox') });
+    out = exportStorage(storage, { format: format as ExportFormat, out: own.get('out'), mailbox: own.get('mailbox'), onWrite: (w) => written.push(w) });
   } catch (err) {
     throw new CliError(`export: ${(err as Error).message}`);
   }
   if (out) await new Promise<void>((resolve, reject) => process.stdout.write(out, (err) => (err ? reject(err) : resolve())));
+  // Say what was written: a file export is otherwise silent. The data itself owns stdout when it went there.
+  const say = out ? console.error : console.log;
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (out) say(`rookery export: wrote ${format} to stdout (${plural(out.length, 'byte')})`);
+  for (const w of written) say(`rookery export: wrote ${w.path} (${w.mailbox === null ? 'every mailbox' : JSON.stringify(w.mailbox)}, ${plural(w.messages, 'message')})`);
+  if (!out) say(`rookery export: ${plural(written.length, format === 'maildir' ? 'Maildir' : 'file')}, ${plural(written.reduce((n, w) => n + w.messages, 0), 'message')}`);
   return 0;
 }
 

@@ -337,3 +337,30 @@ test('every FETCH rule in the docs acts on the FETCH imapflow sends', { timeout:
   }
   assert.ok(checked >= 10, `${checked} FETCH rules found in the docs`);
 });
+
+/**
+ * Issue 30: every POST carries `Content-Type: application/json`, even one
+ * without a body (the spec), so every curl command in the docs that POSTs
+ * or sends data says so; a reader who copies one gets no 415.
+ */
+test('every curl command that POSTs or sends a body carries Content-Type: application/json', async () => {
+  let checked = 0;
+  for (const file of files) {
+    const lines = (await readFile(join(ROOT, file), 'utf8')).split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      if (!/(^|[\s;&|(`$])curl\s/.test(lines[i]!)) continue;
+      let command = lines[i]!;
+      const at = i + 1;
+      while (/\\\s*$/.test(command) && i + 1 < lines.length) command = `${command.replace(/\\\s*$/, ' ')}${lines[++i]!.trim()}`;
+      // IMAP URLs (curl speaks IMAP too) send IMAP commands with -X, not HTTP methods.
+      if (/\bimaps?:\/\//.test(command)) continue;
+      const sends = /-X\s*['"]?(POST|PUT|DELETE)\b|\s(-d|--data\S*)\s/.exec(command);
+      if (!sends) continue;
+      const method = sends[1] ?? 'POST';
+      if (method !== 'POST' && !/\s(-d|--data\S*)\s/.test(command)) continue;
+      assert.match(command, /-H\s*['"]content-type:\s*application\/json['"]/i, `${file}:${at}: a curl ${method} without -H 'Content-Type: application/json': ${command.trim()}`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 3, `${checked} curl commands checked`);
+});
