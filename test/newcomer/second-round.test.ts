@@ -10,7 +10,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ImapFlow } from 'imapflow';
 import { createServer, ServiceError, type Server, type ServerOptions } from '../../src/index.js';
+import { exited, startCli } from '../helpers/cli.js';
 import { mail, rawSession } from '../helpers/server.js';
+import { request, startRest } from '../rest/helpers.js';
 
 function flow(port: number): ImapFlow {
   return new ImapFlow({ host: '127.0.0.1', port, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false, verifyOnly: false });
@@ -126,6 +128,48 @@ test('waitUntil idling on a server without IDLE fails at once and names the capa
       c.close();
     } finally {
       await server.stop();
+    }
+  }
+});
+
+test('over REST: a rule with a command list and uid, its schema in the OpenAPI document; an empty list is 400 naming command', async () => {
+  const r = await startRest();
+  try {
+    const added = await request(r.restPort, 'POST', '/v1/script/rules', { json: { on: 'command', command: ['FETCH', 'STORE'], uid: true, send: '$TAG NO [UNAVAILABLE] later\r\n' } });
+    assert.equal(added.status, 201, added.text);
+    assert.deepEqual(added.json.rule.command, ['FETCH', 'STORE']);
+    const c = await rawSession(r.imapPort);
+    await c.command('SELECT INBOX');
+    c.write('U1 UID STORE 1:* +FLAGS (\\Seen)\r\n');
+    assert.equal((await c.until('U1')).at(-1), 'U1 NO [UNAVAILABLE] later');
+    c.write('S1 STORE 1:* +FLAGS (\\Seen)\r\n');
+    assert.match((await c.until('S1')).at(-1)!, /^S1 OK /);
+    c.close();
+    const empty = await request(r.restPort, 'POST', '/v1/script/rules', { json: { on: 'command', command: [] } });
+    assert.equal(empty.status, 400);
+    assert.match(empty.json.error.message, /command: expected a command name or a non-empty array of them/);
+    const doc = (await request(r.restPort, 'GET', '/v1/openapi.json')).json;
+    const rule = doc.components.schemas.ScriptRule.properties;
+    assert.equal(rule.uid.type, 'boolean');
+    assert.deepEqual(rule.command.oneOf.map((s: { type: string }) => s.type), ['string', 'array']);
+  } finally {
+    await r.server.stop();
+  }
+});
+
+test('the rookery command has the same default set; --plugin none is the bare IMAP4rev1 core', async () => {
+  for (const [args, expected] of [
+    [[], /^\* CAPABILITY IMAP4rev1 IDLE NAMESPACE UIDPLUS MOVE .*\bCONDSTORE\b.*\bESEARCH\b/],
+    [['--plugin', 'none'], /^\* CAPABILITY IMAP4rev1$/],
+  ] as const) {
+    const { child, port } = await startCli(['--port', '0', ...args]);
+    try {
+      const c = await rawSession(port);
+      assert.match((await c.command('CAPABILITY'))[0]!, expected);
+      c.close();
+    } finally {
+      child.kill('SIGTERM');
+      await exited(child);
     }
   }
 });
