@@ -267,7 +267,7 @@ export const sessionRoutes: Route[] = [
       { name: 'user', description: 'With `mailbox`, under `userMailboxes`: whose mailbox (as `?user=` of the mailbox routes)', schema: str() },
       {
         name: 'session',
-        description: 'State condition (not with types/match/since): session number `session` is in IDLE (`idling=true`, the default) or not (`idling=false`; a closed session is not). Answers `{ id, type: "state", data: { session, idling } }`',
+        description: 'State condition (not with types/match/since): session number `session` is in IDLE (`idling=true`, the default) or not (`idling=false`; a closed session is not). Answers `{ id, type: "state", data: { session, idling } }`; `idling=true` on a server without IDLE (not loaded, or hidden) is 409 CANNOT at once, naming IDLE',
         schema: int(1),
       },
       { name: 'idling', description: 'With `session`', schema: dflt({ type: 'string', enum: ['true', 'false'] }, 'true') },

@@ -173,3 +173,20 @@ test('the rookery command has the same default set; --plugin none is the bare IM
     }
   }
 });
+
+test('over REST: waiting for idling=true without IDLE is 409 CANNOT at once, naming IDLE', async () => {
+  const r = await startRest({ plugins: [] });
+  try {
+    const c = await rawSession(r.imapPort);
+    const session = r.server.sessions.list()[0]!.id;
+    const began = Date.now();
+    const reply = await request(r.restPort, 'GET', `/v1/events/wait?session=${session}&idling=true&timeout=10000`);
+    assert.equal(reply.status, 409, reply.text);
+    assert.equal(reply.json.error.code, 'CANNOT');
+    assert.match(reply.json.error.message, /can never be idling: no loaded plugin offers the IDLE capability/);
+    assert.ok(Date.now() - began < 2000);
+    c.close();
+  } finally {
+    await r.server.stop();
+  }
+});
