@@ -12,22 +12,26 @@ Rookery(...) starts the ``rookery`` command on free ports (``--port 0
 client of the REST API (``/v1``). ``stop()`` (or leaving the ``with``
 block) asks the server to shut down over REST and waits for the process.
 
-The command is, in this order: the ``command`` argument (a list), the
-ROOKERY environment variable (split like a shell, e.g. ``npx rookery``),
-``node_modules/.bin/rookery`` under the working directory, or ``rookery``
-on the PATH. Shipped in the npm package as ``python/rookery.py``.
+The command is, in this order: the ``command`` argument (a list, or the
+path of the executable as a string), the ROOKERY_BIN environment variable
+(the path of the executable), the ROOKERY environment variable (a command
+split like a shell, e.g. ``npx rookery``), ``node_modules/.bin/rookery``
+in the working directory or the nearest parent that has one, or
+``rookery`` on the PATH. When none is found, RookeryError says where it
+looked. Shipped in the npm package as ``python/rookery.py``.
 """
 import base64
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import threading
 import urllib.error
 import urllib.parse
 import urllib.request
 
-__all__ = ["Rookery", "RookeryError"]
+__all__ = ["Rookery", "RookeryError", "find_command"]
 
 
 class RookeryError(Exception):
@@ -40,14 +44,51 @@ class RookeryError(Exception):
         self.body = body
 
 
-def _default_command():
+def _local_bins(start):
+    """``node_modules/.bin/rookery`` of ``start`` and of every parent directory, nearest first."""
+    here = os.path.abspath(start)
+    while True:
+        yield os.path.join(here, "node_modules", ".bin", "rookery")
+        parent = os.path.dirname(here)
+        if parent == here:
+            return
+        here = parent
+
+
+def _executable(path):
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def find_command(command=None, cwd=None):
+    """The rookery command as a list; RookeryError (one sentence: where it looked) when there is none."""
+    if isinstance(command, (str, os.PathLike)):
+        path = os.fspath(command)
+        if not _executable(path) and not shutil.which(path):
+            raise RookeryError("rookery command not found: %r (the command argument) is not an executable file" % path)
+        return [path]
+    if command:
+        return list(command)
+    chosen = os.environ.get("ROOKERY_BIN")
+    if chosen:
+        if not _executable(chosen):
+            raise RookeryError("rookery command not found: ROOKERY_BIN is %r, which is not an executable file" % chosen)
+        return [chosen]
     env = os.environ.get("ROOKERY")
     if env:
         return shlex.split(env)
-    local = os.path.join(os.getcwd(), "node_modules", ".bin", "rookery")
-    if os.path.exists(local):
-        return [local]
-    return ["rookery"]
+    start = cwd or os.getcwd()
+    for local in _local_bins(start):
+        if _executable(local):
+            return [local]
+    on_path = shutil.which("rookery")
+    if on_path:
+        return [on_path]
+    raise RookeryError(
+        "rookery command not found: ROOKERY_BIN and ROOKERY are not set, there is no node_modules/.bin/rookery "
+        "in %s or any parent directory, and none on the PATH (%s); install the package in the project, "
+        "or pass Rookery(command=...) or set ROOKERY_BIN to the command's path"
+        % (os.path.abspath(start), os.environ.get("PATH", ""))
+    )
 
 
 class Rookery:
@@ -55,7 +96,7 @@ class Rookery:
 
     def __init__(self, args=(), command=None, token=None, start_timeout=30.0, env=None):
         self.args = list(args)
-        self.command = list(command) if command else _default_command()
+        self.command = find_command(command)
         self.token = token
         self.start_timeout = start_timeout
         self.env = env
@@ -70,10 +111,13 @@ class Rookery:
         argv = self.command + ["--port", "0", "--rest-port", "0", "--ready-json"] + self.args
         if self.token is not None:
             argv += ["--rest-token", self.token]
-        self.process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=self.env, text=True, encoding="utf-8",
-        )
+        try:
+            self.process = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=self.env, text=True, encoding="utf-8",
+            )
+        except OSError as err:
+            raise RookeryError("rookery command could not be started: %s (%s)" % (shlex.join(self.command), err.strerror)) from None
         drain = threading.Thread(target=self._drain_stderr, daemon=True)
         drain.start()
         line = [None]
@@ -127,6 +171,21 @@ class Rookery:
     @property
     def imap_port(self):
         return self.ready["imap"]["port"]
+
+    @property
+    def smtp_host(self):
+        """The SMTP intake's address; RookeryError when it is off (start with ``--smtp-port 0``)."""
+        return self._smtp()["host"]
+
+    @property
+    def smtp_port(self):
+        return self._smtp()["port"]
+
+    def _smtp(self):
+        smtp = self.ready.get("smtp")
+        if not smtp:
+            raise RookeryError("SMTP intake is off: start Rookery with [\"--smtp-port\", \"0\"] in its args")
+        return smtp
 
     @property
     def rest_url(self):

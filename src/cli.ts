@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ExportFormat } from './fixtures/export.js';
+import type { ExportFormat, ExportWritten } from './fixtures/export.js';
 import type { ServerOptions, Storage } from './options/types.js';
 import { suggestKey } from './options/typos.js';
 import { createServer } from './server.js';
@@ -37,7 +37,7 @@ const FLAGS = {
   },
   preset: { type: 'string', help: 'provider quirk preset: gmail, outlook, yahoo, icloud or dovecot; other options win over it (docs/presets.md)' },
   config: { type: 'string', help: 'JSON file with any options, e.g. {"plugins":"all","rest":{"port":8080}}' },
-  plugin: { type: 'string', multiple: true, help: 'extension to load (repeatable or comma list; "all": every built-in but the opt-in X-GM-EXT-1)' },
+  plugin: { type: 'string', multiple: true, help: 'extension to load (repeatable or comma list) instead of the default set; "all": every built-in but the opt-in X-GM-EXT-1; "none": the bare IMAP4rev1 core' },
   'plugin-option': {
     type: 'string',
     multiple: true,
@@ -311,7 +311,9 @@ async function buildOptions(flags: FlagValues): Promise<ServerOptions> {
   if (Array.isArray(flags.plugin)) {
     const names = flags.plugin.flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean);
     // `all` next to other names keeps them: an opt-in plugin (X-GM-EXT-1) is named besides "all".
-    options.plugins = names.length === 1 && names[0]!.toLowerCase() === 'all' ? 'all' : names;
+    // `none` is the bare IMAP4rev1 core, as `plugins: []` is in the options.
+    if (names.length === 1 && names[0]!.toLowerCase() === 'none') options.plugins = [];
+    else options.plugins = names.length === 1 && names[0]!.toLowerCase() === 'all' ? 'all' : names;
   }
   if (Array.isArray(flags['plugin-option'])) options.pluginOptions = pluginOptions(options.pluginOptions, flags['plugin-option']);
   if (typeof flags.script === 'string') options.script = flags.script;
@@ -449,12 +451,19 @@ async function runExport(argv: string[]): Promise<number> {
     storage = server.control.snapshot();
   }
   let out: Buffer | null;
+  const written: ExportWritten[] = [];
   try {
-    out = exportStorage(storage, { format: format as ExportFormat, out: own.get('out'), mailbox: own.get('mailbox') });
+    out = exportStorage(storage, { format: format as ExportFormat, out: own.get('out'), mailbox: own.get('mailbox'), onWrite: (w) => written.push(w) });
   } catch (err) {
     throw new CliError(`export: ${(err as Error).message}`);
   }
   if (out) await new Promise<void>((resolve, reject) => process.stdout.write(out, (err) => (err ? reject(err) : resolve())));
+  // Say what was written: a file export is otherwise silent. The data itself owns stdout when it went there.
+  const say = out ? console.error : console.log;
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  if (out) say(`rookery export: wrote ${format} to stdout (${plural(out.length, 'byte')})`);
+  for (const w of written) say(`rookery export: wrote ${w.path} (${w.mailbox === null ? 'every mailbox' : JSON.stringify(w.mailbox)}, ${plural(w.messages, 'message')})`);
+  if (!out) say(`rookery export: ${plural(written.length, format === 'maildir' ? 'Maildir' : 'file')}, ${plural(written.reduce((n, w) => n + w.messages, 0), 'message')}`);
   return 0;
 }
 

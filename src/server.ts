@@ -9,7 +9,7 @@ import { conditionsOf, matchesAll } from './event-match.js';
 import { CommandEventParts, SessionEventParts } from './event-parts.js';
 import { EVENT_TYPES, type CommandEvent, type ServerEventMap, type ServerEvents, type ServerEventType, type SessionEvent, type SessionEventType, type SessionInfo } from './events.js';
 import { ServiceError } from './errors.js';
-import { checkCondition, describeCondition, evaluate, type StateCondition, type StateReport } from './state-conditions.js';
+import { checkCondition, checkProducible, describeCondition, evaluate, type StateCondition, type StateReport } from './state-conditions.js';
 import type { ExtensionApis } from './extensions/extension.js';
 import { imapProtocol } from './imap/protocol.js';
 import { ImapSession } from './imap/session.js';
@@ -268,6 +268,7 @@ export class Server extends EventEmitter<ServerEventMap> {
   waitUntil(condition: StateCondition, options: { timeout?: number; signal?: AbortSignal } = {}): Promise<StateReport> {
     try {
       const c = checkCondition(condition);
+      checkProducible(c, this.options.extensions, this.options.hideCapabilities);
       const timeout = options.timeout ?? DEFAULT_WAIT_TIMEOUT;
       if (!(timeout >= 0)) throw new ServiceError('INVALID', `waitUntil: timeout must be a number of milliseconds >= 0, got ${String(timeout)}`);
       // The tree the mailbox is in (userMailboxes: the user's own), checked now so a bad user fails at once.

@@ -4,6 +4,8 @@
  * soon as an event or a store change makes them true.
  */
 import { ServiceError } from './errors.js';
+import { BUILTIN_ROWS } from './extensions/builtins.js';
+import type { Extension } from './extensions/extension.js';
 import type { SessionRegistry } from './session/registry.js';
 import type { Store } from './store/store.js';
 
@@ -53,4 +55,29 @@ export function evaluate(c: StateCondition, store: Store, sessions: SessionRegis
   const s = sessions.get(c.session) as { idling?: boolean } | undefined;
   const idling = s?.idling === true;
   return idling === c.idling ? { session: c.session, idling } : null;
+}
+
+/**
+ * Throws CANNOT when `c` waits for a session state that none of the loaded
+ * extensions can put a session in (`idling` without IDLE), or whose
+ * extensions are all hidden (`capabilities.hide`): such a wait could only
+ * time out, and a test that expects the client to IDLE would learn nothing
+ * from a TIMEOUT. The message names the built-ins that would produce it.
+ */
+export function checkProducible(c: StateCondition, extensions: readonly Extension[], hidden: readonly string[]): void {
+  if ('mailbox' in c || !c.idling) return;
+  const state = 'idling';
+  const producers = extensions.filter((e) => e.produces?.includes(state));
+  const hiddenSet = new Set(hidden.map((h) => h.toUpperCase()));
+  if (producers.some((e) => !hiddenSet.has(e.name.toUpperCase()))) return;
+  const names = BUILTIN_ROWS.filter((r) => r.produces?.includes(state)).map((r) => r.name);
+  const wanted = names.join(' or ');
+  const why =
+    producers.length > 0
+      ? `${producers.map((e) => e.name).join(', ')} is hidden (capabilities.hide), so no session is offered the ${wanted} capability`
+      : `no loaded plugin offers the ${wanted} capability (plugins: [${extensions.map((e) => JSON.stringify(e.name)).join(', ')}])`;
+  throw new ServiceError(
+    'CANNOT',
+    `waitUntil: session ${c.session} can never be idling: ${why}; a client falls back to polling (NOOP) without it. Load ${wanted} (leave plugins out for the default set, or add ${JSON.stringify(names[0] ?? 'IDLE')} to plugins)`,
+  );
 }

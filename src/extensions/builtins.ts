@@ -13,7 +13,7 @@
  * folder, its import line in ./index.ts and its row here.
  */
 import { createRequire } from 'node:module';
-import type { Extension } from './extension.js';
+import type { Extension, SessionCondition } from './extension.js';
 
 /** One built-in: the fields of its `extension` object that option resolution reads, and its folder. */
 export interface BuiltinRow {
@@ -21,6 +21,8 @@ export interface BuiltinRow {
   readonly aliases?: readonly string[];
   readonly requires?: readonly string[];
   readonly optIn?: true;
+  /** The waitUntil session states only it produces (`produces`): named when a wait for one cannot end. */
+  readonly produces?: readonly SessionCondition[];
   /** The keys of its `storage` fields, per level. */
   readonly storage?: { readonly mailbox?: readonly string[]; readonly message?: readonly string[]; readonly server?: readonly string[] };
   /** Its folder under src/extensions/. */
@@ -29,7 +31,7 @@ export interface BuiltinRow {
 
 export const BUILTIN_ROWS: readonly BuiltinRow[] = [
   { name: 'IMAP4REV2', requires: ['ENABLE', 'NAMESPACE', 'UNSELECT', 'UIDPLUS', 'ESEARCH', 'SEARCHRES', 'IDLE', 'SASL-IR', 'AUTH=PLAIN', 'LIST-EXTENDED', 'LIST-STATUS', 'MOVE', 'LITERAL-', 'SPECIAL-USE', 'STATUS=SIZE', 'CHILDREN', 'BINARY'], folder: 'imap4rev2' },
-  { name: 'IDLE', folder: 'idle' },
+  { name: 'IDLE', produces: ['idling'], folder: 'idle' },
   { name: 'NAMESPACE', folder: 'namespace' },
   { name: 'UIDPLUS', folder: 'uidplus' },
   { name: 'MOVE', folder: 'move' },

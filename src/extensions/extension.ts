@@ -676,6 +676,13 @@ export interface Extension<S = unknown> {
   setup?(ctx: SetupContext): S;
   /** Capabilities advertised, a function of the session (its state, TLS). */
   capabilities?(session: ImapSession, state: S): readonly string[];
+  /**
+   * Session states a `server.waitUntil` condition can wait for that only
+   * this extension's commands produce (`idling`: IDLE). A wait for one that
+   * no loaded extension produces fails at once, naming the built-ins that
+   * would, instead of timing out in silence.
+   */
+  produces?: readonly SessionCondition[];
   /** Capabilities a client may turn on with ENABLE (RFC 5161). */
   enable?: readonly string[];
   /**
@@ -805,6 +812,9 @@ export type Plugin<S = unknown> = Extension<S>;
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-interface
 export interface ExtensionApis {}
+
+/** A session state a waitUntil condition names (`{ session, idling: true }`). */
+export type SessionCondition = 'idling';
 
 /**
  * Declares an extension with its state type checked, and returns it as a

@@ -10,6 +10,7 @@ import { allPluginNames, builtinAliases, builtinExtension, builtinPluginNames, b
 import { BUILTIN_ROUTES } from '../rest/routes.js';
 import type { Schema } from '../rest/schema.js';
 import { deepCopy } from './copy.js';
+import { DEFAULT_PLUGINS } from './default-plugins.js';
 import { checkTypos, childPath, indexPath, isPlainObject, type Problems } from './problems.js';
 import { suggestKey } from './typos.js';
 
@@ -60,7 +61,9 @@ function namesKey(value: unknown): string | null {
   return `[${value.join('\n')}`;
 }
 
-export function resolvePlugins(problems: Problems, value: unknown): ResolvedPlugins {
+export function resolvePlugins(problems: Problems, given: unknown): ResolvedPlugins {
+  // Left out: the default set (see ./default-plugins.ts); `[]` is the bare core.
+  const value = given === undefined ? DEFAULT_PLUGINS : given;
   const key = namesKey(value);
   const cached = key === null ? undefined : byNames.get(key);
   if (cached) return { names: [...cached.names], custom: [], extensions: cached.extensions };
@@ -79,7 +82,6 @@ function resolvePluginsOnce(problems: Problems, value: unknown): ResolvedPlugins
   const none: ResolvedPlugins = { names: [], custom: [], extensions: [] };
   const BUILTIN_PLUGINS = builtinPluginNames();
   const order = new Map(BUILTIN_PLUGINS.map((name, i) => [name, i]));
-  if (value === undefined) return none;
   let entries: unknown[];
   if (typeof value === 'string') {
     if (value.toLowerCase() !== 'all') {

@@ -631,7 +631,7 @@ export class RestServer {
     const json = isJson(headers['content-type']);
     // A chunked PUT/DELETE may turn out empty, and then it has no body: it is checked once read.
     if (!json && (req.method === 'POST' || (hasBody && !chunked))) {
-      this.reject(req, res, unsupportedBody());
+      this.reject(req, res, unsupportedBody(req.method ?? '', hasBody, headers['content-type']));
       return NO_BODY;
     }
     if (length !== undefined && Number(length) > MAX_BODY) {
@@ -646,7 +646,7 @@ export class RestServer {
         return NO_BODY;
       }
       if (!json && read.length > 0) {
-        this.fail(res, unsupportedBody());
+        this.fail(res, unsupportedBody(req.method ?? '', true, headers['content-type']));
         return NO_BODY;
       }
       return this.parseBody(res, compiled, read.toString('utf8'));
@@ -941,8 +941,18 @@ function isJson(contentType: string | undefined): boolean {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
-function unsupportedBody(): ServiceError {
-  return new ServiceError('UNSUPPORTED', 'Request bodies must be sent as Content-Type: application/json');
+/**
+ * The 415 in words: what was sent, and that a POST needs the header even
+ * without a body (the spec's rule, which a `curl -X POST` without `-H`
+ * breaks).
+ */
+function unsupportedBody(method: string, hasBody: boolean, contentType: string | undefined): ServiceError {
+  const sent = contentType === undefined ? 'no Content-Type' : `Content-Type ${JSON.stringify(contentType.slice(0, 100))}`;
+  const rule =
+    method === 'POST' && !hasBody
+      ? 'Every POST must carry Content-Type: application/json, even one without a body'
+      : 'Request bodies must be sent as Content-Type: application/json';
+  return new ServiceError('UNSUPPORTED', `${rule}, got ${sent} (curl: -H 'Content-Type: application/json')`);
 }
 
 /**

@@ -277,7 +277,7 @@ export const sessionRoutes: Route[] = [
       { name: 'user', description: 'With `mailbox`, under `userMailboxes`: whose mailbox (as `?user=` of the mailbox routes)', schema: str() },
       {
         name: 'session',
-        description: 'State condition (not with types/match/since): session number `session` is in IDLE (`idling=true`, the default) or not (`idling=false`; a closed session is not). Answers `{ id, type: "state", data: { session, idling } }`',
+        description: 'State condition (not with types/match/since): session number `session` is in IDLE (`idling=true`, the default) or not (`idling=false`; a closed session is not). Answers `{ id, type: "state", data: { session, idling } }`; `idling=true` on a server without IDLE (not loaded, or hidden) is 409 CANNOT at once, naming IDLE',
         schema: int(1),
       },
       { name: 'idling', description: 'With `session`', schema: dflt({ type: 'string', enum: ['true', 'false'] }, 'true') },
@@ -633,7 +633,12 @@ const ms = (min: number, description: string): Schema => ({ type: 'integer', min
 export const SCRIPT_RULE: Schema = obj(
   {
     on: { type: 'string', enum: SCRIPT_EVENTS, description: 'When the rule is asked: greeting, command, input (IDLE DONE, SASL lines), response (bytes about to go out), quiet (no traffic for quietFor ms), smtp (an SMTP MAIL, RCPT or DATA of the SMTP intake), continuation (a + line: before a literal, in AUTHENTICATE, IDLE)' },
-    command: str('Command name as sessions see it (`FETCH`, `UID FETCH`, `AUTHENTICATE PLAIN`), any case; a server refuses a name that neither the core nor a loaded plugin defines. For on: smtp one of MAIL, RCPT, DATA'),
+    command: {
+      oneOf: [str(), arrayOf(str())],
+      description:
+        'Command name as sessions see it (`FETCH`, `UID FETCH`, `AUTHENTICATE PLAIN`), any case, or a non-empty list of names; a name without `UID ` matches its UID form too (`FETCH` matches `FETCH` and `UID FETCH`) unless uid narrows it. A server refuses a name that neither the core nor a loaded plugin defines. For on: smtp one of MAIL, RCPT, DATA',
+    },
+    uid: { ...bool, description: 'With command: true matches only the `UID` form of the named commands (`UID FETCH`), false only the plain form (`FETCH`); without it both' },
     tag: str('Only the command with this tag'),
     session: { ...int(1), description: 'Only this session number' },
     state: { type: 'string', enum: SESSION_STATES, description: 'Only sessions in this state' },

@@ -13,6 +13,8 @@ interface Entry {
   matched: number;
   hits: number;
   match: RegExp | null;
+  /** The upper-case command names the rule matches, its `UID` forms included; null without `command`. */
+  commands: ReadonlySet<string> | null;
 }
 
 /** What a session must do: the acting rule and the bytes it sends (with `$TAG` replaced). */
@@ -70,6 +72,7 @@ export class ScriptEngine {
         matched: 0,
         hits: 0,
         match: rule.match === undefined ? null : rule.match instanceof RegExp ? rule.match : new RegExp(rule.match),
+        commands: commandNames(rule),
       };
       this.entries.push(entry);
       return this.handle(entry);
@@ -189,7 +192,7 @@ export class ScriptEngine {
     const r = entry.rule;
     if (r.on !== ctx.event) return false;
     if (r.quietFor !== undefined && ctx.quietFor !== r.quietFor) return false;
-    if (r.command !== undefined && (ctx.command === null || r.command.toUpperCase() !== ctx.command.toUpperCase())) return false;
+    if (entry.commands !== null && !commandMatches(entry.commands, ctx.command)) return false;
     if (r.tag !== undefined) {
       if (ctx.tag === null) return false;
       if (r.tag instanceof RegExp ? !testRe(r.tag, ctx.tag) : r.tag !== ctx.tag) return false;
@@ -207,6 +210,41 @@ export class ScriptEngine {
     if (r.when && !r.when(ctx)) return false;
     return true;
   }
+}
+
+/**
+ * The names a rule's `command` stands for. Clients send `UID FETCH` for most
+ * of what a test means by "a FETCH" (imapflow whenever `{ uid: true }` is
+ * passed), so a name without `UID ` also stands for its UID form unless
+ * `uid` narrows it: `uid: true` only the UID form, `uid: false` only the
+ * plain one. A name written with `UID ` is that form only.
+ */
+function commandNames(rule: ScriptRule): ReadonlySet<string> | null {
+  if (rule.command === undefined) return null;
+  const names = new Set<string>();
+  const smtp = rule.on === 'smtp';
+  for (const given of typeof rule.command === 'string' ? [rule.command] : rule.command) {
+    const name = given.toUpperCase();
+    if (smtp || name.startsWith('UID ') || name.includes(' ')) {
+      names.add(name);
+      continue;
+    }
+    if (rule.uid !== true) names.add(name);
+    if (rule.uid !== false) names.add(`UID ${name}`);
+  }
+  return names;
+}
+
+/**
+ * Whether a command event's name is one of `names`. `AUTHENTICATE` stands
+ * for every mechanism (command events name it: `AUTHENTICATE PLAIN`), so a
+ * rule for "the login" can list `['LOGIN', 'AUTHENTICATE']` whichever way
+ * the client logs in.
+ */
+function commandMatches(names: ReadonlySet<string>, command: string | null): boolean {
+  if (command === null) return false;
+  const upper = command.toUpperCase();
+  return names.has(upper) || (upper.startsWith('AUTHENTICATE ') && names.has('AUTHENTICATE'));
 }
 
 /** A 32-bit seed from the server seed and two numbers (murmur3's finalizer over a mix). */

@@ -56,7 +56,13 @@ export interface ScriptContext {
 export interface ScriptRuleJson {
   on: ScriptOn;
   // which
-  command?: string;
+  /**
+   * Command name(s), any case. A name without `UID ` matches its UID form
+   * too (`FETCH` matches `FETCH` and `UID FETCH`) unless `uid` narrows it.
+   */
+  command?: string | readonly string[];
+  /** With `command`: true only the `UID` form of its names, false only the plain form. */
+  uid?: boolean;
   tag?: string;
   session?: number;
   state?: string;

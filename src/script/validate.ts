@@ -45,7 +45,9 @@ const milliseconds =
  */
 const FIELDS: Readonly<Record<string, Check>> = {
   on: (v) => (typeof v === 'string' && (SCRIPT_EVENTS as readonly string[]).includes(v) ? null : `one of ${SCRIPT_EVENTS.join(', ')}`),
-  command: str,
+  command: (v) =>
+    typeof v === 'string' || (Array.isArray(v) && v.length > 0 && v.every((c) => typeof c === 'string')) ? null : 'a command name or a non-empty array of them',
+  uid: bool,
   tag: strOrRegExp,
   session: intAtLeast(1),
   state: (v) => (typeof v === 'string' && (SESSION_STATES as readonly string[]).includes(v) ? null : `one of ${SESSION_STATES.join(', ')}`),
@@ -199,11 +201,29 @@ export function validateRule(value: unknown, where = '', commands?: CommandTable
   // Transport faults (issue 14).
   const transport = transportProblem(rule);
   if (transport) throw invalid(where, transport.field, transport.message);
-  if (commands && typeof rule.command === 'string') {
-    const p = commandProblem(rule.command, on, commands);
-    if (p) throw invalid(where, 'command', p);
+  const names = commandList(rule.command);
+  if (has('uid')) {
+    if (names.length === 0) throw invalid(where, 'uid', 'needs command (it narrows which form of the named commands matches)');
+    const written = names.find((n) => /^UID /i.test(n));
+    if (written !== undefined && rule.uid === false) throw invalid(where, 'uid', `false contradicts command ${JSON.stringify(written)}`);
   }
-  return { ...(rule as unknown as ScriptRule) };
+  if (commands) {
+    names.forEach((name, i) => {
+      const at = typeof rule.command === 'string' ? 'command' : `command[${i}]`;
+      const p = commandProblem(name, on, commands);
+      if (p) throw invalid(where, at, p);
+      if (rule.uid === true && !/^UID /i.test(name) && !commands.has(`UID ${name.toUpperCase()}`)) {
+        throw invalid(where, at, `${JSON.stringify(name)} has no UID form on this server, so with uid: true the rule would never match`);
+      }
+    });
+  }
+  return { ...(rule as unknown as ScriptRule), ...(Array.isArray(rule.command) ? { command: [...(rule.command as string[])] } : {}) };
+}
+
+/** The names of a (type-checked) `command` field. */
+function commandList(command: unknown): readonly string[] {
+  if (typeof command === 'string') return [command];
+  return Array.isArray(command) ? (command as string[]) : [];
 }
 
 /** An SMTP reply as `send` gives it for `on: "smtp"`: a 4xx or 5xx code, then text (`451 4.3.0 Try again later`). */
@@ -217,9 +237,11 @@ function validateSmtpRule(rule: Record<string, unknown>, where: string): ScriptR
       throw invalid(where, key, `not meaningful for on: smtp (its fields: ${SMTP_RULE_FIELDS.join(', ')})`);
     }
   }
-  if (typeof rule.command === 'string' && !(SMTP_SCRIPT_COMMANDS as readonly string[]).includes(rule.command.toUpperCase())) {
-    const hint = suggestKey(rule.command.toUpperCase(), SMTP_SCRIPT_COMMANDS);
-    throw invalid(where, 'command', `for on: smtp one of ${SMTP_SCRIPT_COMMANDS.join(', ')}, got ${JSON.stringify(rule.command)}${didYouMean(hint)}`);
+  for (const [i, name] of commandList(rule.command).entries()) {
+    if ((SMTP_SCRIPT_COMMANDS as readonly string[]).includes(name.toUpperCase())) continue;
+    const hint = suggestKey(name.toUpperCase(), SMTP_SCRIPT_COMMANDS);
+    const at = typeof rule.command === 'string' ? 'command' : `command[${i}]`;
+    throw invalid(where, at, `for on: smtp one of ${SMTP_SCRIPT_COMMANDS.join(', ')}, got ${JSON.stringify(name)}${didYouMean(hint)}`);
   }
   if (typeof rule.send === 'string' && !SMTP_REPLY.test(rule.send)) {
     throw invalid(where, 'send', `for on: smtp an SMTP reply with a 4xx or 5xx code, e.g. "451 4.3.0 Try again later", got ${JSON.stringify(rule.send.slice(0, 64))}`);

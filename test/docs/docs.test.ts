@@ -279,3 +279,88 @@ for (const file of files) {
     });
   });
 }
+
+/**
+ * Issue 30: a FETCH rule written as the docs write it must act on the FETCH
+ * a real client sends. Every one-line rule in the docs and the README that
+ * names FETCH (`server.script.add({ ... })` lines, and JSON rules in text,
+ * curl lines and blocks) is added to a fresh server; two imapflow sessions
+ * then fetch with `{ uid: true }` (a `UID FETCH` on the wire; the plain
+ * form for a rule that says `uid: false`) and the rule must have matched.
+ */
+function fetchRules(markdown: string): string[] {
+  const out: string[] = [];
+  for (const line of markdown.split('\n')) {
+    const js = /^\s*(server\.script\.add\(.*\));\s*(\/\/.*)?$/.exec(line);
+    if (js && /command: (\[[^\]]*)?'(UID )?FETCH'/.test(js[1]!)) out.push(js[1]!);
+    for (const json of line.match(/\{\s*"on"\s*:[^{}]*\}/g) ?? []) if (/"command"\s*:\s*"(UID )?FETCH"/.test(json)) out.push(json);
+  }
+  return out;
+}
+
+test('every FETCH rule in the docs acts on the FETCH imapflow sends', { timeout: 240_000 }, async () => {
+  const { ImapFlow } = await import('imapflow');
+  const { defects } = await import('../../src/index.js');
+  let checked = 0;
+  for (const file of files) {
+    const text = await readFile(join(ROOT, file), 'utf8');
+    for (const source of fetchRules(text)) {
+      const server = createServer({ port: 0, storage: { INBOX: { messages: ['Subject: one\r\n\r\nbody one\r\n', 'Subject: two\r\n\r\nbody two\r\n'] } } });
+      const { imap } = await server.start();
+      const clients: InstanceType<typeof ImapFlow>[] = [];
+      try {
+        const handle = (
+          source.startsWith('{')
+            ? server.script.add(JSON.parse(source) as never)
+            : (new Function('server', 'defects', `return ${source}`) as (s: unknown, d: unknown) => unknown)(server, defects)
+        ) as { rule: { uid?: boolean; chance?: number }; matched: number; hits: number };
+        const uid = handle.rule.uid !== false;
+        const within = <T>(p: Promise<T>): Promise<T | null> =>
+          Promise.race([p.catch(() => null), new Promise<null>((resolve) => setTimeout(() => resolve(null), 1500).unref())]);
+        for (let n = 0; n < 2; n++) {
+          const client = new ImapFlow({ host: imap.host, port: imap.port, secure: false, auth: { user: 'testuser', pass: 'testpass' }, logger: false });
+          client.on('error', () => undefined);
+          clients.push(client);
+          await client.connect();
+          await client.mailboxOpen('INBOX');
+        }
+        // Session 2 fetches three times: rules with `session: 2, nth: 3` are in the docs.
+        for (const client of clients) for (let i = 0; i < 3; i++) await within(client.fetchOne('2', { uid: true, flags: true, source: true }, { uid }));
+        assert.ok(handle.matched >= 1, `${file}: ${source} never matched imapflow's ${uid ? 'UID FETCH' : 'FETCH'}`);
+        if (handle.rule.chance === undefined) assert.ok(handle.hits >= 1, `${file}: ${source} matched but never acted`);
+        checked++;
+      } finally {
+        for (const client of clients) client.close();
+        await server.stop();
+      }
+    }
+  }
+  assert.ok(checked >= 10, `${checked} FETCH rules found in the docs`);
+});
+
+/**
+ * Issue 30: every POST carries `Content-Type: application/json`, even one
+ * without a body (the spec), so every curl command in the docs that POSTs
+ * or sends data says so; a reader who copies one gets no 415.
+ */
+test('every curl command that POSTs or sends a body carries Content-Type: application/json', async () => {
+  let checked = 0;
+  for (const file of files) {
+    const lines = (await readFile(join(ROOT, file), 'utf8')).split('\n');
+    for (let i = 0; i < lines.length; i++) {
+      if (!/(^|[\s;&|(`$])curl\s/.test(lines[i]!)) continue;
+      let command = lines[i]!;
+      const at = i + 1;
+      while (/\\\s*$/.test(command) && i + 1 < lines.length) command = `${command.replace(/\\\s*$/, ' ')}${lines[++i]!.trim()}`;
+      // IMAP URLs (curl speaks IMAP too) send IMAP commands with -X, not HTTP methods.
+      if (/\bimaps?:\/\//.test(command)) continue;
+      const sends = /-X\s*['"]?(POST|PUT|DELETE)\b|\s(-d|--data\S*)\s/.exec(command);
+      if (!sends) continue;
+      const method = sends[1] ?? 'POST';
+      if (method !== 'POST' && !/\s(-d|--data\S*)\s/.test(command)) continue;
+      assert.match(command, /-H\s*['"]content-type:\s*application\/json['"]/i, `${file}:${at}: a curl ${method} without -H 'Content-Type: application/json': ${command.trim()}`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 3, `${checked} curl commands checked`);
+});

@@ -79,7 +79,7 @@ test('RFC 4731 §3.1: no match still answers ESEARCH, without MIN, MAX and ALL, 
 });
 
 test('without the plugin RETURN is BAD (not a search key)', async () => {
-  const { server, port } = await startServer({ storage: storage() as never });
+  const { server, port } = await startServer({ plugins: [], storage: storage() as never });
   try {
     const c = await rawSession(port);
     await c.command('SELECT INBOX');

@@ -54,6 +54,7 @@ test('each catalog row (src/extensions/builtins.ts) repeats its folder\'s extens
         aliases: e.aliases?.length ? e.aliases : undefined,
         requires: e.requires?.length ? e.requires : undefined,
         optIn: e.optIn ? true : undefined,
+        produces: e.produces?.length ? e.produces : undefined,
         storage: Object.values(storage).some(Boolean) ? storage : undefined,
         folder,
       }),

@@ -14,6 +14,7 @@ let c: RawClient;
 
 before(async () => {
   const started = await startServer({
+    plugins: [], // the core's LIST-EXTENDED syntax, without the CHILDREN or SPECIAL-USE of the default set
     storage: {
       INBOX: {},
       '': {
@@ -171,7 +172,7 @@ test('RFC 5258 Examples 1-6 (Fruit/Tofu/Vegetable), with the LIST-EXTENDED capab
 });
 
 test('RFC 5258 Example 7: several patterns in one LIST, and the two-pattern form LIST "" ("INBOX" "Drafts")', async () => {
-  const { server: s, port } = await startServer({
+  const { server: s, port } = await startServer({ plugins: [],
     storage: {
       INBOX: {},
       '': {
@@ -200,7 +201,7 @@ test('RFC 5258 Example 7: several patterns in one LIST, and the two-pattern form
 });
 
 test('RFC 5258 Example 8: \\HasChildren against CHILDINFO, cases A, A1, A2, B and C', async () => {
-  const { server: s, port } = await startServer({
+  const { server: s, port } = await startServer({ plugins: [],
     storage: {
       INBOX: { subscribed: false },
       '': { folders: { Foo: { subscribed: false, folders: { Bar: { subscribed: false }, Baz: { subscribed: false } } }, Moo: { subscribed: false } } },
@@ -252,7 +253,7 @@ test('RFC 5258 Example 8: \\HasChildren against CHILDINFO, cases A, A1, A2, B an
 });
 
 test('RFC 5258 Example 9: CHILDINFO only where a subscribed descendant is not listed itself (no redundant CHILDINFO)', async () => {
-  const { server: s, port } = await startServer({
+  const { server: s, port } = await startServer({ plugins: [],
     storage: {
       INBOX: { subscribed: false },
       '': {
@@ -281,7 +282,7 @@ test('RFC 5258 Example 9: CHILDINFO only where a subscribed descendant is not li
 });
 
 test('RFC 5258 §3.1: RECURSIVEMATCH modifies a base option; REMOTE is none, so (REMOTE RECURSIVEMATCH) is BAD and the session goes on', async () => {
-  const { server: s, port } = await startServer({ storage: FRUIT });
+  const { server: s, port } = await startServer({ plugins: [], storage: FRUIT });
   const client = await rawSession(port);
   try {
     assert.match((await client.command('LIST (REMOTE RECURSIVEMATCH) "" "*"')).at(-1)!, /^T2 BAD /);

@@ -98,7 +98,7 @@ test('extension STATUS items (STATUS=SIZE) work in the return option; syntax err
 });
 
 test('without the plugin the STATUS return option is BAD', async () => {
-  const { server, port } = await startServer();
+  const { server, port } = await startServer({ plugins: [] });
   try {
     const c = await rawSession(port);
     c.write('A1 LIST "" * RETURN (STATUS (MESSAGES))\r\n');

@@ -152,7 +152,7 @@ describe('SPECIAL-USE over REST', () => {
   });
 
   test('without the plugin the route is 404 NOTFOUND and not in the OpenAPI document', async () => {
-    const { server, restPort } = await startRest({ storage });
+    const { server, restPort } = await startRest({ plugins: [], storage });
     try {
       const put = await request(restPort, 'PUT', '/v1/mailboxes/Stuff/special-use', { json: { specialUse: ['\\Trash'] } });
       assert.equal(put.status, 404);

@@ -91,7 +91,7 @@ test('STATUS SIZE stays equal to a recount after append, copy, expunge, move, re
 });
 
 test('without the plugin SIZE is still the core count, and STATUS=SIZE is not advertised', async () => {
-  const { server, port } = await startServer();
+  const { server, port } = await startServer({ plugins: [] });
   try {
     server.control.addMessage('INBOX', { raw: mail('a') });
     const c = await rawSession(port);

@@ -216,8 +216,15 @@ const RULE_FIELDS: Record<string, (g: Gen) => string> = {
     const command = g.pick(['NOOP', 'LOGIN', 'FETCH', 'UID FETCH', '', 'fetch', 'uid store', 'AUTHENTICATE PLAIN', 'IDLE', 'FECTH', 'UID FECTH', 'NOOOP', 'XYZZY', 'UID XYZZY']);
     // Names no server defines: a rule with one would never match.
     if (['', 'FECTH', 'UID FECTH', 'NOOOP', 'XYZZY', 'UID XYZZY'].includes(command)) g.mustRefuse(`command ${JSON.stringify(command)}`);
+    // A list of names (issue 30): every one must be a command, and the list not empty.
+    if (g.chance(0.2)) {
+      const list = g.pick([[command, 'STORE'], [command], ['fetch', 'uid copy', command], []]);
+      if (list.length === 0) g.mustRefuse('command []');
+      return JSON.stringify(list);
+    }
     return JSON.stringify(command);
   },
+  uid: (g) => refusedIf(g, 'uid', g.pick(['true', 'false', '1', '"yes"', 'null']), ['1', '"yes"', 'null']),
   times: (g) => g.pick(['1', '2', '0', '-1', '1.5', '1e309']),
   send: (g) => JSON.stringify(g.pick(['$TAG NO nope\r\n', '* OK x\r\n', ''])),
   match: (g) => JSON.stringify(g.pick(['NOOP', '(', '[a-', '.*', '(a+)+$'])),

@@ -32,7 +32,7 @@ describe('before login', () => {
     // Non-synchronizing literals: the bytes arrive whether or not the server wants them.
     c.write(`A1 LOGIN {2000+}\r\n${chunk} {2000+}\r\n${chunk} {2000+}\r\n${chunk}\r\n`);
     assert.equal(await c.line(), 'A1 NO [TOOBIG] Command too large before login (limit 4096 octets)');
-    assert.deepEqual(await c.command('LOGIN testuser testpass'), ['T1 OK [CAPABILITY IMAP4rev1] Logged in']);
+    assert.match((await c.command('LOGIN testuser testpass')).join('\n'), /^T1 OK \[CAPABILITY IMAP4rev1[^\]]*\] Logged in$/);
     c.close();
   });
 

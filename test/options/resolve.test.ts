@@ -9,7 +9,15 @@ describe('resolveOptions defaults', () => {
   it('fills every default', () => {
     const before = Date.now();
     const r = resolveOptions();
-    assert.deepEqual(r.plugins, []);
+    // Issue 30: the default is what mainstream servers offer (Dovecot 2.3's stock set, docs/plugins.md); [] is the bare core.
+    for (const name of ['IDLE', 'NAMESPACE', 'UIDPLUS', 'MOVE', 'UNSELECT', 'ENABLE', 'ID', 'LITERAL+', 'SASL-IR', 'CHILDREN', 'SPECIAL-USE', 'CONDSTORE', 'ESEARCH']) {
+      assert.ok(r.plugins.includes(name), `${name} is loaded by default`);
+    }
+    assert.deepEqual(r.plugins, [
+      'IDLE', 'NAMESPACE', 'UIDPLUS', 'MOVE', 'UNSELECT', 'ENABLE', 'ID', 'LITERAL+', 'SASL-IR', 'AUTH=PLAIN', 'CHILDREN', 'SPECIAL-USE',
+      'MULTIAPPEND', 'CATENATE', 'URL-PARTIAL', 'CONDSTORE', 'QRESYNC', 'LIST-STATUS', 'ESEARCH', 'SEARCHRES', 'SORT', 'THREAD', 'WITHIN', 'BINARY', 'LIST-EXTENDED',
+    ]);
+    assert.deepEqual(resolveOptions({ plugins: [] }).plugins, []);
     assert.equal(r.scriptSeed, 1);
     assert.equal(r.rest, null);
     assert.equal(r.port, 0);

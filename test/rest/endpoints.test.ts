@@ -185,7 +185,7 @@ describe('REST endpoints', () => {
     assert.equal(nf.status, 404);
     assert.equal(nf.json.error.code, 'NOTFOUND');
     assert.equal((await call('GET', '/v2/mailboxes')).json.error.code, 'NOTFOUND');
-    for (const [m, p] of [['GET', '/v1/quota'], ['GET', '/v1/metadata'], ['GET', '/v1/mailboxes/INBOX/acl'], ['PUT', '/v1/mailboxes/INBOX/special-use']] as const) {
+    for (const [m, p] of [['GET', '/v1/quota'], ['GET', '/v1/metadata'], ['GET', '/v1/mailboxes/INBOX/acl'], ['PUT', '/v1/quota']] as const) {
       const res = await call(m, p, m === 'PUT' ? {} : undefined);
       assert.equal(res.status, 404, p);
       assert.equal(res.json.error.code, 'NOTFOUND', p);
@@ -202,8 +202,11 @@ describe('REST endpoints', () => {
     const noType = await request(r.restPort, 'POST', '/v1/reset');
     assert.equal(noType.status, 415);
     assert.equal(noType.json.error.code, 'UNSUPPORTED');
+    // The spec's rule in words: a POST without a body needs the header too (issue 30).
+    assert.equal(noType.json.error.message, "Every POST must carry Content-Type: application/json, even one without a body, got no Content-Type (curl: -H 'Content-Type: application/json')");
     const text = await request(r.restPort, 'POST', '/v1/mailboxes', { body: '{"path":"X"}', headers: { 'Content-Type': 'text/plain' } });
     assert.equal(text.status, 415);
+    assert.equal(text.json.error.message, `Request bodies must be sent as Content-Type: application/json, got Content-Type "text/plain" (curl: -H 'Content-Type: application/json')`);
     const putBody = await request(r.restPort, 'PUT', '/v1/mailboxes/INBOX/subscription', { body: '{}', headers: { 'Content-Type': 'text/plain' } });
     assert.equal(putBody.status, 415);
     const putNoBody = await request(r.restPort, 'PUT', '/v1/mailboxes/INBOX/subscription');

@@ -194,7 +194,7 @@ test('defer: "tagged" sends the FETCH data after the tagged OK; "next" with the 
   const { server, port } = await startServer({ storage: { INBOX: { messages: [mail('One'), mail('Two')] } } });
   try {
     server.script.add([
-      { on: 'command', command: 'FETCH', untagged: 'FETCH', defer: 'tagged' },
+      { on: 'command', command: 'FETCH', uid: false, untagged: 'FETCH', defer: 'tagged' },
       { on: 'command', command: 'UID FETCH', defer: 'next' },
     ]);
     const c = await rawSession(port);

@@ -36,7 +36,8 @@ test('imapflow parses responses chunked into 1-byte pieces with chunkDelay "tick
 });
 
 test('a scripted NO to the first LOGIN, normal behaviour after times: 1; script events and no command event', { timeout: 15000 }, async () => {
-  const { server, port } = await startServer();
+  // The bare core: without AUTH=PLAIN imapflow logs in with LOGIN.
+  const { server, port } = await startServer({ plugins: [] });
   try {
     const handle = server.script.add({ on: 'command', command: 'LOGIN', times: 1, send: '$TAG NO [UNAVAILABLE] Try again later\r\n' });
     const scripts = collect(server, 'script');

@@ -33,4 +33,4 @@ async function idleUntilDone(session: ImapSession): Promise<CommandResult> {
   return ok('Idle completed');
 }
 
-export const extension: Extension = { name: 'IDLE', capabilities: always('IDLE'), commands: [idleCommand] };
+export const extension: Extension = { name: 'IDLE', capabilities: always('IDLE'), commands: [idleCommand], produces: ['idling'] };
