@@ -55,6 +55,9 @@ function seedMessages(seed: SeedMailbox): Message[] {
   return messages;
 }
 
+const NOT_MOVING: { moving?: boolean } = Object.freeze({});
+const MOVING: { moving?: boolean } = Object.freeze({ moving: true });
+
 export interface AppendInput {
   raw: Buffer;
   flags?: Iterable<string>;
@@ -83,10 +86,6 @@ export class Store {
    */
   private listenerList: readonly ChangeListener[] | null = null;
   private nextUidValidity = 1;
-  /** Messages and octets this tree holds (the sum of its mailboxes' `held*`), its share of the budget. */
-  private heldMessages = 0;
-  private heldBytes = 0;
-
   constructor(
     private readonly seed: StorageSeed,
     private readonly seedUsers: ReadonlyMap<string, UserRecord>,
@@ -96,20 +95,30 @@ export class Store {
     this.load();
   }
 
-  /** Moves the held counts of `mailbox` (and of this tree and the budget) by a change's size. */
+  /**
+   * Moves the held counts of `mailbox` and the budget by a change's size.
+   * The mailbox may be of another tree (IMAP appends through the shared
+   * store with `userMailboxes`): the counts are the mailbox's and the
+   * server's, never a tree's, so that does not matter.
+   */
   private hold(mailbox: Mailbox, messages: number, bytes: number): void {
     mailbox.heldMessages += messages;
     mailbox.heldBytes += bytes;
-    this.heldMessages += messages;
-    this.heldBytes += bytes;
     this.budget?.add(messages, bytes);
   }
 
-  /** Gives back this tree's share of the budget: the tree is being dropped (a reset, a deleted user). */
+  /**
+   * Gives back what this tree's mailboxes hold of the budget: the tree is
+   * being dropped or reloaded (a reset, a deleted user). A walk over the
+   * mailboxes, not the messages, as the reload itself is.
+   */
   release(): void {
-    this.budget?.remove(this.heldMessages, this.heldBytes);
-    this.heldMessages = 0;
-    this.heldBytes = 0;
+    if (!this.budget) return;
+    for (const m of this.mailboxes.values()) {
+      this.budget.remove(m.heldMessages, m.heldBytes);
+      m.heldMessages = 0;
+      m.heldBytes = 0;
+    }
   }
 
   // ---------------------------------------------------------------- feed
@@ -415,8 +424,12 @@ export class Store {
 
   // ---------------------------------------------------------------- messages
 
-  /** Adds messages at the end of a mailbox (APPEND, delivery). */
-  append(mailbox: Mailbox, inputs: AppendInput[], origin: Origin): Message[] {
+  /**
+   * Adds messages at the end of a mailbox (APPEND, delivery). `moving`: the
+   * copies of a MOVE, whose originals go right after; the budget does not
+   * refuse them (the store ends no fuller), so a full store can still move.
+   */
+  append(mailbox: Mailbox, inputs: AppendInput[], origin: Origin, options: { moving?: boolean } = NOT_MOVING): Message[] {
     if (inputs.length === 0) return [];
     // UIDs and UIDNEXT are 32-bit numbers (RFC 3501 §2.3.1.1): past them the mailbox needs a new UIDVALIDITY.
     if (mailbox.uidnext + inputs.length > MAX_UID) {
@@ -428,7 +441,7 @@ export class Store {
     let bytes = 0;
     for (const input of inputs) bytes += input.raw.length;
     // Before anything changes: a refused batch (MULTIAPPEND, COPY, MOVE) stores none of its messages.
-    this.budget?.admit(inputs.length, bytes);
+    if (!options.moving) this.budget?.admit(inputs.length, bytes);
     const modseq = ++mailbox.highestModseq;
     const added = inputs.map((input) => {
       const flags = input.flags === undefined ? NO_FLAGS : normalizeFlags(input.flags);
@@ -539,8 +552,8 @@ export class Store {
     return removed;
   }
 
-  /** Copies messages (sharing their bytes); returns pairs of source and target UID. */
-  copy(messages: readonly Message[], target: Mailbox, origin: Origin): { uid: number; targetUid: number }[] {
+  /** Copies messages (sharing their bytes); returns pairs of source and target UID. `moving`: see append. */
+  copy(messages: readonly Message[], target: Mailbox, origin: Origin, options: { moving?: boolean } = NOT_MOVING): { uid: number; targetUid: number }[] {
     const ordered = [...messages].sort((a, b) => a.uid - b.uid);
     const added = this.append(
       target,
@@ -552,6 +565,7 @@ export class Store {
         memo: m.memo,
       })),
       origin,
+      options,
     );
     return ordered.map((m, i) => ({ uid: m.uid, targetUid: added[i]!.uid }));
   }
@@ -559,7 +573,7 @@ export class Store {
   /** Moves messages: a copy, then an expunge in the source. */
   move(source: Mailbox, messages: readonly Message[], target: Mailbox, origin: Origin): { uid: number; targetUid: number }[] {
     if (source === target) throw new ServiceError('CANNOT', 'Source and target mailbox are the same');
-    const pairs = this.copy(messages, target, origin);
+    const pairs = this.copy(messages, target, origin, MOVING);
     this.expunge(
       source,
       pairs.map((p) => p.uid),
