@@ -767,6 +767,8 @@ export class RestServer {
   private readHeld(req: IncomingMessage, res: ServerResponse, compiled: CompiledRoute, json: boolean, hold: BodyHold): Promise<unknown> {
     res.once('close', () => hold.release());
     return readAll(req, hold, this.bodyTimeout).then((read) => {
+      // An event stream's body is done with once read: the stream may stay open for hours.
+      if (compiled.route.stream) hold.release();
       if (read === 'aborted') return NO_BODY;
       if (read === 'timeout') {
         this.reject(req, res, new ServiceError('TIMEOUT', `No byte of the request body came for ${this.bodyTimeout} ms (rest.bodyTimeout)`));

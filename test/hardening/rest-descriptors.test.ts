@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { connectionCaps, descriptorMargin } from '../../src/session/descriptors.js';
 
 const LIMIT = 256;
 const FLOOD = 400;
@@ -132,5 +133,26 @@ describe(`descriptors under ulimit -n ${LIMIT}`, () => {
     } finally {
       for (const s of imap.sockets) s.destroy();
     }
+  });
+});
+
+describe('connectionCaps (how the caps are lowered)', () => {
+  const state = (limit: number | null, open = 20): { limit: number | null; open: () => number } => ({ limit, open: () => open });
+
+  test('far below the limit, or with the limit unknown, the caps stay as given', () => {
+    assert.deepEqual(connectionCaps({ imap: 5000, rest: 1000, smtp: null }, state(20_000)), { descriptorLimit: 20_000, reserve: 256 + 64, lowered: false, imap: 5000, rest: 1000, smtp: null });
+    assert.equal(connectionCaps({ imap: 5000, rest: 1000, smtp: 5000 }, state(null)).lowered, false);
+  });
+
+  test('over the limit they shrink in proportion, leaving the descriptors open now and the margin', () => {
+    const caps = connectionCaps({ imap: 5000, rest: 1000, smtp: 5000 }, state(1024, 40));
+    assert.equal(caps.lowered, true);
+    assert.equal(caps.reserve, 40 + descriptorMargin(1024));
+    assert.ok(caps.imap + caps.rest! + caps.smtp! + caps.reserve <= 1024, JSON.stringify(caps));
+    assert.equal(caps.imap, caps.smtp);
+    assert.ok(caps.imap > 4 * caps.rest!);
+    // Never below one connection each, even with almost nothing left.
+    const tiny = connectionCaps({ imap: 10, rest: 10, smtp: null }, state(40, 30));
+    assert.ok(tiny.imap >= 1 && tiny.rest! >= 1);
   });
 });
