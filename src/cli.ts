@@ -396,6 +396,8 @@ function ineffective(options: ServerOptions): string[] {
   const rest = options.rest as { port?: unknown; host?: unknown; token?: unknown } | undefined;
   if (rest && rest.port === undefined && (rest.token !== undefined || rest.host !== undefined)) {
     warnings.push('a REST token or host is set but no REST port (--rest-port): the REST API stays off');
+  } else if (rest && typeof rest === 'object' && rest.port === undefined && Object.keys(rest).length > 0) {
+    warnings.push('REST limits are set but no REST port (--rest-port): the REST API stays off');
   }
   const smtp = options.smtp as Record<string, unknown> | undefined;
   if (smtp && typeof smtp === 'object' && smtp.port === undefined && Object.keys(smtp).length > 0) {
