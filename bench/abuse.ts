@@ -11,6 +11,13 @@
  *    client runs 20,000 IMAP commands that each emit events.
  * 4. descriptor flood: 6,000 idle connections against the default cap of
  *    5,000, then one REST request to show REST is still reachable.
+ * 5. REST half-open flood: 3,000 connections that send a request line and
+ *    headers but never the blank line, against `rest.maxConnections` 1,000;
+ *    then an IMAP login and one REST request.
+ * 6. concurrent bodies: 8 POSTs of 64 MiB bodies at once (read and parsed,
+ *    then refused by the schema, so nothing is stored), with the default
+ *    `rest.maxBodyBytesInFlight` of 128 MiB and, in a second server, with
+ *    the budget out of the way (what the server did before it had one).
  *
  * `npm run bench -- abuse`.
  */
@@ -25,7 +32,8 @@ const MB = 1024 * 1024;
 async function child(): Promise<void> {
   const body = 'x'.repeat(76) + '\r\n';
   const big = `Subject: big\r\n\r\n${body.repeat(Math.ceil(MB / body.length))}`;
-  const server = createServer({ port: 0, plugins: 'all', rest: { port: 0 }, storage: { INBOX: { messages: [big] } } });
+  const restOptions = JSON.parse(process.argv[process.argv.indexOf("--child") + 1] ?? "{}") as object;
+  const server = createServer({ port: 0, plugins: 'all', rest: { port: 0, ...restOptions }, storage: { INBOX: { messages: [big] } } });
   const { imap, rest } = await server.start();
   process.on('message', (m: { ask: string }) => {
     if (m.ask === 'rss') process.send!({ rss: process.memoryUsage.rss() });
@@ -198,27 +206,109 @@ async function descriptorFlood(imapPort: number, restPort: number): Promise<stri
   return `${refused} refused with BYE; REST GET /v1/sessions ${res ? res.status : 'failed'} in ${restMs.toFixed(1)} ms`;
 }
 
-export async function run(): Promise<void> {
-  const proc = fork(fileURLToPath(import.meta.url), ['--child'], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+/** Opens `n` connections that send a request line and headers but never the blank line that ends them. */
+async function restHalfOpenFlood(imapPort: number, restPort: number): Promise<string> {
+  const sockets: net.Socket[] = [];
+  let refused = 0;
+  for (let i = 0; i < 3000; i++) {
+    try {
+      const s = await connect(restPort);
+      s.on('data', (d: Buffer) => {
+        if (d.toString('latin1').startsWith('HTTP/1.1 503')) refused++;
+      });
+      s.write('GET /v1/users HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      sockets.push(s);
+    } catch {
+      // A connection the server could not take at all.
+    }
+  }
+  await sleep(500);
+  let t = process.hrtime.bigint();
+  const login = await imapLogin(imapPort);
+  const loginMs = Number(process.hrtime.bigint() - t) / 1e6;
+  t = process.hrtime.bigint();
+  const res = await fetch(`http://127.0.0.1:${restPort}/v1/health`).catch(() => null);
+  const restMs = Number(process.hrtime.bigint() - t) / 1e6;
+  for (const s of sockets) s.destroy();
+  await sleep(500);
+  return `${refused} refused with 503; IMAP login ${login ? 'OK' : 'failed'} in ${loginMs.toFixed(1)} ms; REST GET /v1/health while full ${res ? res.status : 'failed'} in ${restMs.toFixed(1)} ms`;
+}
+
+async function imapLogin(port: number): Promise<boolean> {
+  const s = await connect(port);
+  let text = '';
+  const ok = await new Promise<boolean>((resolve) => {
+    s.on('data', (d: Buffer) => {
+      text += d.toString('latin1');
+      if (text.startsWith('* OK') && !text.includes('a ')) s.write('a LOGIN testuser testpass\r\n');
+      if (/a (OK|NO|BAD)/.test(text)) resolve(/a OK/.test(text));
+    });
+    s.once('close', () => resolve(false));
+    setTimeout(() => resolve(false), 5000).unref();
+  });
+  s.destroy();
+  return ok;
+}
+
+/** Eight POSTs of a 64 MiB body each, all at once: read and parsed, then refused by the schema (an unknown field). */
+async function concurrentBodies(restPort: number): Promise<string> {
+  const head = '{"uids":[1],"flags":["\\\\Seen"],"pad":"';
+  const tail = '"}';
+  const size = 64 * MB - 1;
+  const body = Buffer.alloc(size, 0x78);
+  body.write(head, 0, 'latin1');
+  body.write(tail, size - tail.length, 'latin1');
+  const started = process.hrtime.bigint();
+  const statuses = await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      const res = await fetch(`http://127.0.0.1:${restPort}/v1/mailboxes/INBOX/messages/flags`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      }).catch(() => null);
+      if (res) await res.arrayBuffer();
+      return res ? res.status : 0;
+    }),
+  );
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const counts = new Map<number, number>();
+  for (const s of statuses) counts.set(s, (counts.get(s) ?? 0) + 1);
+  return `${[...counts].map(([s, n]) => `${n} x ${s || 'failed'}`).join(', ')} in ${(ms / 1000).toFixed(1)} s`;
+}
+
+async function startChild(rest: object): Promise<{ proc: ChildProcess; ports: { imap: number; rest: number } }> {
+  const proc = fork(fileURLToPath(import.meta.url), ['--child', JSON.stringify(rest)], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const ports = await new Promise<{ imap: number; rest: number }>((resolve) => proc.once('message', (m) => resolve(m as { imap: number; rest: number })));
+  return { proc, ports };
+}
+
+export async function run(): Promise<void> {
+  const { proc, ports } = await startChild({});
   const rows: [string, string, string, string][] = [];
   const attacks: [string, () => Promise<string | void>][] = [
     ['non-reading pipeliner (1,000 x 1 MB FETCH)', () => pipeliner(ports.imap)],
     ['pre-login literal flood (4 x 800 x 64 KiB)', () => preLoginFlood(ports.imap)],
     ['100 stalled SSE readers, 20,000 commands', () => stalledStreams(ports.imap, ports.rest)],
     ['descriptor flood (6,000 connections)', () => descriptorFlood(ports.imap, ports.rest)],
+    ['REST half-open flood (3,000 connections)', () => restHalfOpenFlood(ports.imap, ports.rest)],
+    ['8 concurrent 64 MiB bodies (budget 128 MiB)', () => concurrentBodies(ports.rest)],
   ];
-  for (const [name, attack] of attacks) {
-    const before = await ask(proc, 'gc');
-    const normal = await normalClient(ports.imap);
+  const measure = async (target: { proc: ChildProcess; ports: { imap: number } }, name: string, attack: () => Promise<string | void>): Promise<void> => {
+    const before = await ask(target.proc, 'gc');
+    const normal = await normalClient(target.ports.imap);
     let note = '';
-    const peak = await peakDuring(proc, async () => {
+    const peak = await peakDuring(target.proc, async () => {
       note = (await attack()) ?? '';
     });
     const times = await normal.stop();
     rows.push([name, `${(before / MB).toFixed(0)} -> ${(peak / MB).toFixed(0)} MB`, `${percentile(times, 50)} / ${percentile(times, 99)}`, note]);
-  }
+  };
+  for (const [name, attack] of attacks) await measure({ proc, ports }, name, attack);
   proc.kill();
+  // The same bodies against a server whose budget is out of the way: what one costs without it.
+  const unbounded = await startChild({ maxBodyBytesInFlight: 2 ** 40 });
+  await measure(unbounded, '8 concurrent 64 MiB bodies (no budget)', () => concurrentBodies(unbounded.ports.rest));
+  unbounded.proc.kill();
   table('abuse: server RSS (child process) and a normal client\'s NOOP latency beside each attack', [
     ['attack', 'RSS before -> peak', 'normal p50 / p99', 'note'],
     ...rows,

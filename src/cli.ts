@@ -49,6 +49,11 @@ const FLAGS = {
   'rest-port': { type: 'string', help: 'port of the REST API (off without it)' },
   'rest-host': { type: 'string', help: 'address of the REST API (default 127.0.0.1)' },
   'rest-token': { type: 'string', help: 'bearer token every REST request must send' },
+  'rest-max-connections': { type: 'string', help: 'most REST connections at once, half-sent requests included; more get 503 (default 1000)' },
+  'rest-headers-timeout': { type: 'string', help: 'ms a REST client has to send the request headers, then 408 (default 20000)' },
+  'rest-request-timeout': { type: 'string', help: 'ms a REST client has to send a whole request, 0 for no limit, then 408 (default 30000)' },
+  'rest-body-timeout': { type: 'string', help: 'ms a REST request body may go without a byte, 0 for no limit, then 408 (default 10000)' },
+  'rest-max-body-bytes-in-flight': { type: 'string', help: 'octets of REST request bodies held at once, all requests together (default 134217728)' },
   'smtp-port': { type: 'string', help: 'port of the SMTP intake (off without it; needs the package smtp-server)' },
   'smtp-host': { type: 'string', help: 'address of the SMTP intake (default 127.0.0.1)' },
   'smtp-secure': { type: 'boolean', help: 'implicit TLS on the SMTP port (as on 465)' },
@@ -65,6 +70,8 @@ const FLAGS = {
   'max-literal-before-login': { type: 'string', help: 'largest literal before login (default 65536)' },
   'max-command-before-login': { type: 'string', help: 'largest command before login, literals included (default 131072)' },
   'max-output-buffer': { type: 'string', help: 'unread output in bytes after which a client is cut off (default 134217728)' },
+  'max-store-bytes': { type: 'string', help: 'most octets of mail the store holds, all users together; more is refused as over quota (default: no limit)' },
+  'max-messages': { type: 'string', help: 'most messages the store holds, all users together; more are refused as over quota (default: no limit)' },
   'client-check': { type: 'string', help: 'client checker: off, report (default) or strict (BAD [CLIENTBUG] for an offending command)' },
   'client-report': { type: 'string', help: 'at stop, write the client findings: junit:<file>, json:<file>, text (stderr) or text:<file>' },
   'hide-capability': { type: 'string', multiple: true, help: 'capability no session is offered (repeatable or comma list), e.g. MOVE,LITERAL+,IDLE' },
@@ -96,10 +103,20 @@ const LIMIT_FLAGS = [
   ['max-literal-before-login', 'maxLiteralBeforeLogin'],
   ['max-command-before-login', 'maxCommandBeforeLogin'],
   ['max-output-buffer', 'maxOutputBuffer'],
+  ['max-store-bytes', 'maxStoreBytes'],
+  ['max-messages', 'maxMessages'],
   ['autologout', 'autologout'],
   ['max-idle', 'maxIdle'],
   ['max-connections-per-user', 'maxConnectionsPerUser'],
 ] as const satisfies readonly (readonly [FlagName, keyof ServerOptions])[];
+/** Numeric flags that set a key of the `rest` option. */
+const REST_LIMIT_FLAGS = [
+  ['rest-max-connections', 'maxConnections'],
+  ['rest-headers-timeout', 'headersTimeout'],
+  ['rest-request-timeout', 'requestTimeout'],
+  ['rest-body-timeout', 'bodyTimeout'],
+  ['rest-max-body-bytes-in-flight', 'maxBodyBytesInFlight'],
+] as const satisfies readonly (readonly [FlagName, keyof NonNullable<ServerOptions['rest']>])[];
 type FlagValues = Partial<Record<FlagName, string | boolean | string[]>>;
 
 const SAMPLE_CONFIG = `{
@@ -343,6 +360,13 @@ async function buildOptions(flags: FlagValues): Promise<ServerOptions> {
   if (typeof flags['rest-port'] === 'string') rest.port = port(flags['rest-port'], 'rest-port');
   if (typeof flags['rest-host'] === 'string') rest.host = flags['rest-host'];
   if (typeof flags['rest-token'] === 'string') rest.token = flags['rest-token'];
+  for (const [flag, key] of REST_LIMIT_FLAGS) {
+    const value = flags[flag];
+    if (typeof value !== 'string') continue;
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isSafeInteger(n) || n < 0) throw new CliError(`--${flag}: expected a whole number, got ${JSON.stringify(value)}`);
+    rest[key] = n;
+  }
   if (Object.keys(rest).length) options.rest = rest;
   const smtpFlags: NonNullable<ServerOptions['smtp']> = {};
   if (typeof flags['smtp-port'] === 'string') smtpFlags.port = port(flags['smtp-port'], 'smtp-port');
@@ -374,6 +398,8 @@ function ineffective(options: ServerOptions): string[] {
   const rest = options.rest as { port?: unknown; host?: unknown; token?: unknown } | undefined;
   if (rest && rest.port === undefined && (rest.token !== undefined || rest.host !== undefined)) {
     warnings.push('a REST token or host is set but no REST port (--rest-port): the REST API stays off');
+  } else if (rest && typeof rest === 'object' && rest.port === undefined && Object.keys(rest).length > 0) {
+    warnings.push('REST limits are set but no REST port (--rest-port): the REST API stays off');
   }
   const smtp = options.smtp as Record<string, unknown> | undefined;
   if (smtp && typeof smtp === 'object' && smtp.port === undefined && Object.keys(smtp).length > 0) {

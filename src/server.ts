@@ -23,9 +23,11 @@ const MAX_SCHEDULED_BYES = 1000;
 import { resolveOptions } from './options/resolve.js';
 import type { ResolvedOptions, ServerOptions } from './options/types.js';
 import { SessionRegistry } from './session/registry.js';
+import { connectionCaps, type ConnectionCaps } from './session/descriptors.js';
 import type { SmtpIntake } from './smtp/intake.js';
 import type { StoreChange } from './store/changes.js';
 import { Store } from './store/store.js';
+import { StoreBudget } from './store/budget.js';
 import type { Mailbox } from './store/mailbox.js';
 import { UserTrees } from './store/user-trees.js';
 import { UserView } from './store/user-view.js';
@@ -75,6 +77,8 @@ export class Server extends EventEmitter<ServerEventMap> {
   private readonly sockets = new Set<net.Socket>();
   /** Connections that have not logged in yet. */
   private unauthenticated = 0;
+  /** The connection caps in force: the options' caps, lowered at start to fit the descriptor limit. */
+  private caps: ConnectionCaps | null = null;
   private stopping: Promise<void> | null = null;
   private rest: RestServer | null = null;
   private smtp: SmtpIntake | null = null;
@@ -98,7 +102,7 @@ export class Server extends EventEmitter<ServerEventMap> {
     this.eventLog = new EventLog(this.options.events);
     this.replayer = this.options.replay ? new Replayer(this.options.replay) : null;
     this.transcripts = new Transcripts(this.options.transcript, () => this.now(), () => String(this.address()?.port ?? 0));
-    this.store = new Store(this.options.storage, this.options.users);
+    this.store = new Store(this.options.storage, this.options.users, new StoreBudget(this.options.maxMessages, this.options.maxStoreBytes));
     this.trees = this.options.userStorage ? new UserTrees(this.store, this.options.userStorage) : null;
     this.clientFindings = new ClientFindingLog(this.options.clientCheck, this.options.clientCheckRules, () => this.now(), (f) => this.emit('client', f));
     // Rules are checked against the command table (a `command` no one defines would never match).
@@ -400,6 +404,8 @@ export class Server extends EventEmitter<ServerEventMap> {
    * already open are closed again.
    */
   async start(): Promise<ServerAddresses> {
+    const o = this.options;
+    this.caps = connectionCaps({ imap: o.maxConnections, rest: o.rest?.maxConnections ?? null, smtp: o.smtp ? o.maxConnections : null });
     const imap = await this.openImap(this.options.port, this.options.host).catch((err: unknown) => {
       throw listenError(err, 'IMAP', 'port', '--port / ROOKERY_PORT');
     });
@@ -407,7 +413,7 @@ export class Server extends EventEmitter<ServerEventMap> {
     const config = this.options.rest;
     if (config) {
       const pluginRoutes = imapProtocol(this).extensions.flatMap((e) => e.routes ?? []);
-      const server = new RestServer(this, config, pluginRoutes);
+      const server = new RestServer(this, { ...config, maxConnections: this.caps.rest ?? config.maxConnections }, pluginRoutes);
       this.setMaxListeners(0);
       try {
         rest = await server.listen();
@@ -421,7 +427,7 @@ export class Server extends EventEmitter<ServerEventMap> {
     if (this.options.smtp) {
       // Loaded with the first SMTP listener: most servers have none.
       const { SmtpIntake } = await import('./smtp/intake.js');
-      const intake = new SmtpIntake(this, this.options.smtp);
+      const intake = new SmtpIntake(this, this.options.smtp, this.caps.smtp ?? this.options.maxConnections);
       try {
         smtp = await intake.listen();
         this.smtp = intake;
@@ -444,6 +450,20 @@ export class Server extends EventEmitter<ServerEventMap> {
       (err: unknown) => (this as EventEmitter).emit('error', err),
     );
     return this;
+  }
+
+  /**
+   * The connection caps in force (GET /v1/health): those of the options,
+   * lowered together at start when the process's descriptor limit could
+   * not hold them all (src/session/descriptors.ts).
+   */
+  connectionCaps(): ConnectionCaps {
+    return (this.caps ??= connectionCaps({ imap: this.options.maxConnections, rest: null, smtp: null }));
+  }
+
+  /** Connections open now per listener, with the REST body octets in flight (GET /v1/health). */
+  connectionUsage(): { imap: number; rest: ReturnType<RestServer['usage']> | null } {
+    return { imap: this.sockets.size, rest: this.rest?.usage() ?? null };
   }
 
   /** Address of the REST listener, or null when it does not listen. */
@@ -514,7 +534,8 @@ export class Server extends EventEmitter<ServerEventMap> {
     }
     // Wrapped by hand rather than by tls.Server so that the session keeps the TCP socket for resets.
     const channel = this.options.secure ? new (nodeTls().TLSSocket)(socket, { isServer: true, secureContext: this.tlsContext() }) : socket;
-    const { maxConnections, maxUnauthenticated } = this.options;
+    const maxConnections = this.connectionCaps().imap;
+    const maxUnauthenticated = Math.min(this.options.maxUnauthenticated, maxConnections);
     if (this.sockets.size >= maxConnections) {
       refuse(channel, socket, `Too many connections (limit ${maxConnections})`);
       return;

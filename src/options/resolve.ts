@@ -38,6 +38,9 @@ export const LIMIT_KEYS = [
   'shutdownTimeout',
 ] as const;
 
+/** The store's memory budget (src/store/budget.ts): off unless given. */
+export const STORE_BUDGET_KEYS = ['maxStoreBytes', 'maxMessages'] as const;
+
 /**
  * Every top-level option name, including ones that later features read, so
  * none is ever reported as a typo of another. Unknown keys that are not
@@ -60,6 +63,7 @@ export const TOP_LEVEL_KEYS = [
   'maxLiteralBeforeLogin',
   'maxLiteral',
   ...LIMIT_KEYS,
+  ...STORE_BUDGET_KEYS,
   'debug',
   'script',
   'defects',
@@ -79,7 +83,17 @@ export const TOP_LEVEL_KEYS = [
   'transcript',
 ] as const;
 
-export const REST_KEYS = ['port', 'host', 'token', 'pingInterval', 'maxEventStreams', 'maxStreamBuffer'] as const;
+/** The REST listener's own limits (src/rest/rest.ts), reported by GET /v1/health under `limits.rest`. */
+export const REST_LIMIT_KEYS = [
+  'maxEventStreams',
+  'maxStreamBuffer',
+  'maxConnections',
+  'headersTimeout',
+  'requestTimeout',
+  'bodyTimeout',
+  'maxBodyBytesInFlight',
+] as const;
+export const REST_KEYS = ['port', 'host', 'token', 'pingInterval', ...REST_LIMIT_KEYS] as const;
 export const EVENTS_KEYS = ['backlog', 'backlogBytes', 'maxWaiters'] as const;
 export const USER_KEYS = ['password', 'xoauth2', 'capabilities'] as const;
 export const XOAUTH2_KEYS = ['accessToken', 'sessionTimeout'] as const;
@@ -108,6 +122,11 @@ export const DEFAULTS = {
   restPingInterval: 15_000,
   restMaxEventStreams: 100,
   restMaxStreamBuffer: 1024 * 1024,
+  restMaxConnections: 1000,
+  restHeadersTimeout: 20_000,
+  restRequestTimeout: 30_000,
+  restBodyTimeout: 10_000,
+  restMaxBodyBytesInFlight: 128 * 1024 * 1024,
   eventBacklog: 10_000,
   eventBacklogBytes: 16 * 1024 * 1024,
   maxWaiters: 10_000,
@@ -179,6 +198,8 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     integerAtLeast(problems, v, 'maxLiteral', 0),
   );
   const limits = resolveLimits(problems, options);
+  const maxStoreBytes = optional<number | null>(options.maxStoreBytes, null, (v) => (v === null ? null : integerAtLeast(problems, v, 'maxStoreBytes', 0)));
+  const maxMessages = optional<number | null>(options.maxMessages, null, (v) => (v === null ? null : integerAtLeast(problems, v, 'maxMessages', 0)));
   const debug = resolveDebug(problems, options.debug);
   const events = resolveEvents(problems, options.events);
   const clientCheck = resolveClientCheck(problems, options.clientCheck, options.clientCheckRules);
@@ -213,6 +234,8 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     maxLiteralBeforeLogin,
     maxLiteral,
     ...limits,
+    maxStoreBytes,
+    maxMessages,
     debug,
     events,
     clientCheck: clientCheck.mode,
@@ -611,5 +634,21 @@ function resolveRest(problems: Problems, value: unknown): ResolvedOptions['rest'
   const pingInterval = optional(value.pingInterval, DEFAULTS.restPingInterval, (v) => integerAtLeast(problems, v, 'rest.pingInterval', 1));
   const maxEventStreams = optional(value.maxEventStreams, DEFAULTS.restMaxEventStreams, (v) => integerAtLeast(problems, v, 'rest.maxEventStreams', 1));
   const maxStreamBuffer = optional(value.maxStreamBuffer, DEFAULTS.restMaxStreamBuffer, (v) => integerAtLeast(problems, v, 'rest.maxStreamBuffer', 1));
-  return port === undefined ? null : { port, host, token, pingInterval, maxEventStreams, maxStreamBuffer };
+  const maxConnections = optional(value.maxConnections, DEFAULTS.restMaxConnections, (v) => integerAtLeast(problems, v, 'rest.maxConnections', 1));
+  // Timeouts may be 0 (off), as Node's own are.
+  const requestTimeout = optional(value.requestTimeout, DEFAULTS.restRequestTimeout, (v) => integerAtLeast(problems, v, 'rest.requestTimeout', 0));
+  const headersTimeout = optional(value.headersTimeout, Math.min(DEFAULTS.restHeadersTimeout, requestTimeout || Infinity), (v) =>
+    integerAtLeast(problems, v, 'rest.headersTimeout', 1),
+  );
+  // Node refuses a headers timeout longer than the request timeout: say so in the option's words.
+  if (requestTimeout > 0 && headersTimeout > requestTimeout) {
+    problems.add('rest.headersTimeout', `must not be longer than rest.requestTimeout (${requestTimeout}), got ${headersTimeout}`);
+  }
+  const bodyTimeout = optional(value.bodyTimeout, DEFAULTS.restBodyTimeout, (v) => integerAtLeast(problems, v, 'rest.bodyTimeout', 0));
+  const maxBodyBytesInFlight = optional(value.maxBodyBytesInFlight, DEFAULTS.restMaxBodyBytesInFlight, (v) =>
+    integerAtLeast(problems, v, 'rest.maxBodyBytesInFlight', 1),
+  );
+  return port === undefined
+    ? null
+    : { port, host, token, pingInterval, maxEventStreams, maxStreamBuffer, maxConnections, headersTimeout, requestTimeout, bodyTimeout, maxBodyBytesInFlight };
 }

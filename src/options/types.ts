@@ -101,6 +101,27 @@ export interface RestOptions {
   maxEventStreams?: number;
   /** Bytes an event stream may have queued for a client that does not read; past it the stream is closed. Default 1 MiB. */
   maxStreamBuffer?: number;
+  /**
+   * REST connections open at once, requests whose headers have not come
+   * yet included; one more gets a minimal `503` with the error object
+   * (LIMIT) and is closed. Default 1000. At start the caps of IMAP, REST and
+   * SMTP are lowered together when the process's descriptor limit cannot
+   * hold them all (docs/rest.md, "Limits").
+   */
+  maxConnections?: number;
+  /** Milliseconds a client has to send the request line and headers; then 408 TIMEOUT. Default 20000 (at most `requestTimeout`). */
+  headersTimeout?: number;
+  /** Milliseconds a client has to send the whole request, body included (0: no limit); then 408 TIMEOUT. Default 30000. */
+  requestTimeout?: number;
+  /** Milliseconds a request body may go without a byte (0: no limit); then 408 TIMEOUT. Default 10000. */
+  bodyTimeout?: number;
+  /**
+   * Octets of request bodies being received or handled at once, all
+   * requests together. A body that does not fit waits (unread, so TCP holds
+   * it back) up to `bodyTimeout`, then gets 503 LIMIT with Retry-After; one
+   * body alone is always let in. Default 128 MiB.
+   */
+  maxBodyBytesInFlight?: number;
 }
 
 /**
@@ -235,6 +256,15 @@ export interface ServerOptions {
   maxConnections?: number;
   /** Most connections that have not logged in yet; one more gets `* BYE`. Default 1000. */
   maxUnauthenticated?: number;
+  /**
+   * The store's budget, server-wide (every user's tree together): most
+   * octets of message sources (a copy counts in full). Adding past it fails
+   * as a full server does: IMAP `NO [OVERQUOTA]`, SMTP 452, REST 409
+   * OVERQUOTA. Default: no limit.
+   */
+  maxStoreBytes?: number;
+  /** Most messages in the store, server-wide; past it adds fail as for `maxStoreBytes`. Default: no limit. */
+  maxMessages?: number;
   /** Milliseconds a connection may take to log in before `* BYE` (0: no limit). Default 60000. */
   loginTimeout?: number;
   /**
@@ -376,7 +406,19 @@ export interface ResolvedOptions {
   script: ScriptRule[];
   /** The clock in epoch milliseconds. */
   now: () => number;
-  rest: { port: number; host: string; token: string | null; pingInterval: number; maxEventStreams: number; maxStreamBuffer: number } | null;
+  rest: {
+    port: number;
+    host: string;
+    token: string | null;
+    pingInterval: number;
+    maxEventStreams: number;
+    maxStreamBuffer: number;
+    maxConnections: number;
+    headersTimeout: number;
+    requestTimeout: number;
+    bodyTimeout: number;
+    maxBodyBytesInFlight: number;
+  } | null;
   /** SMTP intake, or null when no SMTP port is configured. `addresses` keys are lower-case. */
   smtp: {
     port: number;
@@ -409,6 +451,9 @@ export interface ResolvedOptions {
   idleTimeout: number;
   maxOutputBuffer: number;
   shutdownTimeout: number;
+  /** The store's budget: most octets of message sources and most messages, null for no limit. */
+  maxStoreBytes: number | null;
+  maxMessages: number | null;
   /** The wire log's sink, or null when `debug` is off. */
   debug: ((line: string) => void) | null;
   events: { backlog: number; backlogBytes: number; maxWaiters: number };

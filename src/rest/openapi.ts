@@ -4,8 +4,11 @@ import { COMPONENTS } from './routes.js';
 import type { Schema } from './schema.js';
 
 const ERROR_STATUS: Record<string, string> = {
-  '400': 'INVALID', '401': 'UNAUTHORIZED', '404': 'NONEXISTENT or NOTFOUND', '405': 'METHOD', '409': 'ALREADYEXISTS, CANNOT, HASCHILDREN, OVERQUOTA, ...',
+  '400': 'INVALID', '401': 'UNAUTHORIZED', '404': 'NONEXISTENT or NOTFOUND', '405': 'METHOD',
+  '408': 'TIMEOUT: the request did not come in time (rest.headersTimeout, rest.requestTimeout) or its body stopped (rest.bodyTimeout)',
+  '409': "ALREADYEXISTS, CANNOT, HASCHILDREN, OVERQUOTA (a quota, or the store's maxStoreBytes / maxMessages), ...",
   '413': 'TOOBIG', '415': 'UNSUPPORTED', '500': 'SERVERERROR',
+  '503': 'LIMIT, with Retry-After: rest.maxConnections connections are open, or the body found no room in rest.maxBodyBytesInFlight in time',
 };
 
 function plain(schema: Schema): Record<string, unknown> {
@@ -37,7 +40,7 @@ export function openApiDocument(routes: readonly Route[], version: string): Reco
     }
     if (r.stream) {
       responses['503'] = {
-        description: 'LIMIT: rest.maxEventStreams streams are open already',
+        description: 'LIMIT, with Retry-After: rest.maxEventStreams streams are open already, rest.maxConnections connections are open, or the body found no room in rest.maxBodyBytesInFlight',
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       };
     }

@@ -17,6 +17,7 @@ import { openApiDocument } from './openapi.js';
 import type { Method, Route, RouteContext } from './route.js';
 import { BUILTIN_ROUTES, VERSION } from './routes.js';
 import { validate, type Schema } from './schema.js';
+import { BodyBudget, type BodyHold } from './body-budget.js';
 
 export const MAX_BODY = 64 * 1024 * 1024;
 export const DEFAULT_PING_INTERVAL = 15_000;
@@ -39,9 +40,27 @@ export interface RestConfig {
    * Default 1 MiB.
    */
   maxStreamBuffer?: number;
-  /** Milliseconds a client has to send the request headers (Node's `headersTimeout`). Default 60000. */
+  /** Milliseconds a client has to send the request headers (Node's `headersTimeout`); then 408 TIMEOUT. Default 20000. */
   headersTimeout?: number;
+  /** Milliseconds a client has to send the whole request (Node's `requestTimeout`, 0: none); then 408 TIMEOUT. Default 30000. */
+  requestTimeout?: number;
+  /** Milliseconds a body may go without a byte (0: none); then 408 TIMEOUT. Default 10000. */
+  bodyTimeout?: number;
+  /** Connections open at once, half-sent requests included; one more gets a minimal 503 and is closed. Default 1000. */
+  maxConnections?: number;
+  /** Octets of bodies in flight across requests; see BodyBudget. Default 128 MiB. */
+  maxBodyBytesInFlight?: number;
 }
+
+export const DEFAULT_HEADERS_TIMEOUT = 20_000;
+export const DEFAULT_REQUEST_TIMEOUT = 30_000;
+export const DEFAULT_BODY_TIMEOUT = 10_000;
+export const DEFAULT_MAX_CONNECTIONS = 1000;
+export const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT = 128 * 1024 * 1024;
+/** Refusals of connections over the cap being written at once; past it a connection over the cap is dropped unanswered. */
+const MAX_REFUSING = 64;
+/** How long a refused connection may take to read its 503 before it goes. */
+const REFUSAL_GRACE_MS = 1000;
 
 export { isLoopbackHost };
 
@@ -187,7 +206,6 @@ const PARSE_ERRORS: Readonly<Record<string, string>> = {
   HPE_UNEXPECTED_CONTENT_LENGTH: 'more than one Content-Length, or Content-Length with Transfer-Encoding',
   HPE_INVALID_TRANSFER_ENCODING: 'Transfer-Encoding with Content-Length, or not ending in chunked',
   HPE_PAUSED_H2_UPGRADE: 'HTTP/2 is not supported; use HTTP/1.1',
-  ERR_HTTP_REQUEST_TIMEOUT: 'the request was not received in time',
 };
 
 export class RestServer {
@@ -209,6 +227,15 @@ export class RestServer {
   private readonly pingInterval: number;
   private readonly maxEventStreams: number;
   private readonly maxStreamBuffer: number;
+  private readonly bodyTimeout: number;
+  private readonly maxConnections: number;
+  private readonly bodyBudget: BodyBudget;
+  /** Connections open now (counted from accept to close, whatever state their request is in). */
+  private openConnections = 0;
+  /** Connections over the cap whose 503 is being written. */
+  private refusing = 0;
+  /** The refusal of a connection over the cap: one string, made once. */
+  private readonly refusal: string;
   private closing = false;
 
   constructor(
@@ -226,21 +253,87 @@ export class RestServer {
     this.routes = [...builtin, ...plugins];
     this.builtinTable = buildTable(builtin);
     this.pluginTable = buildTable(plugins);
-    const headersTimeout = config.headersTimeout ?? 60_000;
+    const requestTimeout = config.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
+    const headersTimeout = config.headersTimeout ?? (requestTimeout > 0 ? Math.min(DEFAULT_HEADERS_TIMEOUT, requestTimeout) : DEFAULT_HEADERS_TIMEOUT);
+    this.bodyTimeout = config.bodyTimeout ?? DEFAULT_BODY_TIMEOUT;
+    this.maxConnections = config.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    this.bodyBudget = new BodyBudget(config.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_BYTES_IN_FLIGHT);
+    const shortest = requestTimeout > 0 ? Math.min(headersTimeout, requestTimeout) : headersTimeout;
     this.http = http.createServer(
       {
         // A missing Host is answered by `hostProblem` with the spec's error object, not Node's empty 400.
         requireHostHeader: false,
         maxHeaderSize: MAX_HEADER_SIZE,
         headersTimeout,
-        connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeout / 4))),
+        requestTimeout,
+        connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(shortest / 4))),
       },
       (req, res) => this.dispatch(req, res),
     );
+    const text = JSON.stringify({
+      error: { code: 'LIMIT', message: `Too many REST connections: the limit is ${this.maxConnections} (rest.maxConnections); retry later` },
+    });
+    this.refusal = [
+      'HTTP/1.1 503 Service Unavailable',
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(text)}`,
+      'Cache-Control: no-store',
+      'Retry-After: 1',
+      'Connection: close',
+      '',
+      text,
+    ].join('\r\n');
+    // Node's own connection handling runs only for connections under the cap; the others never
+    // get a parser, so a flood of them costs a descriptor each for a moment and nothing more.
+    const accept = this.http.listeners('connection') as ((socket: net.Socket) => void)[];
+    this.http.removeAllListeners('connection');
+    this.http.on('connection', (socket: net.Socket) => this.admit(socket, accept));
     // Every malformed request gets the spec's error object, never Node's plain-text answer.
     this.http.on('clientError', (err: NodeJS.ErrnoException & { reason?: string }, socket: Duplex) => this.clientError(err, socket));
     // Without a listener Node closes CONNECT requests silently; they get an answer like any other method.
     this.http.on('connect', (req: IncomingMessage, socket: Duplex) => this.connectRequest(req, socket));
+  }
+
+  /**
+   * Counts a new connection against `maxConnections`, a request whose
+   * headers never end included (it holds a descriptor like any other), and
+   * hands it to Node's HTTP handling, or refuses it: a minimal 503 with the
+   * error object, then the connection closes.
+   */
+  private admit(socket: net.Socket, accept: readonly ((socket: net.Socket) => void)[]): void {
+    if (this.openConnections >= this.maxConnections || this.closing) return this.refuseConnection(socket);
+    this.openConnections++;
+    socket.once('close', () => this.openConnections--);
+    for (const listener of accept) listener.call(this.http, socket);
+  }
+
+  private refuseConnection(socket: net.Socket): void {
+    socket.on('error', () => undefined);
+    // Under a flood the refusals themselves are bounded: past MAX_REFUSING the connection goes unanswered.
+    if (this.refusing >= MAX_REFUSING) {
+      socket.destroy();
+      return;
+    }
+    this.refusing++;
+    this.rawSockets.add(socket);
+    socket.once('close', () => {
+      this.refusing--;
+      this.rawSockets.delete(socket);
+    });
+    // What the client sends is read and dropped, so that closing sends no reset that could eat the 503.
+    socket.on('data', () => undefined);
+    socket.end(this.refusal);
+    setTimeout(() => socket.destroy(), REFUSAL_GRACE_MS).unref();
+  }
+
+  /** Connections open and body octets in flight now (GET /v1/health, tests, benchmarks). */
+  usage(): { connections: number; maxConnections: number; bodyBytesInFlight: number; bodiesWaiting: number } {
+    return {
+      connections: this.openConnections,
+      maxConnections: this.maxConnections,
+      bodyBytesInFlight: this.bodyBudget.inFlight,
+      bodiesWaiting: this.bodyBudget.waiting,
+    };
   }
 
   /** Every route this server serves (for the OpenAPI document). */
@@ -401,7 +494,11 @@ export class RestServer {
     }
     const known = err.code !== undefined && Object.hasOwn(PARSE_ERRORS, err.code) ? PARSE_ERRORS[err.code] : undefined;
     const what = known ?? (err.reason || err.message || 'malformed request').replace(/^Parse Error: /, '');
-    const error = new ServiceError('INVALID', `Malformed HTTP request: ${what}`);
+    // Node's headers and request timeouts (RFC 9110 §15.5.9: 408, the request did not come in time).
+    const error =
+      err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ServiceError('TIMEOUT', 'The request was not received in time (rest.headersTimeout, rest.requestTimeout)')
+        : new ServiceError('INVALID', `Malformed HTTP request: ${what}`);
     // An answer still being written on this connection (pipelining) goes out first.
     const pending = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
     if (pending && !pending.writableFinished) {
@@ -639,8 +736,48 @@ export class RestServer {
       return NO_BODY;
     }
     if (!hasBody && !route.stream) return this.parseBody(res, compiled, '');
-    return readAll(req).then((read) => {
+    if (!hasBody) return readAll(req, null, 0).then((read) => (read instanceof Buffer ? this.parseBody(res, compiled, read.toString('utf8')) : NO_BODY));
+    // A declared length is held whole before a byte is read; a chunked body holds what has come.
+    const declared = chunked ? 0 : Number(length);
+    const hold = this.bodyBudget.tryHold(declared);
+    if (hold) return this.readHeld(req, res, compiled, json, hold);
+    // It waits unread (TCP holds the client back) as long as a body may be silent.
+    const waiting = this.bodyBudget.wait(declared, this.bodyTimeout || DEFAULT_BODY_TIMEOUT);
+    req.once('close', waiting.cancel);
+    return waiting.hold.then((held) => {
+      req.off('close', waiting.cancel);
+      if (held) return this.readHeld(req, res, compiled, json, held);
+      if (!res.destroyed) this.reject(req, res, this.bodyLimit(declared));
+      return NO_BODY;
+    });
+  }
+
+  /** The refusal of a body that found no room in `rest.maxBodyBytesInFlight`: 503 LIMIT, retry in a second. */
+  private bodyLimit(bytes: number): ServiceError {
+    const { inFlight, max } = this.bodyBudget;
+    const e = new ServiceError(
+      'LIMIT',
+      `Too many request body octets in flight: ${inFlight} are held, the limit is ${max} (rest.maxBodyBytesInFlight), and ${bytes} more did not fit in time; retry later`,
+    );
+    (e as ServiceError & { retryAfter?: number }).retryAfter = 1;
+    return e;
+  }
+
+  /** Reads a body that holds its share of the budget; the share goes back when the response is done. */
+  private readHeld(req: IncomingMessage, res: ServerResponse, compiled: CompiledRoute, json: boolean, hold: BodyHold): Promise<unknown> {
+    res.once('close', () => hold.release());
+    return readAll(req, hold, this.bodyTimeout).then((read) => {
+      // An event stream's body is done with once read: the stream may stay open for hours.
+      if (compiled.route.stream) hold.release();
       if (read === 'aborted') return NO_BODY;
+      if (read === 'timeout') {
+        this.reject(req, res, new ServiceError('TIMEOUT', `No byte of the request body came for ${this.bodyTimeout} ms (rest.bodyTimeout)`));
+        return NO_BODY;
+      }
+      if (read === 'limit') {
+        this.reject(req, res, this.bodyLimit(0));
+        return NO_BODY;
+      }
       if (read === 'toobig') {
         this.reject(req, res, new ServiceError('TOOBIG', `Request body larger than ${MAX_BODY} bytes`));
         return NO_BODY;
@@ -959,30 +1096,49 @@ function unsupportedBody(method: string, hasBody: boolean, contentType: string |
  * The whole body of a request, or why there is none: `toobig` past
  * MAX_BODY (what came is dropped, the rest is not read), `aborted` when the
  * request breaks off (a parse error in its body, the connection gone; the
- * clientError handler or the closed socket takes care of the answer).
+ * clientError handler or the closed socket takes care of the answer),
+ * `timeout` when no byte came for `idle` ms (0: no limit), `limit` when a
+ * chunked body's next chunk found no room in the budget (`hold` grows by
+ * each chunk of a body without a declared length; a declared one holds its
+ * length already).
  */
-function readAll(req: IncomingMessage): Promise<Buffer | 'toobig' | 'aborted'> {
+function readAll(req: IncomingMessage, hold: BodyHold | null, idle: number): Promise<Buffer | 'toobig' | 'aborted' | 'timeout' | 'limit'> {
+  const grows = hold !== null && hold.bytes === 0;
   return new Promise((resolve) => {
     let first: Buffer | null = null;
     let chunks: Buffer[] | null = null;
     let size = 0;
+    let timer: NodeJS.Timeout | null = null;
+    const stop = (why: 'toobig' | 'timeout' | 'limit'): void => {
+      req.off('data', onData);
+      if (timer) clearTimeout(timer);
+      first = null;
+      chunks = null;
+      resolve(why);
+    };
+    const arm = (): void => {
+      if (idle <= 0) return;
+      if (timer) timer.refresh();
+      else timer = setTimeout(() => stop('timeout'), idle);
+    };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > MAX_BODY) {
-        req.off('data', onData);
-        first = null;
-        chunks = null;
-        resolve('toobig');
-        return;
-      }
+      if (size > MAX_BODY) return stop('toobig');
+      if (grows && !hold.grow(chunk.length)) return stop('limit');
+      arm();
       // Most bodies come in one chunk: no list and no copy for them.
       if (first === null) first = chunk;
       else (chunks ??= [first]).push(chunk);
     };
+    const done = (result: Buffer | 'aborted'): void => {
+      if (timer) clearTimeout(timer);
+      resolve(result);
+    };
+    arm();
     req.on('data', onData);
-    req.once('end', () => resolve(chunks !== null ? Buffer.concat(chunks) : (first ?? EMPTY)));
-    req.once('error', () => resolve('aborted'));
-    req.once('close', () => resolve('aborted'));
+    req.once('end', () => done(chunks !== null ? Buffer.concat(chunks) : (first ?? EMPTY)));
+    req.once('error', () => done('aborted'));
+    req.once('close', () => done('aborted'));
   });
 }
 

@@ -56,7 +56,54 @@ export function healthLimitKeys(): HealthLimitKey[] {
 }
 
 /** The `rest` options GET /v1/health reports under `limits.rest`. */
-export const HEALTH_REST_LIMIT_KEYS = ['maxEventStreams', 'maxStreamBuffer'] as const;
+export const HEALTH_REST_LIMIT_KEYS = [
+  'maxEventStreams',
+  'maxStreamBuffer',
+  'maxConnections',
+  'headersTimeout',
+  'requestTimeout',
+  'bodyTimeout',
+  'maxBodyBytesInFlight',
+] as const;
+
+const listenerUse = (what: string): Schema => ({
+  ...obj(
+    { open: { ...int(0), description: `${what} connections open now` }, max: { ...int(1), description: `The cap in force for ${what} (the option, or lower to fit the descriptor limit)` } },
+    ['open', 'max'],
+  ),
+  description: `${what} connections`,
+});
+
+const connectionsSchema: Schema = {
+  ...obj(
+    {
+      descriptorLimit: { ...nullable(int(0)), description: "The process's soft descriptor limit; null where it cannot be read (not Linux)" },
+      reserve: { ...int(0), description: 'Descriptors kept out of every cap: those open at start plus a margin for refusals' },
+      lowered: { ...bool, description: 'True when the caps were lowered at start to fit the descriptor limit' },
+      imap: listenerUse('IMAP'),
+      rest: listenerUse('REST'),
+      smtp: nullable({ ...obj({ max: { ...int(1), description: 'The cap in force for SMTP' } }, ['max']), description: 'SMTP connections' }),
+      restBodyBytesInFlight: { ...int(0), description: 'Octets of REST request bodies held now (rest.maxBodyBytesInFlight)' },
+      restBodiesWaiting: { ...int(0), description: 'REST requests waiting for room in rest.maxBodyBytesInFlight' },
+    },
+    ['descriptorLimit', 'reserve', 'lowered', 'imap', 'rest', 'smtp', 'restBodyBytesInFlight', 'restBodiesWaiting'],
+  ),
+  description: 'Connection caps in force and their use',
+};
+
+const storeSchema: Schema = {
+  ...obj(
+    {
+      messages: { ...int(0), description: 'Messages in the store, every user tree together' },
+      bytes: { ...int(0), description: 'Octets of their sources (a copy counts in full)' },
+      maxMessages: { ...nullable(int(0)), description: 'The maxMessages option; null: no limit' },
+      maxStoreBytes: { ...nullable(int(0)), description: 'The maxStoreBytes option; null: no limit' },
+      full: { ...bool, description: 'True when no further message fits: adds fail with OVERQUOTA (IMAP NO [OVERQUOTA], SMTP 452, REST 409)' },
+    },
+    ['messages', 'bytes', 'maxMessages', 'maxStoreBytes', 'full'],
+  ),
+  description: "The store's memory budget and its use",
+};
 
 const address = (description: string): Schema => ({ ...obj({ host: str(), port: int(0) }, ['host', 'port']), description });
 
@@ -76,14 +123,18 @@ const healthSchema = (): Schema => obj(
       ...obj(
         {
           ...Object.fromEntries(healthLimitKeys().map((k) => [k, { ...int(0), description: `The ${k} option` }])),
-          rest: obj(Object.fromEntries(HEALTH_REST_LIMIT_KEYS.map((k) => [k, { ...int(1), description: `The rest.${k} option` }])), [...HEALTH_REST_LIMIT_KEYS]),
+          rest: obj(Object.fromEntries(HEALTH_REST_LIMIT_KEYS.map((k) => [k, { ...int(0), description: `The rest.${k} option` }])), [...HEALTH_REST_LIMIT_KEYS]),
+          maxStoreBytes: { ...nullable(int(0)), description: 'The maxStoreBytes option; null: no limit' },
+          maxMessages: { ...nullable(int(0)), description: 'The maxMessages option; null: no limit' },
         },
-        [...healthLimitKeys(), 'rest'],
+        [...healthLimitKeys(), 'rest', 'maxStoreBytes', 'maxMessages'],
       ),
       description: 'Every limit option with the value in force',
     },
+    connections: connectionsSchema,
+    store: storeSchema,
   },
-  ['ok', 'version', 'imap', 'rest', 'smtp', 'limits'],
+  ['ok', 'version', 'imap', 'rest', 'smtp', 'limits', 'connections', 'store'],
 );
 
 /** Longest `timeout` of GET /v1/events/wait (5 minutes), and the one used without it. */
@@ -105,9 +156,27 @@ export const serverRoutes: Route[] = [
       const restLimits: Record<string, number> = {};
       for (const key of HEALTH_REST_LIMIT_KEYS) restLimits[key] = o.rest?.[key] ?? 0;
       limits.rest = restLimits;
+      limits.maxStoreBytes = o.maxStoreBytes;
+      limits.maxMessages = o.maxMessages;
       const smtpAddress = server.smtpAddress();
       const smtp = smtpAddress && o.smtp ? { host: smtpAddress.host, port: smtpAddress.port, secure: o.smtp.secure } : null;
-      return { ok: true, version: VERSION, imap: { host: imap.host, port: imap.port, secure: o.secure }, rest, smtp, limits };
+      const caps = server.connectionCaps();
+      const use = server.connectionUsage();
+      const connections = {
+        descriptorLimit: caps.descriptorLimit,
+        reserve: caps.reserve,
+        lowered: caps.lowered,
+        imap: { open: use.imap, max: caps.imap },
+        rest: { open: use.rest?.connections ?? 0, max: use.rest?.maxConnections ?? caps.rest ?? 0 },
+        smtp: smtp && caps.smtp !== null ? { max: caps.smtp } : null,
+        restBodyBytesInFlight: use.rest?.bodyBytesInFlight ?? 0,
+        restBodiesWaiting: use.rest?.bodiesWaiting ?? 0,
+      };
+      const budget = server.store.budget;
+      const store = budget
+        ? { messages: budget.messages, bytes: budget.bytes, maxMessages: budget.maxMessages, maxStoreBytes: budget.maxBytes, full: budget.full }
+        : { messages: 0, bytes: 0, maxMessages: null, maxStoreBytes: null, full: false };
+      return { ok: true, version: VERSION, imap: { host: imap.host, port: imap.port, secure: o.secure }, rest, smtp, limits, connections, store };
     },
   },
   {

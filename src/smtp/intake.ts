@@ -40,6 +40,8 @@ export class SmtpIntake {
   constructor(
     private readonly server: Server,
     private readonly config: SmtpConfig,
+    /** Connections at once (`maxConnections`, lowered to fit the descriptor limit); one more gets 421. */
+    private readonly maxClients: number,
   ) {}
 
   /** Loads smtp-server (rejecting with one sentence when it is missing) and listens. */
@@ -65,7 +67,7 @@ export class SmtpIntake {
       disabledCommands: c.starttls ? [] : ['STARTTLS'],
       disableReverseLookup: true,
       logger: o.debug ? (smtpWireLog(o.debug) as unknown as SMTPServerOptions['logger']) : false,
-      maxClients: o.maxConnections,
+      maxClients: this.maxClients,
       // idleTimeout 0 is "never"; smtp-server's own default would be one minute.
       socketTimeout: o.idleTimeout > 0 ? o.idleTimeout : MAX_TIMER,
       closeTimeout: Math.max(1, o.shutdownTimeout),
@@ -222,10 +224,11 @@ export class SmtpIntake {
     done(null, `OK: stored in ${stored.length} ${stored.length === 1 ? 'INBOX' : 'INBOXes'}`);
   }
 
-  /** True when a message of `size` octets exceeds the STORAGE quota even in an empty store. */
+  /** True when a message of `size` octets exceeds the STORAGE quota, or the store's whole budget, even in an empty store. */
   private largerThanQuota(size: number): boolean {
     const storage = this.server.extension('QUOTA')?.getQuota().limits.STORAGE;
-    return storage !== undefined && size > storage * 1024;
+    const budget = this.server.store.budget?.maxBytes ?? null;
+    return (storage !== undefined && size > storage * 1024) || (budget !== null && size > budget);
   }
 
   /**

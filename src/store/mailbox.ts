@@ -82,6 +82,13 @@ export class Mailbox {
   extra: Record<string, unknown>;
   /** UIDs at or above this have not yet been seen as \Recent by any session. */
   recentFloor: number;
+  /**
+   * Messages and octets of source this mailbox holds, for the store's
+   * budget: kept by the store on every change (known from the seed without
+   * building a deferred list), so deleting the mailbox costs no walk.
+   */
+  heldMessages = 0;
+  heldBytes = 0;
 
   constructor(init: {
     path: string;

@@ -4,6 +4,7 @@ import { Prng } from '../util/prng.js';
 import type { ChangeListener, Origin, StoreChange } from './changes.js';
 import { canonicalFlag, isSettableFlag } from './flags.js';
 import type { InternalDate } from './internal-date.js';
+import type { StoreBudget } from './budget.js';
 import { Mailbox } from './mailbox.js';
 import { Message, NO_FLAGS } from './message.js';
 import { isValidMutf7 } from './mutf7.js';
@@ -15,19 +16,21 @@ const MAX_UID = 0xffffffff;
 export type UidMode = 'keep' | 'renumber' | 'offset' | 'shuffle';
 
 /** What a seed mailbox's message list implies for its counters: worked out once per seed, not per reset. */
-const seedFactsCache = new WeakMap<SeedMailbox, { lastUid: number; highestModseq: number }>();
+const seedFactsCache = new WeakMap<SeedMailbox, { lastUid: number; highestModseq: number; bytes: number }>();
 
-function seedFacts(seed: SeedMailbox): { lastUid: number; highestModseq: number } {
+function seedFacts(seed: SeedMailbox): { lastUid: number; highestModseq: number; bytes: number } {
   let facts = seedFactsCache.get(seed);
   if (!facts) {
     let uid = 0;
     let modseq = 1;
+    let bytes = 0;
     for (const m of seed.messages) {
       uid = m.uid ?? uid + 1;
       const ms = m.modseq ?? 1;
       if (ms > modseq) modseq = ms;
+      bytes += m.raw.length;
     }
-    facts = { lastUid: uid, highestModseq: modseq };
+    facts = { lastUid: uid, highestModseq: modseq, bytes };
     seedFactsCache.set(seed, facts);
   }
   return facts;
@@ -51,6 +54,9 @@ function seedMessages(seed: SeedMailbox): Message[] {
   }
   return messages;
 }
+
+const NOT_MOVING: { moving?: boolean } = Object.freeze({});
+const MOVING: { moving?: boolean } = Object.freeze({ moving: true });
 
 export interface AppendInput {
   raw: Buffer;
@@ -80,12 +86,39 @@ export class Store {
    */
   private listenerList: readonly ChangeListener[] | null = null;
   private nextUidValidity = 1;
-
   constructor(
     private readonly seed: StorageSeed,
     private readonly seedUsers: ReadonlyMap<string, UserRecord>,
+    /** The server's budget, shared by every tree; null: none kept. */
+    readonly budget: StoreBudget | null = null,
   ) {
     this.load();
+  }
+
+  /**
+   * Moves the held counts of `mailbox` and the budget by a change's size.
+   * The mailbox may be of another tree (IMAP appends through the shared
+   * store with `userMailboxes`): the counts are the mailbox's and the
+   * server's, never a tree's, so that does not matter.
+   */
+  private hold(mailbox: Mailbox, messages: number, bytes: number): void {
+    mailbox.heldMessages += messages;
+    mailbox.heldBytes += bytes;
+    this.budget?.add(messages, bytes);
+  }
+
+  /**
+   * Gives back what this tree's mailboxes hold of the budget: the tree is
+   * being dropped or reloaded (a reset, a deleted user). A walk over the
+   * mailboxes, not the messages, as the reload itself is.
+   */
+  release(): void {
+    if (!this.budget) return;
+    for (const m of this.mailboxes.values()) {
+      this.budget.remove(m.heldMessages, m.heldBytes);
+      m.heldMessages = 0;
+      m.heldBytes = 0;
+    }
   }
 
   // ---------------------------------------------------------------- feed
@@ -138,6 +171,7 @@ export class Store {
   }
 
   private load(): void {
+    this.release();
     this.mailboxes.clear();
     this.subscriptions.clear();
     this.users.clear();
@@ -159,7 +193,7 @@ export class Store {
   // ---------------------------------------------------------------- seed copies (reset in O(mailboxes))
 
   private loadMailbox(seed: SeedMailbox): void {
-    const { lastUid, highestModseq } = seedFacts(seed);
+    const { lastUid, highestModseq, bytes } = seedFacts(seed);
     const mailbox = new Mailbox({
       path: seed.path,
       delimiter: seed.delimiter,
@@ -174,6 +208,7 @@ export class Store {
     // The messages are copied from the seed when first read: the seed is never changed, so a late copy is the same copy.
     if (seed.messages.length > 0) mailbox.deferMessages(() => seedMessages(seed));
     mailbox.recentFloor = mailbox.uidnext;
+    this.hold(mailbox, seed.messages.length, bytes);
     this.mailboxes.set(mailbox.path, mailbox);
     if (seed.subscribed) this.subscriptions.add(mailbox.path);
   }
@@ -299,6 +334,7 @@ export class Store {
       throw new ServiceError('HASCHILDREN', `Mailbox ${JSON.stringify(mailbox.path)} has children, delete them first`);
     }
     this.mailboxes.delete(mailbox.path);
+    this.hold(mailbox, -mailbox.heldMessages, -mailbox.heldBytes);
     this.emit({ kind: 'mailbox', type: 'delete', path: mailbox.path, oldPath: null, mailbox, origin });
   }
 
@@ -336,6 +372,10 @@ export class Store {
     const oldUids = moved.map((m) => m.uid);
     inbox.messages = [];
     inbox.recount();
+    // The same messages, held by another mailbox of this tree: the totals stay.
+    const { heldMessages, heldBytes } = inbox;
+    this.hold(inbox, -heldMessages, -heldBytes);
+    this.hold(target, heldMessages, heldBytes);
     const modseq = ++target.highestModseq;
     // New objects for the new mailbox: a session with INBOX selected still holds the old
     // ones (with their INBOX UIDs) until it has been told of the expunge.
@@ -384,8 +424,12 @@ export class Store {
 
   // ---------------------------------------------------------------- messages
 
-  /** Adds messages at the end of a mailbox (APPEND, delivery). */
-  append(mailbox: Mailbox, inputs: AppendInput[], origin: Origin): Message[] {
+  /**
+   * Adds messages at the end of a mailbox (APPEND, delivery). `moving`: the
+   * copies of a MOVE, whose originals go right after; the budget does not
+   * refuse them (the store ends no fuller), so a full store can still move.
+   */
+  append(mailbox: Mailbox, inputs: AppendInput[], origin: Origin, options: { moving?: boolean } = NOT_MOVING): Message[] {
     if (inputs.length === 0) return [];
     // UIDs and UIDNEXT are 32-bit numbers (RFC 3501 §2.3.1.1): past them the mailbox needs a new UIDVALIDITY.
     if (mailbox.uidnext + inputs.length > MAX_UID) {
@@ -394,6 +438,10 @@ export class Store {
         `${JSON.stringify(mailbox.path)} has no UIDs left (UIDNEXT ${mailbox.uidnext}); give it a new UIDVALIDITY with renumbered UIDs first`,
       );
     }
+    let bytes = 0;
+    for (const input of inputs) bytes += input.raw.length;
+    // Before anything changes: a refused batch (MULTIAPPEND, COPY, MOVE) stores none of its messages.
+    if (!options.moving) this.budget?.admit(inputs.length, bytes);
     const modseq = ++mailbox.highestModseq;
     const added = inputs.map((input) => {
       const flags = input.flags === undefined ? NO_FLAGS : normalizeFlags(input.flags);
@@ -413,6 +461,7 @@ export class Store {
       if (!m.seen) mailbox.unseen++;
       mailbox.noteKeywords(m.flags);
     }
+    this.hold(mailbox, added.length, bytes);
     this.emit({ kind: 'append', mailbox, messages: added, origin });
     return added;
   }
@@ -486,22 +535,25 @@ export class Store {
     const removed: number[] = [];
     const gone: Message[] = [];
     let unseenRemoved = 0;
+    let bytesRemoved = 0;
     for (const m of mailbox.messages) {
       if (doomed.has(m.uid)) {
         removed.push(m.uid);
         gone.push(m);
+        bytesRemoved += m.raw.length;
         if (!m.seen) unseenRemoved++;
       } else kept.push(m);
     }
     mailbox.messages = kept;
     mailbox.unseen -= unseenRemoved;
+    this.hold(mailbox, -gone.length, -bytesRemoved);
     mailbox.highestModseq++;
     this.emit({ kind: 'expunge', mailbox, uids: removed, messages: gone, origin });
     return removed;
   }
 
-  /** Copies messages (sharing their bytes); returns pairs of source and target UID. */
-  copy(messages: readonly Message[], target: Mailbox, origin: Origin): { uid: number; targetUid: number }[] {
+  /** Copies messages (sharing their bytes); returns pairs of source and target UID. `moving`: see append. */
+  copy(messages: readonly Message[], target: Mailbox, origin: Origin, options: { moving?: boolean } = NOT_MOVING): { uid: number; targetUid: number }[] {
     const ordered = [...messages].sort((a, b) => a.uid - b.uid);
     const added = this.append(
       target,
@@ -513,6 +565,7 @@ export class Store {
         memo: m.memo,
       })),
       origin,
+      options,
     );
     return ordered.map((m, i) => ({ uid: m.uid, targetUid: added[i]!.uid }));
   }
@@ -520,7 +573,7 @@ export class Store {
   /** Moves messages: a copy, then an expunge in the source. */
   move(source: Mailbox, messages: readonly Message[], target: Mailbox, origin: Origin): { uid: number; targetUid: number }[] {
     if (source === target) throw new ServiceError('CANNOT', 'Source and target mailbox are the same');
-    const pairs = this.copy(messages, target, origin);
+    const pairs = this.copy(messages, target, origin, MOVING);
     this.expunge(
       source,
       pairs.map((p) => p.uid),

@@ -40,7 +40,7 @@ export class UserTrees {
     this.otherUsers = { prefix, separator, base: prefix === '' || prefix.endsWith(separator) ? prefix : prefix + separator };
     // A deleted user's mail goes with them: added again, they start from their seed.
     shared.onChange((change) => {
-      if (change.kind === 'user' && change.type === 'delete') this.trees.delete(change.name);
+      if (change.kind === 'user' && change.type === 'delete') this.drop(change.name);
     });
   }
 
@@ -53,7 +53,8 @@ export class UserTrees {
   tree(user: string): Store {
     let tree = this.trees.get(user);
     if (tree) return tree;
-    tree = new Store(this.seeds.get(user) ?? EMPTY_TREE, new Map());
+    // The shared budget: every tree's mail counts against the one server-wide limit.
+    tree = new Store(this.seeds.get(user) ?? EMPTY_TREE, new Map(), this.shared.budget);
     this.trees.set(user, tree);
     for (const m of tree.list()) this.owners.set(m, user);
     tree.onChange((change) => this.forward(change, user));
@@ -66,6 +67,12 @@ export class UserTrees {
     if (change.kind === 'mailbox' && change.type === 'create' && change.mailbox) this.owners.set(change.mailbox, user);
     change.user = user;
     this.shared.relay(change);
+  }
+
+  /** Forgets a user's tree and gives its mail's share of the budget back. */
+  private drop(user: string): void {
+    this.trees.get(user)?.release();
+    this.trees.delete(user);
   }
 
   /** The user whose own tree holds the mailbox; null for the shared tree. */
@@ -107,6 +114,7 @@ export class UserTrees {
 
   /** Forgets every user's tree: the next use makes it again from the seed. Before the shared store's reset. */
   reset(): void {
+    for (const tree of this.trees.values()) tree.release();
     this.trees.clear();
     this.owners = new WeakMap();
   }

@@ -77,3 +77,39 @@ test('rookery --bandwidth with a bad value names the flag', async () => {
   assert.notEqual(r.status, 0);
   assert.match(r.stderr, /--bandwidth: expected a whole number/);
 });
+
+test('rookery --rest-max-connections, the REST timeouts and body budget, --max-store-bytes and --max-messages (issue 31); env and config too', { timeout: 30_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'rookery-limits-'));
+  const config = join(dir, 'rookery.json');
+  await writeFile(config, JSON.stringify({ rest: { bodyTimeout: 4000 }, maxStoreBytes: 999_999 }));
+  const { child, output } = await startCli(
+    ['--port', '0', '--rest-port', '0', '--config', config, '--rest-max-connections', '12', '--rest-request-timeout', '9000', '--rest-headers-timeout', '8000', '--max-messages', '5'],
+    { ROOKERY_REST_MAX_BODY_BYTES_IN_FLIGHT: '777777' },
+  );
+  try {
+    const restPort = await new Promise<number>((resolve) => {
+      const look = (): void => {
+        const m = /REST API listening on http:\/\/[^:]+:(\d+)/.exec(output());
+        if (m) resolve(Number(m[1]));
+        else setTimeout(look, 20);
+      };
+      look();
+    });
+    const health = (await (await fetch(`http://127.0.0.1:${restPort}/v1/health`)).json()) as { limits: Record<string, unknown> };
+    assert.deepEqual(health.limits.rest, {
+      maxEventStreams: 100,
+      maxStreamBuffer: 1048576,
+      maxConnections: 12,
+      headersTimeout: 8000,
+      requestTimeout: 9000,
+      bodyTimeout: 4000,
+      maxBodyBytesInFlight: 777777,
+    });
+    assert.equal(health.limits.maxMessages, 5);
+    assert.equal(health.limits.maxStoreBytes, 999_999);
+  } finally {
+    child.kill('SIGTERM');
+    await exited(child);
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -18,6 +18,13 @@
  * route it was made for, must not succeed: a 2xx answer to it is a finding
  * (the key was silently dropped).
  *
+ * With `limits` (issue 31) the run also sends bodies that stop: a declared
+ * length larger than what is sent, a chunked body without its last chunk,
+ * a body sent in pieces with pauses. A server with a short `rest.bodyTimeout`
+ * must answer the stopped ones 408 TIMEOUT with the error object (and
+ * nothing else: a finding otherwise); with a small `rest.maxConnections` and
+ * `rest.maxBodyBytesInFlight`, 503 LIMIT answers are part of the run.
+ *
  * Used by test/fuzz/rest-fuzz.test.ts (a short run in `npm test`) and
  * bench/fuzz-rest.ts (long runs with figures).
  */
@@ -429,6 +436,10 @@ export interface BuiltRequest {
    * and the request reaches that route whole: any 2xx answer is a finding.
    */
   refuse?: string;
+  /** The body stops before its end (limits runs): the answer must be this status. */
+  expect?: number;
+  /** Pieces to send after `bytes`, each after a pause of `pause` ms (a slow body). */
+  later?: { pause: number; pieces: Buffer[] };
 }
 
 /** What the fuzzer needs to know of a route. */
@@ -472,7 +483,7 @@ export function routesFromOpenApi(doc: { paths: Record<string, Record<string, { 
 }
 
 /** The request number `index` of a run with `seed` over `routes`; never POST /v1/shutdown. */
-export function buildRequest(seed: number, index: number, allRoutes: readonly FuzzRoute[] = BUILTIN_FUZZ_ROUTES, token?: string): BuiltRequest {
+export function buildRequest(seed: number, index: number, allRoutes: readonly FuzzRoute[] = BUILTIN_FUZZ_ROUTES, token?: string, limits = false): BuiltRequest {
   const g = new Gen((seed * 1_000_003 + index * 7919) >>> 0);
   const routes = allRoutes.filter((r) => r.path !== '/v1/shutdown');
   let route = g.pick(routes);
@@ -517,7 +528,29 @@ export function buildRequest(seed: number, index: number, allRoutes: readonly Fu
   const bodyBytes = Buffer.from(body, 'utf8');
   let framed: Buffer = bodyBytes;
   const framing = g.int(40);
-  if (bodyBytes.length > 0 && framing === 0) {
+  let expect: number | undefined;
+  let later: BuiltRequest['later'];
+  // Bodies that stop or crawl (limits runs only: the server's body timeout must be short).
+  const stall = limits && bodyBytes.length > 1 && g.chance(0.04) ? g.int(3) : -1;
+  if (stall === 0) {
+    // Declares more than it sends, then waits: the rest never comes.
+    headers.push(`Content-Length: ${bodyBytes.length + 1 + g.int(1000)}`);
+    expect = 408;
+    refuse = null;
+  } else if (stall === 1) {
+    // Chunked without its last chunk.
+    framed = Buffer.concat([Buffer.from(`${bodyBytes.length.toString(16)}\r\n`), bodyBytes, Buffer.from('\r\n')]);
+    headers.push('Transfer-Encoding: chunked');
+    expect = 408;
+    refuse = null;
+  } else if (stall === 2) {
+    // Whole, but in three pieces with pauses shorter than the body timeout: answered as if sent at once.
+    headers.push(`Content-Length: ${bodyBytes.length}`);
+    const a = Math.floor(bodyBytes.length / 3);
+    const b = Math.floor((2 * bodyBytes.length) / 3);
+    framed = bodyBytes.subarray(0, a);
+    later = { pause: 60, pieces: [bodyBytes.subarray(a, b), bodyBytes.subarray(b)] };
+  } else if (bodyBytes.length > 0 && framing === 0) {
     // Chunked, in a few pieces.
     const parts: Buffer[] = [];
     for (let at = 0; at < bodyBytes.length; ) {
@@ -545,9 +578,11 @@ export function buildRequest(seed: number, index: number, allRoutes: readonly Fu
   const shown = body.length > 120 ? `${JSON.stringify(body.slice(0, 120))}... (${body.length} chars)` : JSON.stringify(body);
   return {
     bytes: Buffer.concat([Buffer.from(head, 'latin1'), framed]),
-    describe: `${method} ${path.length > 120 ? path.slice(0, 120) + '...' : path} [${headers.filter((h) => !h.startsWith('X-Big')).join('; ')}] body=${shown}`,
+    describe: `${method} ${path.length > 120 ? path.slice(0, 120) + '...' : path} [${headers.filter((h) => !h.startsWith('X-Big')).join('; ')}] body=${shown}${stall >= 0 ? ` stall=${['short', 'unfinished chunked', 'slow'][stall]}` : ''}`,
     stream: route.stream,
     ...(refuse !== null ? { refuse } : {}),
+    ...(expect !== undefined ? { expect } : {}),
+    ...(later !== undefined ? { later } : {}),
   };
 }
 
@@ -673,6 +708,10 @@ function exchange(port: number, req: BuiltRequest, timeoutMs: number): Promise<{
     socket.on('error', () => finish(false));
     socket.on('close', () => finish(false));
     socket.write(req.bytes);
+    if (req.later) {
+      const { pause, pieces } = req.later;
+      pieces.forEach((piece, i) => setTimeout(() => !done && socket.write(piece), pause * (i + 1)));
+    }
   });
 }
 
@@ -690,6 +729,8 @@ export interface FuzzOptions {
   token?: string;
   /** Called after each answer (progress). */
   onAnswer?: (index: number, status: number) => void;
+  /** Also send bodies that stop or crawl (the server needs a short rest.bodyTimeout); 503 LIMIT may answer any request. */
+  limits?: boolean;
 }
 
 /** Runs requests [start, start + requests) of `seed` against the REST port. */
@@ -706,7 +747,7 @@ export async function fuzzRest(options: FuzzOptions): Promise<FuzzResult> {
   const worker = async (): Promise<void> => {
     while (next < start + requests) {
       const index = next++;
-      const req = buildRequest(seed, index, options.routes, options.token);
+      const req = buildRequest(seed, index, options.routes, options.token, options.limits ?? false);
       bytes += req.bytes.length;
       const { data, timedOut } = await exchange(port, req, timeoutMs);
       const method = req.describe.slice(0, req.describe.indexOf(' '));
@@ -725,6 +766,10 @@ export async function fuzzRest(options: FuzzOptions): Promise<FuzzResult> {
       statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
       options.onAnswer?.(index, answer.status);
       for (const problem of checkAnswer(answer, method)) report(problem);
+      // A stopped body may meet an earlier refusal (401, 404, 415, 413, 503 LIMIT) before any byte of it is read; never a success.
+      if (req.expect !== undefined && answer.status !== req.expect && (answer.status < 400 || answer.status === 408)) {
+        report(`a body that stopped was answered ${answer.status}, expected ${req.expect}`);
+      }
       if (req.refuse !== undefined) {
         typos++;
         if (answer.status >= 200 && answer.status < 300) report(`accepted a body the route must refuse (${req.refuse}): status ${answer.status}`);

@@ -86,3 +86,24 @@ test('REST fuzz with a token: 1000 requests', async () => {
     await r.server.stop();
   }
 });
+
+test('REST fuzz under tight REST limits (issue 31): 1500 requests with stopping and crawling bodies', async () => {
+  // More workers than connections, a body budget of a few bodies and a short body timeout:
+  // 503 LIMIT and 408 TIMEOUT answers are part of the run, each the error object.
+  const r = await startRest({ plugins: 'all', rest: { maxConnections: 4, maxBodyBytesInFlight: 4096, bodyTimeout: 300, requestTimeout: 2000, headersTimeout: 1000 } });
+  try {
+    const result = await fuzzRest({ port: r.restPort, seed: SEED + 2, requests: 1500, concurrency: 8, limits: true, timeoutMs: 6000 });
+    assert.equal(result.findings.length, 0, `findings:\n${describeFindings(result.findings)}`);
+    for (const status of [200, 400, 408, 503]) assert.ok((result.statuses.get(status) ?? 0) > 0, `no ${status} answers: ${[...result.statuses].join(' ')}`);
+    assert.deepEqual(storeProblems(r.server, (s) => createServer({ storage: s as Storage, plugins: 'all' })), []);
+    // Every connection and every body's hold is given back.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const health = await request(r.restPort, 'GET', '/v1/health');
+    assert.equal(health.status, 200);
+    assert.equal(health.json.connections.restBodyBytesInFlight, 0);
+    assert.equal(health.json.connections.restBodiesWaiting, 0);
+    assert.equal(health.json.connections.rest.open, 1);
+  } finally {
+    await r.server.stop();
+  }
+});

@@ -208,13 +208,13 @@ describe('stop() always ends', () => {
 });
 
 describe('slow headers', () => {
-  test('a client that never finishes its headers gets 400 INVALID and is closed', async () => {
+  test('a client that never finishes its headers gets 408 TIMEOUT and is closed', async () => {
     const server = createServer({});
     const rest = new RestServer(server, { port: 0, host: '127.0.0.1', token: null, headersTimeout: 300 });
     const { port } = await rest.listen();
     try {
       const reply = await raw(port, `GET /v1/users HTTP/1.1\r\nHost: localhost\r\nX-Slow: `, 10_000);
-      assertError(reply, 400, 'INVALID', 'slow headers', /not received in time/);
+      assertError(reply, 408, 'TIMEOUT', 'slow headers', /not received in time/);
       assert.equal(reply.headers.get('connection')?.[0], 'close');
     } finally {
       await rest.close(false);

@@ -224,9 +224,15 @@ describe('rest', () => {
   });
 
   it('resolves with a port', () => {
+    const limits = { maxConnections: 1000, headersTimeout: 20_000, requestTimeout: 30_000, bodyTimeout: 10_000, maxBodyBytesInFlight: 128 * 1024 * 1024 };
     assert.deepEqual(resolveOptions({ rest: { port: 0 } }).rest, {
-      port: 0, host: '127.0.0.1', token: null, pingInterval: 15000, maxEventStreams: 100, maxStreamBuffer: 1048576,
+      port: 0, host: '127.0.0.1', token: null, pingInterval: 15000, maxEventStreams: 100, maxStreamBuffer: 1048576, ...limits,
     });
+    // Issue 31: the REST port's own limits; a headers timeout follows a shorter request timeout.
+    assert.deepEqual(resolveOptions({ rest: { port: 0, requestTimeout: 5000 } }).rest!.headersTimeout, 5000);
+    assert.deepEqual(resolveOptions({ rest: { port: 0, requestTimeout: 0 } }).rest!.headersTimeout, 20_000);
+    const given = { maxConnections: 7, headersTimeout: 100, requestTimeout: 200, bodyTimeout: 0, maxBodyBytesInFlight: 1 };
+    assert.deepEqual({ ...resolveOptions({ rest: { port: 0, ...given } }).rest, port: 0 }, { port: 0, host: '127.0.0.1', token: null, pingInterval: 15000, maxEventStreams: 100, maxStreamBuffer: 1048576, ...given });
     assert.equal(resolveOptions({ rest: { port: 0, maxEventStreams: 3, maxStreamBuffer: 4096 } }).rest!.maxEventStreams, 3);
     // An empty token is kept so that start() can refuse it with the reason.
     assert.equal(resolveOptions({ rest: { port: 0, token: '', pingInterval: 20 } }).rest!.token, '');
@@ -238,6 +244,7 @@ describe('rest', () => {
       pingInterval: 15000,
       maxEventStreams: 100,
       maxStreamBuffer: 1048576,
+      ...limits,
     });
   });
 
@@ -249,6 +256,12 @@ describe('rest', () => {
     assert.equal(invalid(() => resolveOptions({ rest: { port: 1, maxEventStreams: 0 } })), 'rest.maxEventStreams: expected a positive integer, got 0');
     assert.equal(invalid(() => resolveOptions({ rest: { port: 1, maxStreamBuffer: '1M' as never } })), 'rest.maxStreamBuffer: expected a positive integer, got "1M"');
     assert.equal(invalid(() => resolveOptions({ rest: { port: 1, maxStreamBufer: 5 } as never })), 'rest.maxStreamBufer: unknown key; did you mean "maxStreamBuffer"?');
+    assert.equal(invalid(() => resolveOptions({ rest: { port: 1, maxConnections: 0 } })), 'rest.maxConnections: expected a positive integer, got 0');
+    assert.equal(invalid(() => resolveOptions({ rest: { port: 1, bodyTimeout: -1 } })), 'rest.bodyTimeout: expected a non-negative integer, got -1');
+    assert.equal(invalid(() => resolveOptions({ rest: { port: 1, maxBodyBytesInFlight: 0 } })), 'rest.maxBodyBytesInFlight: expected a positive integer, got 0');
+    assert.equal(invalid(() => resolveOptions({ rest: { port: 1, requestTimout: 5 } as never })), 'rest.requestTimout: unknown key; did you mean "requestTimeout"?');
+    assert.equal(invalid(() => resolveOptions({ maxMesages: 5 } as never)), 'maxMesages: unknown key; did you mean "maxMessages"?');
+    assert.equal(invalid(() => resolveOptions({ maxStoreBytes: 1.5 })), 'maxStoreBytes: expected a non-negative integer, got 1.5');
     assert.equal(invalid(() => resolveOptions({ rest: 8080 as never })), 'rest: expected an object ({port, host, token, pingInterval}), got 8080');
   });
 });

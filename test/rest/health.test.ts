@@ -33,22 +33,28 @@ const LIMITS = {
   shutdownTimeout: 900,
 };
 
+const REST_LIMITS = { maxConnections: 40, headersTimeout: 4000, requestTimeout: 5000, bodyTimeout: 3000, maxBodyBytesInFlight: 2_000_000 };
+
 describe('GET /v1/health', () => {
   test('answers the listeners, the version and every limit option with its value', async () => {
-    const r = await startRest({ ...LIMITS, rest: { port: 0, maxEventStreams: 9, maxStreamBuffer: 65536 } });
+    const r = await startRest({ ...LIMITS, maxStoreBytes: 1_000_000, maxMessages: 77, rest: { port: 0, maxEventStreams: 9, maxStreamBuffer: 65536, ...REST_LIMITS } });
     try {
       const res = await fetch(`${r.base}/v1/health`);
       assert.equal(res.status, 200);
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
       assert.equal(res.headers.get('cache-control'), 'no-store');
-      const body = await json(res);
+      const { connections, store, ...body } = await json(res);
+      assert.equal(connections.rest.max, 40);
+      assert.equal(connections.imap.max, 50);
+      assert.ok(connections.rest.open >= 1, 'this request is on an open REST connection');
+      assert.deepEqual(store, { messages: 0, bytes: 0, maxMessages: 77, maxStoreBytes: 1_000_000, full: false });
       assert.deepEqual(body, {
         ok: true,
         version: PACKAGE_VERSION,
         imap: { host: '127.0.0.1', port: r.imapPort, secure: false },
         rest: { host: '127.0.0.1', port: r.restPort },
         smtp: null,
-        limits: { ...LIMITS, rest: { maxEventStreams: 9, maxStreamBuffer: 65536 } },
+        limits: { ...LIMITS, maxStoreBytes: 1_000_000, maxMessages: 77, rest: { maxEventStreams: 9, maxStreamBuffer: 65536, ...REST_LIMITS } },
       });
     } finally {
       await r.server.stop();
@@ -61,8 +67,18 @@ describe('GET /v1/health', () => {
       const body = await json(await fetch(`${r.base}/v1/health`));
       const o = r.server.options as unknown as Record<string, unknown>;
       for (const key of Object.keys(LIMITS)) assert.equal(body.limits[key], o[key], key);
-      assert.deepEqual(body.limits.rest, { maxEventStreams: 100, maxStreamBuffer: 1024 * 1024 });
-      assert.deepEqual(Object.keys(body.limits).sort(), [...Object.keys(LIMITS), 'rest'].sort());
+      assert.deepEqual(body.limits.rest, {
+        maxEventStreams: 100,
+        maxStreamBuffer: 1024 * 1024,
+        maxConnections: 1000,
+        headersTimeout: 20_000,
+        requestTimeout: 30_000,
+        bodyTimeout: 10_000,
+        maxBodyBytesInFlight: 128 * 1024 * 1024,
+      });
+      assert.equal(body.limits.maxStoreBytes, null);
+      assert.equal(body.limits.maxMessages, null);
+      assert.deepEqual(Object.keys(body.limits).sort(), [...Object.keys(LIMITS), 'rest', 'maxStoreBytes', 'maxMessages'].sort());
     } finally {
       await r.server.stop();
     }
@@ -126,10 +142,12 @@ describe('GET /v1/health', () => {
       assert.deepEqual(op.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/Health' });
       assert.ok(op.responses['401'], '401 is declared');
       const schema = doc.components.schemas.Health;
-      assert.deepEqual([...schema.required].sort(), ['imap', 'limits', 'ok', 'rest', 'smtp', 'version']);
-      assert.deepEqual(Object.keys(schema.properties.limits.properties).sort(), [...Object.keys(LIMITS), 'rest'].sort());
-      assert.deepEqual([...schema.properties.limits.required].sort(), [...Object.keys(LIMITS), 'rest'].sort());
-      assert.deepEqual(schema.properties.limits.properties.rest.required, ['maxEventStreams', 'maxStreamBuffer']);
+      assert.deepEqual([...schema.required].sort(), ['connections', 'imap', 'limits', 'ok', 'rest', 'smtp', 'store', 'version']);
+      const limitKeys = [...Object.keys(LIMITS), 'rest', 'maxStoreBytes', 'maxMessages'].sort();
+      assert.deepEqual(Object.keys(schema.properties.limits.properties).sort(), limitKeys);
+      assert.deepEqual([...schema.properties.limits.required].sort(), limitKeys);
+      assert.deepEqual(schema.properties.limits.properties.rest.required, ['maxEventStreams', 'maxStreamBuffer', ...Object.keys(REST_LIMITS)]);
+      assert.deepEqual([...schema.properties.store.required].sort(), ['bytes', 'full', 'maxMessages', 'maxStoreBytes', 'messages']);
       const ajv = new Ajv2020.default({ allErrors: true, strict: true });
       const validate = ajv.compile(schema);
       const body: Record<string, unknown> = await json(await fetch(`${r.base}/v1/health`));

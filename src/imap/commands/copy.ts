@@ -48,7 +48,9 @@ function transfer(ctx: CommandContext, move: boolean): CommandResult {
   // the old numbers and EXISTS for the copies (RFC 6851 §3.3).
   // Flags the user has no right to set in the target are not copied (RFC 4314 §4).
   const keep = flagFilter(session, target, ctx.name);
-  const pairs = keep ? copyKeeping(store, messages, target, session.id, keep) : store.copy(messages, target, session.id);
+  // A MOVE's copies are not refused by the store's budget: the originals go right after.
+  const moving = { moving: move };
+  const pairs = keep ? copyKeeping(store, messages, target, session.id, keep, moving) : store.copy(messages, target, session.id, moving);
   if (move) store.expunge(selected.mailbox, pairs.map((p) => p.uid), session.id);
   const code = protocol.copyCode(target, pairs);
   if (move) {
@@ -60,7 +62,14 @@ function transfer(ctx: CommandContext, move: boolean): CommandResult {
 }
 
 /** Copies like `store.copy`, the copies keeping only the flags `keep` accepts. */
-function copyKeeping(store: Store, messages: readonly Message[], target: Mailbox, origin: number, keep: (flag: string) => boolean): { uid: number; targetUid: number }[] {
+function copyKeeping(
+  store: Store,
+  messages: readonly Message[],
+  target: Mailbox,
+  origin: number,
+  keep: (flag: string) => boolean,
+  options: { moving: boolean },
+): { uid: number; targetUid: number }[] {
   const ordered = [...messages].sort((a, b) => a.uid - b.uid);
   const inputs = ordered.map((m) => ({
     raw: m.raw,
@@ -69,7 +78,7 @@ function copyKeeping(store: Store, messages: readonly Message[], target: Mailbox
     extra: m.extra ? structuredClone(m.extra) : null,
     memo: m.memo,
   }));
-  const added = store.append(target, inputs, origin);
+  const added = store.append(target, inputs, origin, options);
   return ordered.map((m, i) => ({ uid: m.uid, targetUid: added[i]!.uid }));
 }
 
