@@ -783,7 +783,7 @@ export class RestServer {
         return NO_BODY;
       }
       if (!json && read.length > 0) {
-        this.fail(res, unsupportedBody(req.method ?? '', true, headers['content-type']));
+        this.fail(res, unsupportedBody(req.method ?? '', true, req.headers['content-type']));
         return NO_BODY;
       }
       return this.parseBody(res, compiled, read.toString('utf8'));
