@@ -19,6 +19,14 @@ split like a shell, e.g. ``npx rookery``), ``node_modules/.bin/rookery``
 in the working directory or the nearest parent that has one, or
 ``rookery`` on the PATH. When none is found, RookeryError says where it
 looked. Shipped in the npm package as ``python/rookery.py``.
+
+Test boundaries: ``test_started(name)`` and ``test_finished(name, passed)``
+put ``mark`` events in the stream (the dashboard shows them as dividers).
+With ROOKERY_KEEP=1 in the environment (or ``keep_on_failure=True``), a
+test finished with ``passed=False`` leaves its server running as it was:
+its addresses are printed on stderr, the object goes on with a new server,
+and ``stop()`` then waits until the process is interrupted (Ctrl-C) before
+it stops the kept one.
 """
 import base64
 import json
@@ -26,6 +34,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import threading
 import urllib.error
 import urllib.parse
@@ -94,7 +103,7 @@ def find_command(command=None, cwd=None):
 class Rookery:
     """A running ``rookery`` command on free ports, with a small REST client."""
 
-    def __init__(self, args=(), command=None, token=None, start_timeout=30.0, env=None):
+    def __init__(self, args=(), command=None, token=None, start_timeout=30.0, env=None, keep_on_failure=None):
         self.args = list(args)
         self.command = find_command(command)
         self.token = token
@@ -103,6 +112,11 @@ class Rookery:
         self.process = None
         self.ready = None
         self._stderr = []
+        if keep_on_failure is None:
+            keep_on_failure = os.environ.get("ROOKERY_KEEP", "").strip().lower() in ("1", "true", "yes")
+        self.keep_on_failure = keep_on_failure
+        # (process, ready line, test name) of the server a failed test left open
+        self.kept = None
 
     # -- lifecycle -------------------------------------------------------
 
@@ -145,15 +159,67 @@ class Rookery:
                 self._stderr.append(text)
 
     def stop(self, timeout=15.0):
-        """Shut the server down over REST (graceful) and wait for the process; kill it if it hangs."""
-        if self.process is None or self.process.poll() is not None:
+        """Shut the server down over REST (graceful) and wait for the process; kill it if it hangs.
+
+        With a server kept by a failed test, first wait until this process is
+        interrupted (Ctrl-C), so that server can be looked at, then stop it too.
+        """
+        self._shutdown(self.process, self.ready, timeout)
+        if self.kept is None:
+            return
+        process, ready, name = self.kept
+        self.kept = None
+        if process.poll() is not None:
+            return
+        sys.stderr.write("%s. It stays up until this process is stopped (Ctrl-C).\n" % _kept_line(name, ready))
+        sys.stderr.flush()
+        try:
+            process.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self._shutdown(process, ready, timeout)
+
+    def _shutdown(self, process, ready, timeout):
+        if process is None or process.poll() is not None:
             return
         try:
-            self.request("POST", "/shutdown", {})
-            self.process.wait(timeout)
+            self._call(ready, "POST", "/shutdown", {}, 30.0)
+            process.wait(timeout)
         except (RookeryError, OSError, subprocess.TimeoutExpired):
-            self.process.kill()
-            self.process.wait()
+            process.kill()
+            process.wait()
+
+    # -- test boundaries -------------------------------------------------
+
+    def mark(self, text, phase=None, outcome=None):
+        """Put a ``mark`` event in the stream (a note, or a test's start or end); returns its event id."""
+        body = {"text": text}
+        if phase is not None:
+            body["phase"] = phase
+        if outcome is not None:
+            body["outcome"] = outcome
+        return self.request("POST", "/events/mark", body)["id"]
+
+    def test_started(self, name):
+        """Mark a test's start (call it after ``reset()``)."""
+        return self.mark(name[:1024], "start")
+
+    def test_finished(self, name, passed):
+        """Mark a test's end; with ``keep_on_failure`` a failed test's server is kept and a new one started."""
+        self.mark(name[:1024], "end", None if passed is None else ("pass" if passed else "fail"))
+        if passed is not False or not self.keep_on_failure:
+            return
+        before = self.kept
+        self.kept = (self.process, self.ready, name)
+        sys.stderr.write(_kept_line(name, self.ready) + "\n")
+        sys.stderr.flush()
+        if before is not None:
+            self._shutdown(before[0], before[1], 15.0)
+        self.process = None
+        self.ready = None
+        self._stderr = []
+        self.start()
 
     def __enter__(self):
         return self.start()
@@ -196,6 +262,9 @@ class Rookery:
 
     def request(self, method, path, body=None, timeout=30.0):
         """One REST call (``path`` below ``/v1``); returns the decoded JSON, or None for an empty answer."""
+        return self._call(self.ready, method, path, body, timeout)
+
+    def _call(self, ready, method, path, body, timeout):
         headers = {"Accept": "application/json"}
         data = None
         if body is not None:
@@ -203,7 +272,7 @@ class Rookery:
             headers["Content-Type"] = "application/json"
         if self.token is not None:
             headers["Authorization"] = "Bearer " + self.token
-        req = urllib.request.Request(self.rest_url + path, data=data, method=method, headers=headers)
+        req = urllib.request.Request(ready["rest"]["url"] + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=timeout) as response:
                 text = response.read()
@@ -275,3 +344,9 @@ class Rookery:
 
     def snapshot(self):
         return self.request("GET", "/snapshot")
+
+
+def _kept_line(name, ready):
+    rest = ready["rest"]["url"]
+    return ("rookery: test %s failed; its server stays open as the test left it: IMAP %s:%s, dashboard %s, REST %s"
+            % (json.dumps(name), ready["imap"]["host"], ready["imap"]["port"], rest[:-len("/v1")] + "/", rest))
