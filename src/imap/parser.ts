@@ -76,6 +76,8 @@ export interface ArgParserOptions {
   anyEscape?: boolean;
   /** Runs of spaces where one is due, spaces just inside list parentheses, and spaces at the end. Default false. */
   extraSpaces?: boolean;
+  /** A sequence set may end in a comma (`1,2,`). Default false. */
+  trailingComma?: boolean;
 }
 
 export interface FlagOptions {
@@ -278,6 +280,7 @@ export class ArgParser {
   private readonly eightBitQuoted: boolean;
   private readonly anyEscape: boolean;
   private readonly extraSpaces: boolean;
+  private readonly trailingComma: boolean;
 
   constructor(segments: readonly Segment[], options: ArgParserOptions = {}) {
     // Normalize to text, literal, text, ..., text.
@@ -313,6 +316,7 @@ export class ArgParser {
     this.literal8 = options.literal8 ?? false;
     this.eightBitQuoted = options.eightBitQuoted ?? false;
     this.anyEscape = options.anyEscape ?? false;
+    this.trailingComma = options.trailingComma ?? false;
   }
 
   /** A parser over one line without literals (handy for tests and internal use). */
@@ -728,6 +732,10 @@ export class ArgParser {
         ranges.push({ start, end });
         if (this.cur() !== 0x2c) break;
         this.pos++;
+        if (this.trailingComma) {
+          const next = this.cur();
+          if (next === -1 || next === SP || next === RPAREN) break;
+        }
       }
       set = { ranges, searchResult: false };
     }

@@ -434,8 +434,8 @@ function tableFor(extensions: readonly Extension[], starttlsOn: boolean): Protoc
 
 /** The parser options of a server: the extensions' grammar and the `leniency` option's flags that are on. */
 function withLeniency(base: ArgParserOptions, leniency: ResolvedOptions['leniency']): ArgParserOptions {
-  if (!leniency.eightBitQuoted && !leniency.anyEscape && !leniency.extraSpaces) return base;
-  return { ...base, eightBitQuoted: leniency.eightBitQuoted, anyEscape: leniency.anyEscape, extraSpaces: leniency.extraSpaces };
+  if (!leniency.eightBitQuoted && !leniency.anyEscape && !leniency.extraSpaces && !leniency.trailingComma) return base;
+  return { ...base, ...leniency };
 }
 
 function buildProtocol(server: Server): ImapProtocol {

@@ -82,7 +82,7 @@ export const TOP_LEVEL_KEYS = [
 
 export const REST_KEYS = ['port', 'host', 'token', 'pingInterval', 'maxEventStreams', 'maxStreamBuffer'] as const;
 export const EVENTS_KEYS = ['backlog', 'backlogBytes', 'maxWaiters'] as const;
-export const LENIENCY_KEYS = ['eightBitQuoted', 'anyEscape', 'extraSpaces'] as const;
+export const LENIENCY_KEYS = ['eightBitQuoted', 'anyEscape', 'extraSpaces', 'trailingComma'] as const;
 export const USER_KEYS = ['password', 'xoauth2', 'capabilities'] as const;
 export const XOAUTH2_KEYS = ['accessToken', 'sessionTimeout'] as const;
 
@@ -318,7 +318,7 @@ function resolveReplay(problems: Problems, value: unknown): Transcript[] | null 
 
 /** `leniency`: each flag a boolean, off unless given. */
 function resolveLeniency(problems: Problems, value: unknown): ResolvedOptions['leniency'] {
-  const out = { eightBitQuoted: false, anyEscape: false, extraSpaces: false };
+  const out = { eightBitQuoted: false, anyEscape: false, extraSpaces: false, trailingComma: false };
   if (value === undefined) return out;
   if (!isPlainObject(value)) {
     problems.expected('leniency', `an object of booleans (${LENIENCY_KEYS.join(', ')})`, value);

@@ -149,6 +149,8 @@ export interface LeniencyOptions {
   anyEscape?: boolean;
   /** Several spaces where the grammar has one, spaces inside list parentheses, spaces at the end of the line. */
   extraSpaces?: boolean;
+  /** A sequence set that ends in a comma (`FETCH 1,2, FLAGS`). */
+  trailingComma?: boolean;
 }
 
 export interface ServerOptions {

@@ -22,10 +22,10 @@ const PIECES = [
   '"K\xc3\xa4se"', '\xc3\xa4', '\xe6\x97\xa5', '\xc3', '"\xe2\x80\xa8"', '"\xc2\x85"', '"R&D"',
   // The lenient grammar (ServerOptions.leniency, the dovecot preset): 8-bit quoted strings without UTF-8
   // mode, any escaped character (8-bit ones too), runs of spaces, spaces inside parentheses and at the end.
-  '"Gr\xc3\xbc\xc3\x9fe"', '"a\\b"', '"\\G\\r\\\xc3\xbc"', '"\\\xff"', '"\\\r"', '"\\', '  ', '   ', '( ', ' )', '(  FLAGS  UID  )', 'OR  SEEN  UNSEEN', '"\xff"',
+  '"Gr\xc3\xbc\xc3\x9fe"', '"a\\b"', '"\\G\\r\\\xc3\xbc"', '"\\\xff"', '"\\\r"', '"\\', '  ', '   ', '( ', ' )', '(  FLAGS  UID  )', 'OR  SEEN  UNSEEN', '"\xff"', '1,2,', '1,,2', '1:*, ',
 ];
 
-const LENIENT = { eightBitQuoted: true, anyEscape: true, extraSpaces: true } as const;
+const LENIENT = { eightBitQuoted: true, anyEscape: true, extraSpaces: true, trailingComma: true } as const;
 
 const ENTRY_POINTS: [string, (p: ArgParser) => unknown][] = [
   ['sequenceSet', (p) => p.sequenceSet()],

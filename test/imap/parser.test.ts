@@ -157,6 +157,10 @@ describe('ArgParser basics', () => {
     p.sp();
     assert.deepEqual(p.fetchAttributes().map((a) => a.label), ['FLAGS', 'UID']);
     assert.ok(p.atEnd());
+    const comma = parse('1,2, FLAGS', { trailingComma: true });
+    assert.deepEqual(comma.sequenceSet().ranges, [{ start: 1, end: 1 }, { start: 2, end: 2 }]);
+    bad(() => parse('1,2, FLAGS').sequenceSet(), 'Invalid sequence set');
+    bad(() => parse('1,,2', { trailingComma: true }).sequenceSet(), 'Invalid sequence set');
     // One space stays one where the command's frame needs it.
     bad(() => parse('A1  NOOP', spaces).singleSp());
     const strict = parse('1  (FLAGS)');

@@ -263,10 +263,11 @@ test('dovecot: 8-bit quoted strings (imapfilter\'s UID SEARCH CHARSET UTF-8 SUBJ
     ['FETCH 1  (UID  FLAGS )  ', ['* 1 FETCH (UID 1 FLAGS (\\Seen))']],
     ['SEARCH OR  SEEN  ( UNSEEN  ALL )', ['* SEARCH 1 2 3 4']],
     ['STORE 2  +FLAGS.SILENT ( \\Flagged  \\Answered )', []],
+    ['UID FETCH 1,4, (UID)', ['* 1 FETCH (UID 1)', '* 4 FETCH (UID 4)']],
   ];
   // Dovecot 2.3 has no UTF8=ACCEPT to offer.
   assert.ok(!presets.dovecot.plugins.includes('UTF8=ACCEPT'));
-  assert.deepEqual(presets.dovecot.leniency, { eightBitQuoted: true, anyEscape: true, extraSpaces: true });
+  assert.deepEqual(presets.dovecot.leniency, { eightBitQuoted: true, anyEscape: true, extraSpaces: true, trailingComma: true });
   for (const preset of ['dovecot', undefined] as const) {
     const { server, port } = await startServer({ ...(preset ? { preset } : {}), storage: { INBOX: { messages: messages.map((m) => ({ ...m, flags: m.uid === 1 ? ['\\Seen'] : [] })) } } });
     try {
@@ -305,7 +306,7 @@ test('dovecot: 8-bit quoted strings (imapfilter\'s UID SEARCH CHARSET UTF-8 SUBJ
   assert.match(invalid(() => createServer({ leniency: { extraSpaces: 'yes' } as never })), /^leniency\.extraSpaces: expected/m);
   assert.match(invalid(() => createServer({ leniency: true as never })), /^leniency: expected an object/m);
   // A caller's flag wins over the preset's, the others stay (objects merge key by key).
-  assert.deepEqual(createServer({ preset: 'dovecot', leniency: { extraSpaces: false } }).options.leniency, { eightBitQuoted: true, anyEscape: true, extraSpaces: false });
+  assert.deepEqual(createServer({ preset: 'dovecot', leniency: { extraSpaces: false } }).options.leniency, { eightBitQuoted: true, anyEscape: true, extraSpaces: false, trailingComma: true });
 });
 
 test('options next to a preset win: scalars and arrays replace, objects merge key by key', async () => {
