@@ -184,6 +184,30 @@ test('outlook: UID FETCH with an empty item list gets BAD Command Argument Error
   });
 });
 
+test('outlook: SEARCH with a CHARSET other than US-ASCII is NO [BADCHARSET (US-ASCII)], as Exchange answers; US-ASCII and no CHARSET are searched', async () => {
+  await withServer({ preset: 'outlook', storage: { INBOX: { messages: [mail('hello')] } } }, async (port) => {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    // MailKit issue #16 and paperless-ngx issue #643 show this exchange with Exchange / Microsoft 365.
+    const refused = 'NO [BADCHARSET (US-ASCII)] The specified charset is not supported.';
+    for (const command of ['UID SEARCH CHARSET UTF-8 HEADER Message-Id <a@b>', 'SEARCH CHARSET utf-8 ALL', 'search charset "UTF-8" SUBJECT hello', 'SEARCH CHARSET ISO-8859-1 ALL']) {
+      const lines = await c.command(command);
+      assert.deepEqual(lines, [`${lines.at(-1)!.split(' ')[0]} ${refused}`], command);
+    }
+    assert.deepEqual((await c.command('SEARCH CHARSET US-ASCII SUBJECT hello')).slice(0, 1), ['* SEARCH 1']);
+    assert.deepEqual((await c.command('UID SEARCH CHARSET "us-ascii" ALL')).slice(0, 1), ['* SEARCH 1']);
+    assert.deepEqual((await c.command('SEARCH SUBJECT hello')).slice(0, 1), ['* SEARCH 1']);
+    c.close();
+  });
+  // Without the preset UTF-8 is a charset Rookery searches in.
+  await withServer({ storage: { INBOX: { messages: [mail('hello')] } } }, async (port) => {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    assert.deepEqual((await c.command('SEARCH CHARSET UTF-8 SUBJECT hello')).slice(0, 1), ['* SEARCH 1']);
+    c.close();
+  });
+});
+
 test('outlook: IDLE answers with Exchange\'s continuation text and still ends on DONE', async () => {
   await withServer({ preset: 'outlook' }, async (port) => {
     const c = await rawSession(port);
