@@ -65,6 +65,19 @@ export interface ArgParserOptions {
   searchKeys?: ReadonlyMap<string, SearchKeyParser>;
   /** `literal()` also takes a literal8 (`~{n}`): a loaded extension's grammar allows one there. Default false. */
   literal8?: boolean;
+  /**
+   * Leniency a real server shows (ServerOptions.leniency, set by a preset):
+   * 8-bit octets in quoted strings without UTF8=ACCEPT, taken as they are
+   * (well-formed UTF-8, as RFC 6855 asks; mailbox names must still be
+   * modified UTF-7). Default false.
+   */
+  eightBitQuoted?: boolean;
+  /** A backslash in a quoted string escapes any character, not only `"` and `\`. Default false. */
+  anyEscape?: boolean;
+  /** Runs of spaces where one is due, spaces just inside list parentheses, and spaces at the end. Default false. */
+  extraSpaces?: boolean;
+  /** A sequence set may end in a comma (`1,2,`). Default false. */
+  trailingComma?: boolean;
 }
 
 export interface FlagOptions {
@@ -264,6 +277,10 @@ export class ArgParser {
   private readonly inboxDelimiter: string;
   private readonly searchKeys: ReadonlyMap<string, SearchKeyParser> | undefined;
   private readonly literal8: boolean;
+  private readonly eightBitQuoted: boolean;
+  private readonly anyEscape: boolean;
+  private readonly extraSpaces: boolean;
+  private readonly trailingComma: boolean;
 
   constructor(segments: readonly Segment[], options: ArgParserOptions = {}) {
     // Normalize to text, literal, text, ..., text.
@@ -280,6 +297,14 @@ export class ArgParser {
       }
     }
     texts.push(pending ?? EMPTY);
+    this.extraSpaces = options.extraSpaces ?? false;
+    if (this.extraSpaces) {
+      // Trailing spaces end nothing: dropped, so every rule that looks for the end finds it.
+      const last = texts[texts.length - 1]!;
+      let e = last.length;
+      while (e > 0 && last[e - 1] === SP) e--;
+      if (e < last.length) texts[texts.length - 1] = last.subarray(0, e);
+    }
     this.texts = texts;
     this.literals = literals;
     this.text = texts[0]!;
@@ -289,6 +314,9 @@ export class ArgParser {
     this.inboxDelimiter = options.inboxDelimiter ?? '/';
     this.searchKeys = options.searchKeys;
     this.literal8 = options.literal8 ?? false;
+    this.eightBitQuoted = options.eightBitQuoted ?? false;
+    this.anyEscape = options.anyEscape ?? false;
+    this.trailingComma = options.trailingComma ?? false;
   }
 
   /** A parser over one line without literals (handy for tests and internal use). */
@@ -360,15 +388,33 @@ export class ArgParser {
     if (!this.tryChar(ch)) this.fail(message);
   }
 
-  /** Expects exactly one space. */
+  /** Expects exactly one space (one or more with `extraSpaces`). */
   sp(): void {
+    if (!this.spaces()) this.fail('Expected space');
+  }
+
+  /** Exactly one space, whatever the leniency: the separators of tag and command name (Dovecot is strict there too). */
+  singleSp(): void {
     if (this.cur() !== SP) this.fail('Expected space');
     this.pos++;
   }
 
-  /** Consumes a space when one is next. */
+  /** Consumes a space when one is next (a run of them with `extraSpaces`). */
   trySp(): boolean {
-    return this.tryChar(' ');
+    return this.spaces();
+  }
+
+  /** The separator between two items: one space, or with `extraSpaces` every space in a row. */
+  private spaces(): boolean {
+    if (this.cur() !== SP) return false;
+    this.pos++;
+    if (this.extraSpaces) while (this.cur() === SP) this.pos++;
+    return true;
+  }
+
+  /** With `extraSpaces`, steps over spaces right after `(` or right before `)`. */
+  private padding(): void {
+    if (this.extraSpaces) while (this.cur() === SP) this.pos++;
   }
 
   /** Consumes the atom `word` (case-insensitive) when it is next as a whole atom. */
@@ -401,6 +447,7 @@ export class ArgParser {
     return this.nested(() => {
       if (this.cur() !== LPAREN) this.fail('Expected list');
       this.pos++;
+      this.padding();
       const out: T[] = [];
       if (this.cur() === RPAREN) {
         if (options.allowEmpty === false) throw new ParseError('Empty list');
@@ -409,13 +456,15 @@ export class ArgParser {
       }
       for (;;) {
         out.push(item(this));
-        const c = this.cur();
-        if (c === RPAREN) {
+        if (this.cur() === RPAREN) {
           this.pos++;
           return out;
         }
-        if (c !== SP) throw new ParseError(this.atEnd() ? 'Unterminated list' : 'Expected space or )');
-        this.pos++;
+        if (!this.spaces()) throw new ParseError(this.atEnd() ? 'Unterminated list' : 'Expected space or )');
+        if (this.extraSpaces && this.cur() === RPAREN) {
+          this.pos++;
+          return out;
+        }
       }
     });
   }
@@ -535,19 +584,26 @@ export class ArgParser {
       if (c === BACKSLASH) {
         if (i + 1 >= t.length) throw new ParseError('Unterminated quoted string');
         const n = t[i + 1]!;
-        if (n !== DQUOTE && n !== BACKSLASH) throw new ParseError('Invalid escape in quoted string');
+        if (n !== DQUOTE && n !== BACKSLASH) {
+          if (!this.anyEscape || n === 0 || n === 0x0d || n === 0x0a) throw new ParseError('Invalid escape in quoted string');
+          if (n >= 0x80) {
+            if (!this.utf8 && !this.eightBitQuoted) throw new ParseError('8-bit data in quoted string');
+            high = true;
+          }
+        }
         escapes++;
         i += 2;
         continue;
       }
       if (c === 0 || c === 0x0d || c === 0x0a) throw new ParseError('Invalid character in quoted string');
       if (c >= 0x80) {
-        if (!this.utf8) throw new ParseError('8-bit data in quoted string');
+        if (!this.utf8 && !this.eightBitQuoted) throw new ParseError('8-bit data in quoted string');
         high = true;
       }
       i++;
     }
-    // RFC 6855 §3: octets with the high bit set must be well-formed UTF-8.
+    // RFC 6855 §3: octets with the high bit set must be well-formed UTF-8 (Dovecot 2.3 refuses other
+    // 8-bit octets in its lenient mode too: `SEARCH SUBJECT "Gr<FF>"` is BAD there).
     if (high && !isUtf8(t.subarray(start, i))) throw new ParseError('Invalid UTF-8 in quoted string');
     this.pos = i + 1;
     if (escapes === 0) return t.subarray(start, i);
@@ -651,10 +707,7 @@ export class ArgParser {
   flags(options: FlagOptions = {}): string[] {
     if (this.cur() === LPAREN) return this.flagList(options);
     const out = [this.flag(options)];
-    while (this.cur() === SP) {
-      this.pos++;
-      out.push(this.flag(options));
-    }
+    while (this.spaces()) out.push(this.flag(options));
     return out;
   }
 
@@ -679,6 +732,10 @@ export class ArgParser {
         ranges.push({ start, end });
         if (this.cur() !== 0x2c) break;
         this.pos++;
+        if (this.trailingComma) {
+          const next = this.cur();
+          if (next === -1 || next === SP || next === RPAREN) break;
+        }
       }
       set = { ranges, searchResult: false };
     }
@@ -823,8 +880,7 @@ export class ArgParser {
     const section: Section = { part };
     if (text !== undefined) section.text = text;
     if (text === 'HEADER.FIELDS' || text === 'HEADER.FIELDS.NOT') {
-      if (this.cur() !== SP) throw new ParseError('Invalid section');
-      this.pos++;
+      if (!this.spaces()) throw new ParseError('Invalid section');
       section.fields = this.list(() => this.headerFieldName(), { allowEmpty: false });
     }
     if (this.cur() !== 0x5d) throw new ParseError('Invalid section');
@@ -937,10 +993,7 @@ export class ArgParser {
       this.sp();
     }
     const keys = [this.searchKey()];
-    while (this.cur() === SP) {
-      this.pos++;
-      keys.push(this.searchKey());
-    }
+    while (this.spaces()) keys.push(this.searchKey());
     return { charset, keys: keys.length === 1 ? keys[0]! : { type: 'and', keys } };
   }
 
@@ -950,12 +1003,12 @@ export class ArgParser {
     if (c === LPAREN) {
       return this.nested(() => {
         this.pos++;
+        this.padding();
         const keys = [this.searchKey()];
         for (;;) {
-          const d = this.cur();
-          if (d === RPAREN) break;
-          if (d !== SP) throw new ParseError(this.atEnd() ? 'Unterminated list' : 'Expected space or )');
-          this.pos++;
+          if (this.cur() === RPAREN) break;
+          if (!this.spaces()) throw new ParseError(this.atEnd() ? 'Unterminated list' : 'Expected space or )');
+          if (this.extraSpaces && this.cur() === RPAREN) break;
           keys.push(this.searchKey());
         }
         this.pos++;

@@ -37,6 +37,7 @@ import type {
   TransferCheckInput,
 } from '../extensions/extension.js';
 import type { Route } from '../rest/route.js';
+import type { ResolvedOptions } from '../options/types.js';
 import type { Server } from '../server.js';
 import type { StoreChange } from '../store/changes.js';
 import type { Mailbox } from '../store/mailbox.js';
@@ -431,6 +432,12 @@ function tableFor(extensions: readonly Extension[], starttlsOn: boolean): Protoc
   return table;
 }
 
+/** The parser options of a server: the extensions' grammar and the `leniency` option's flags that are on. */
+function withLeniency(base: ArgParserOptions, leniency: ResolvedOptions['leniency']): ArgParserOptions {
+  if (!leniency.eightBitQuoted && !leniency.anyEscape && !leniency.extraSpaces && !leniency.trailingComma) return base;
+  return { ...base, ...leniency };
+}
+
 function buildProtocol(server: Server): ImapProtocol {
   const extensions = server.options.extensions;
   const loaded: Loaded[] = [];
@@ -569,7 +576,8 @@ function buildProtocol(server: Server): ImapProtocol {
       session.rulesMemo = { enabled: [...enabled], rules };
       return rules;
     },
-    parserOptions,
+    // The table is shared by servers; the leniency is this server's.
+    parserOptions: withLeniency(parserOptions, server.options.leniency),
     fetchItems,
     fetchItemParsers,
     fetchValue(item, message, session, selected, data) {

@@ -1232,11 +1232,11 @@ export class ImapSession implements SessionHandle {
     let checked = false;
     try {
       tag = args.tag();
-      args.sp();
+      args.singleSp();
       name = args.commandName();
       let uid = false;
       if (name === 'UID') {
-        args.sp();
+        args.singleSp();
         name = `UID ${args.commandName()}`;
         uid = true;
       }

@@ -78,6 +78,7 @@ export const TOP_LEVEL_KEYS = [
   'clientCheck',
   'clientCheckRules',
   'capabilities',
+  'leniency',
   // Transport faults, server-clock timers and throttling (issue 14): ./faults.ts.
   ...FAULT_TOP_LEVEL_KEYS,
   'transcript',
@@ -95,6 +96,7 @@ export const REST_LIMIT_KEYS = [
 ] as const;
 export const REST_KEYS = ['port', 'host', 'token', 'pingInterval', ...REST_LIMIT_KEYS] as const;
 export const EVENTS_KEYS = ['backlog', 'backlogBytes', 'maxWaiters'] as const;
+export const LENIENCY_KEYS = ['eightBitQuoted', 'anyEscape', 'extraSpaces', 'trailingComma'] as const;
 export const USER_KEYS = ['password', 'xoauth2', 'capabilities'] as const;
 export const XOAUTH2_KEYS = ['accessToken', 'sessionTimeout'] as const;
 
@@ -102,6 +104,7 @@ const TOP_LEVEL_SET = new Set<string>(TOP_LEVEL_KEYS);
 const REST_SET = new Set<string>(REST_KEYS);
 const USER_SET = new Set<string>(USER_KEYS);
 const EVENTS_SET = new Set<string>(EVENTS_KEYS);
+const LENIENCY_SET = new Set<string>(LENIENCY_KEYS);
 const XOAUTH2_SET = new Set<string>(XOAUTH2_KEYS);
 
 export const DEFAULTS = {
@@ -204,6 +207,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const events = resolveEvents(problems, options.events);
   const clientCheck = resolveClientCheck(problems, options.clientCheck, options.clientCheckRules);
   const hideCapabilities = resolveCapabilities(problems, options.capabilities, 'capabilities');
+  const leniency = resolveLeniency(problems, options.leniency);
   const faultOptions = resolveFaultOptions(problems, options);
   const transcript = resolveTranscript(problems, options.transcript);
 
@@ -241,6 +245,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     clientCheck: clientCheck.mode,
     clientCheckRules: clientCheck.rules,
     hideCapabilities,
+    leniency,
     ...faultOptions,
     transcript,
     replay,
@@ -332,6 +337,19 @@ function resolveReplay(problems: Problems, value: unknown): Transcript[] | null 
     problems.add('script.replay', err.message);
     return null;
   }
+}
+
+/** `leniency`: each flag a boolean, off unless given. */
+function resolveLeniency(problems: Problems, value: unknown): ResolvedOptions['leniency'] {
+  const out = { eightBitQuoted: false, anyEscape: false, extraSpaces: false, trailingComma: false };
+  if (value === undefined) return out;
+  if (!isPlainObject(value)) {
+    problems.expected('leniency', `an object of booleans (${LENIENCY_KEYS.join(', ')})`, value);
+    return out;
+  }
+  checkTypos(value, LENIENCY_SET, LENIENCY_KEYS, 'leniency', problems);
+  for (const key of LENIENCY_KEYS) out[key] = optional(value[key], false, (v) => booleanValue(problems, v, `leniency.${key}`));
+  return out;
 }
 
 /** `events`: the backlog's size and the number of pending waits. */

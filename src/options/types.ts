@@ -162,6 +162,18 @@ export interface UserStorage {
   shared?: Storage;
 }
 
+/** What a lenient server accepts in a command's arguments (the `leniency` option). */
+export interface LeniencyOptions {
+  /** 8-bit octets in a quoted string without UTF8=ACCEPT (RFC 3501 §9 allows 7-bit only), taken as sent. */
+  eightBitQuoted?: boolean;
+  /** `\x` in a quoted string is `x` for any character (RFC 3501 §9: only `\"` and `\\`). */
+  anyEscape?: boolean;
+  /** Several spaces where the grammar has one, spaces inside list parentheses, spaces at the end of the line. */
+  extraSpaces?: boolean;
+  /** A sequence set that ends in a comma (`FETCH 1,2, FLAGS`). */
+  trailingComma?: boolean;
+}
+
 export interface ServerOptions {
   /** Initial mailboxes and messages (design §3 shape); with `userMailboxes`, a UserStorage. */
   storage?: Storage | UserStorage;
@@ -328,6 +340,13 @@ export interface ServerOptions {
   /** Capabilities hidden from every session (`{ hide: ["MOVE", "LITERAL+"] }`), to test a client's fallbacks. */
   capabilities?: CapabilityOptions;
   /**
+   * Grammar a real server accepts beyond the RFC, to behave like it
+   * (docs/presets.md; `preset: 'dovecot'` turns these on). Each is off by
+   * default: Rookery answers BAD where the RFC's grammar says so. The
+   * client checker records the same commands either way.
+   */
+  leniency?: LeniencyOptions;
+  /**
    * Per-session transcripts: every byte in and out with server-clock times,
    * in a bounded ring per session (`server.transcript(n)`, REST
    * `GET /v1/sessions/{n}/transcript`). `true`/`false` turns them on/off
@@ -462,6 +481,8 @@ export interface ResolvedOptions {
   clientCheckRules: ReadonlySet<string>;
   /** Capabilities hidden from every session (upper case). */
   hideCapabilities: readonly string[];
+  /** The `leniency` option, every flag set. */
+  leniency: Required<LeniencyOptions>;
   /** Issue 14: transport faults every session starts with, server-clock timers, throttling. */
   faults: ResolvedFaults;
   timers: ResolvedTimers;

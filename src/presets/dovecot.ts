@@ -35,6 +35,12 @@ export function dovecot(): PresetOptions {
         },
       },
     },
+    // [D6] Dovecot 2.3's argument parser (checked against 2.3.19 in test/dovecot/leniency.test.ts): 8-bit
+    // octets in a quoted string without UTF8=ACCEPT, which it does not offer (imapfilter's `SEARCH CHARSET
+    // UTF-8 SUBJECT "Grüße"` relies on it), any character escaped by a backslash, and runs of spaces
+    // between arguments, inside list parentheses and at the end of the line, and a sequence set that ends in
+    // a comma.
+    leniency: { eightBitQuoted: true, anyEscape: true, extraSpaces: true, trailingComma: true },
     // [D5] imap_max_line_length = 64k, mail_max_userip_connections = 10.
     maxLineLength: 65536,
     maxConnections: 10,

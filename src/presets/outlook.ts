@@ -5,6 +5,13 @@
  */
 import type { PresetOptions } from './preset.js';
 
+/**
+ * [O7] `SEARCH CHARSET x` for any x but US-ASCII (quoted too, in any case), as a rule sees the command
+ * text (tag first).
+ */
+const NOT_US_ASCII = String.raw`^\S+ (?:[Uu][Ii][Dd] )?[Ss][Ee][Aa][Rr][Cc][Hh] [Cc][Hh][Aa][Rr][Ss][Ee][Tt] (?!"?[Uu][Ss]-[Aa][Ss][Cc][Ii][Ii]"? )`;
+const BADCHARSET = '$TAG NO [BADCHARSET (US-ASCII)] The specified charset is not supported.\r\n';
+
 export function outlook(): PresetOptions {
   return {
     // [O1] CAPABILITY in MailKit issue #1494 and mscdex/node-imap issue #523: IMAP4 IMAP4rev1 AUTH=PLAIN
@@ -41,6 +48,11 @@ export function outlook(): PresetOptions {
       { on: 'command', command: 'LIST', match: '\\\\"', send: '$TAG BAD Command Argument Error. 12\r\n' },
       // [O5] DirectoryTree/ImapEngine issue #109: `UID FETCH 2 ()` (an empty item list).
       { on: 'command', command: 'UID FETCH', match: ' \\(\\)\\s*$', send: '$TAG BAD Command Argument Error. 11\r\n' },
+      // [O7] Exchange searches in US-ASCII only: CHARSET UTF-8 (what MailKit, imap_tools and others send for
+      // any SEARCH) is NO [BADCHARSET (US-ASCII)] (MailKit issue #16, paperless-ngx issues #643 and #9451,
+      // eclipse-ee4j/angus-mail issue #145). Rookery itself knows UTF-8; the rules refuse it as Exchange does.
+      { on: 'command', command: 'SEARCH', match: NOT_US_ASCII, send: BADCHARSET },
+      { on: 'command', command: 'UID SEARCH', match: NOT_US_ASCII, send: BADCHARSET },
       // [O6] mscdex/node-imap issue #561: IDLE's continuation reads "+ IDLE accepted, awaiting DONE command."
       { on: 'response', command: 'IDLE', match: '^\\+ ', send: '+ IDLE accepted, awaiting DONE command.\r\n' },
     ],

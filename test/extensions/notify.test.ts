@@ -88,10 +88,15 @@ describe('NOTIFY command: grammar and rules', () => {
   test('§5, §6.1: the rules on which events go together are BAD; the session goes on', async () => {
     const c = await rawSession(port);
     for (const args of [
-      'SET (personal (MessageNew))', // MessageNew without MessageExpunge
-      'SET (personal (MessageExpunge))',
-      'SET (personal (FlagChange))', // FlagChange needs both
-      'SET (personal (MessageNew FlagChange))',
+      // §5's pairing rules, for the selected mailbox (whose EXISTS and EXPUNGE keep sequence numbers right).
+      'SET (selected (MessageNew))', // MessageNew without MessageExpunge
+      'SET (selected (MessageExpunge))',
+      'SET (selected-delayed (FlagChange))', // FlagChange needs both
+      'SET (selected (MessageNew FlagChange))',
+      'SET (selected-delayed (MessageExpunge FlagChange))',
+      // §8: "The fett-att list may only be present for the SELECTED/SELECTED-DELAYED mailbox filter".
+      'SET (mailboxes Other (MessageNew (UID) MessageExpunge))',
+      'SET (personal (MessageNew (FLAGS)))',
       'SET (selected (MessageNew MessageExpunge MailboxName))', // only message events with selected
       'SET (selected-delayed (SubscriptionChange))',
       'SET (selected (MessageNew MessageExpunge)) (selected-delayed (MessageNew MessageExpunge))', // only one of them
@@ -106,8 +111,31 @@ describe('NOTIFY command: grammar and rules', () => {
     ]) {
       const lines = await c.command(`NOTIFY ${args}`);
       assert.match(lines.at(-1)!, /^T\d+ BAD /, `${args}: ${lines.join('\n')}`);
+      // Text written for clients stays ASCII (no "§").
+      assert.match(lines.at(-1)!, /^[\x20-\x7e]*$/, args);
     }
     assert.match((await c.command('NOOP')).at(-1)!, /OK/);
+    c.close();
+  });
+
+  test("§3.1, §6: another mailbox may watch MessageNew, MessageExpunge or FlagChange alone, as the RFC's examples do", async () => {
+    const c = await rawSession(port);
+    // The examples of §3.1 and the issue, with the event lists parenthesized as §8's `events` asks.
+    for (const [args, boxes] of [
+      ['(mailboxes Other (MessageExpunge))', ['Other']],
+      ['(mailboxes Other (MessageNew))', ['Other']],
+      ['(subtree Lists (MessageNew))', ['Lists', 'Lists/IETF', 'Lists/Lemonade']],
+      ['(mailboxes Other (FlagChange))', ['Other']],
+      ['(selected (MessageNew (uid body.peek[header.fields (from to subject)]) MessageExpunge)) (subtree Lists (MessageNew)) (mailboxes Other (MessageNew))', ['Lists', 'Lists/IETF', 'Lists/Lemonade', 'Other']],
+      ['(personal (MailboxName)) (mailboxes Other (MessageExpunge FlagChange))', ['Other']],
+    ] as const) {
+      const lines = await c.command(`NOTIFY SET STATUS ${args}`);
+      // MESSAGES (MessageExpunge), MESSAGES UIDNEXT UIDVALIDITY (MessageNew); no CONDSTORE here, so no HIGHESTMODSEQ.
+      assert.deepEqual(lines.slice(0, -1), boxes.map((b) => statusOf(server, b)), args);
+      assert.match(lines.at(-1)!, /^T\d+ OK NOTIFY completed$/, args);
+    }
+    // Without STATUS, nothing before the OK.
+    assert.deepEqual((await c.command('NOTIFY SET (subtree Lists (MessageNew)) (mailboxes Other (MessageNew))')).length, 1);
     c.close();
   });
 
@@ -228,6 +256,54 @@ describe('NOTIFY delivery', () => {
     server.control.setFlags('Other', { uids: [uid], flags: ['\\Flagged'], mode: 'add' });
     assert.equal(await c.line(), `${statusOf(server, 'Other').slice(0, -1)} HIGHESTMODSEQ ${m.highestModseq})`);
     c.close();
+  });
+
+  test('§3.1: with CONDSTORE supported, the initial STATUS of a FlagChange watch carries UIDVALIDITY and HIGHESTMODSEQ (enabled or not)', async () => {
+    const c = await rawSession(port);
+    const m = server.store.get('Other')!;
+    const withModseq = `${statusOf(server, 'Other').slice(0, -1)} HIGHESTMODSEQ ${m.highestModseq})`;
+    assert.deepEqual(await c.command('NOTIFY SET STATUS (mailboxes Other (FlagChange))'), [withModseq, 'T2 OK NOTIFY completed']);
+    assert.deepEqual(await c.command('NOTIFY SET STATUS (mailboxes Other (MessageNew MessageExpunge FlagChange))'), [withModseq, 'T3 OK NOTIFY completed']);
+    // Without FlagChange (and CONDSTORE not enabled) the STATUS needs no HIGHESTMODSEQ.
+    assert.deepEqual(await c.command('NOTIFY SET STATUS (mailboxes Other (MessageNew))'), [statusOf(server, 'Other'), 'T4 OK NOTIFY completed']);
+    c.close();
+  });
+
+  test('§5.1-5.3: a mailbox watched for one message event hears of that event only (and of a UIDVALIDITY change)', async () => {
+    server.control.createMailbox('Solo');
+    try {
+      const c = await rawSession(port);
+      const add = (): number => server.control.addMessage('Solo', { raw: mail('solo') }).uid;
+      const keep = add();
+      // MessageExpunge alone: an append says nothing, an expunge sends STATUS.
+      await c.command('NOTIFY SET (mailboxes Solo (MessageExpunge))');
+      const a = add();
+      assert.equal(await quiet(c), '');
+      server.control.expungeMessages('Solo', { uids: [a] });
+      assert.equal(await c.line(), statusOf(server, 'Solo'));
+      server.control.setFlags('Solo', { uids: [keep], flags: ['\\Seen'], mode: 'add' });
+      assert.equal(await quiet(c), '');
+      // MessageNew alone: the other way round.
+      await c.command('NOTIFY SET (mailboxes Solo (MessageNew))');
+      const b = add();
+      assert.equal(await c.line(), statusOf(server, 'Solo'));
+      server.control.expungeMessages('Solo', { uids: [b] });
+      server.control.setFlags('Solo', { uids: [keep], flags: ['\\Flagged'], mode: 'add' });
+      assert.equal(await quiet(c), '');
+      // FlagChange alone: a flag change sends STATUS, an append or expunge does not.
+      await c.command('NOTIFY SET (mailboxes Solo (FlagChange))');
+      server.control.setFlags('Solo', { uids: [keep], flags: ['\\Seen'], mode: 'remove' });
+      assert.equal(await c.line(), statusOf(server, 'Solo'));
+      const d = add();
+      server.control.expungeMessages('Solo', { uids: [d] });
+      assert.equal(await quiet(c), '');
+      // §5.1: "the server MUST notify the client about mailbox UIDVALIDITY changes".
+      server.control.resetUidValidity('Solo');
+      assert.equal(await c.line(), statusOf(server, 'Solo'));
+      c.close();
+    } finally {
+      server.control.deleteMailbox('Solo');
+    }
   });
 
   test('MailboxName: create, rename (with OLDNAME) and delete are LIST responses; the session\'s own CREATE is not reported', async () => {

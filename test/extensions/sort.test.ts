@@ -186,6 +186,31 @@ test('SORT by each key answers `* SORT` in the order the RFC rules give, ties in
   }
 });
 
+test('RFC 5256 §3 / RFC 5957 §3: the first address of a list that starts with a group is the group start, sorted by its name', async () => {
+  // The ENVELOPE of `To: a: xx@xx.org, yy@yy.org;` starts with (NIL NIL "a" NIL): addr-mailbox holds the
+  // group name, addr-host is NIL. FROM/TO/CC sort on that addr-mailbox; the display sort value of RFC 5957
+  // §3 is the decoded name, else mailbox@host when both are non-NIL, else the mailbox alone. `To: d` has
+  // the host MISSING_DOMAIN, so it sorts as "d@MISSING_DOMAIN".
+  const tos = ['foo bar <a@b.c>', 'b@c.d', 'd', '=?iso-8859-1?q?foo_aar?= <e@f.g>', '=?iso-8859-1?q?foo_car?= <f@g.h>', 'a: xx@xx.org, yy@yy.org;', 'z: aa@aa.org, bb@bb.org;', 'empty:;', 'd@a.b'];
+  const messages = tos.map((to, i) => ({ raw: `From: ${to}\r\nTo: ${to}\r\nCc: ${to}\r\nSubject: m${i + 1}\r\n\r\nx\r\n` }));
+  const { server, port } = await startServer({ plugins: ['SORT'], storage: { INBOX: { messages } } as never });
+  const c = await rawSession(port);
+  try {
+    await run(c, 'S1', 'SELECT INBOX');
+    // The issue's reference answer (Dovecot's) for messages 1 to 8.
+    assert.deepEqual(await run(c, 'A1', 'SORT (DISPLAYTO) UTF-8 1:8'), ['* SORT 6 2 3 8 4 1 5 7', 'A1 OK Sort completed']);
+    // a, b@c.d, d@a.b < d@missing_domain, empty, foo aar, foo bar, foo car, z.
+    assert.deepEqual(await run(c, 'A2', 'SORT (DISPLAYFROM) UTF-8 ALL'), ['* SORT 6 2 9 3 8 4 1 5 7', 'A2 OK Sort completed']);
+    // addr-mailbox: a (1, 6 tie in mailbox order), b, d (3, 9), e, empty, f, z.
+    for (const key of ['FROM', 'TO', 'CC']) {
+      assert.deepEqual(await run(c, 'A3', `SORT (${key}) UTF-8 ALL`), ['* SORT 1 6 2 3 9 4 8 5 7', 'A3 OK Sort completed'], key);
+    }
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
 test('SORT errors: BAD for bad syntax and unknown keys, NO [BADCHARSET], and the session goes on', async () => {
   const { c, server } = await session();
   try {

@@ -20,7 +20,12 @@ const PIECES = [
   'priv', 'shared', 'all', '\x00', '\xff', '\r', '\n', '{', '}',
   // UTF-8 (RFC 6855) for the parser's utf8 mode: well-formed, cut short, forbidden in names.
   '"K\xc3\xa4se"', '\xc3\xa4', '\xe6\x97\xa5', '\xc3', '"\xe2\x80\xa8"', '"\xc2\x85"', '"R&D"',
+  // The lenient grammar (ServerOptions.leniency, the dovecot preset): 8-bit quoted strings without UTF-8
+  // mode, any escaped character (8-bit ones too), runs of spaces, spaces inside parentheses and at the end.
+  '"Gr\xc3\xbc\xc3\x9fe"', '"a\\b"', '"\\G\\r\\\xc3\xbc"', '"\\\xff"', '"\\\r"', '"\\', '  ', '   ', '( ', ' )', '(  FLAGS  UID  )', 'OR  SEEN  UNSEEN', '"\xff"', '1,2,', '1,,2', '1:*, ',
 ];
+
+const LENIENT = { eightBitQuoted: true, anyEscape: true, extraSpaces: true, trailingComma: true } as const;
 
 const ENTRY_POINTS: [string, (p: ArgParser) => unknown][] = [
   ['sequenceSet', (p) => p.sequenceSet()],
@@ -63,14 +68,15 @@ function randomArgs(r: Rand): Segment[] {
   return segments;
 }
 
-test('parser entry points: 60,000 random arguments give a value or a ParseError, nothing else (every other one in UTF-8 mode)', () => {
+test('parser entry points: 60,000 random arguments give a value or a ParseError, nothing else (in turn strict, UTF-8 and lenient mode)', () => {
   const r = new Rand(1234);
   const surprises: string[] = [];
   const counts = { ok: 0, parseError: 0 };
   for (let i = 0; i < 60_000; i++) {
     const [name, entry] = ENTRY_POINTS[i % ENTRY_POINTS.length]!;
     const segments = randomArgs(r);
-    const parser = new ArgParser(segments, { maxNesting: 100, utf8: Math.floor(i / ENTRY_POINTS.length) % 2 === 1 });
+    const mode = Math.floor(i / ENTRY_POINTS.length) % 3;
+    const parser = new ArgParser(segments, { maxNesting: 100, utf8: mode === 1, ...(mode === 2 ? LENIENT : {}) });
     try {
       entry(parser);
       counts.ok++;
@@ -87,4 +93,24 @@ test('parser entry points: 60,000 random arguments give a value or a ParseError,
   assert.deepEqual(surprises, []);
   // Both outcomes are common: the arguments reach past the first token.
   assert.ok(counts.ok > 5000 && counts.parseError > 5000, JSON.stringify(counts));
+});
+
+test('the lenient grammar is a superset: whatever parses strictly parses leniently to the same value (30,000 random arguments)', () => {
+  const r = new Rand(4321);
+  let compared = 0;
+  for (let i = 0; i < 30_000; i++) {
+    const [name, entry] = ENTRY_POINTS[i % ENTRY_POINTS.length]!;
+    const segments = randomArgs(r);
+    let strict: unknown;
+    try {
+      strict = entry(new ArgParser(segments, { maxNesting: 100 }));
+    } catch (err) {
+      if (!(err instanceof ParseError)) throw err;
+      continue;
+    }
+    compared++;
+    const shown = segments.map((s) => (s instanceof LiteralSegment ? `{${JSON.stringify(s.data.toString('latin1'))}}` : s.toString('latin1'))).join('');
+    assert.deepEqual(entry(new ArgParser(segments, { maxNesting: 100, ...LENIENT })), strict, `${name}(${JSON.stringify(shown)})`);
+  }
+  assert.ok(compared > 2000, String(compared));
 });

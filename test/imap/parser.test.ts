@@ -139,6 +139,36 @@ describe('ArgParser basics', () => {
     bad(() => parse('abc').string(), 'Expected string');
   });
 
+  it('leniency (a real server\'s, ServerOptions.leniency): 8-bit quoted UTF-8, any escape, extra spaces; each on its own', () => {
+    const eight: ArgParserOptions = { eightBitQuoted: true };
+    assert.equal(parse(Buffer.from('"Grüße"'), eight).string().toString(), 'Grüße');
+    // Still well-formed UTF-8, and still no mailbox name (modified UTF-7 only without UTF8=ACCEPT).
+    bad(() => parse(buf('"caf\xe9"'), eight).string(), 'Invalid UTF-8 in quoted string');
+    bad(() => parse(Buffer.from('"Grüße"'), eight).mailbox(), 'Invalid mailbox name');
+    bad(() => parse('"a\\bc"', eight).string(), 'Invalid escape in quoted string');
+    const escape: ArgParserOptions = { anyEscape: true };
+    assert.equal(parse('"a\\bc\\"\\\\"', escape).string().toString(), 'abc"\\');
+    bad(() => parse(Buffer.from('"\\ü"'), escape).string(), '8-bit data in quoted string');
+    assert.equal(parse(Buffer.from('"\\G\\ü"'), { ...escape, ...eight }).string().toString(), 'Gü');
+    bad(() => ArgParser.from(buf('"a\\\rb"'), escape).string(), 'Invalid escape in quoted string');
+    const spaces: ArgParserOptions = { extraSpaces: true };
+    const p = parse('1   ( FLAGS  UID )  ', spaces);
+    assert.deepEqual(p.sequenceSet().ranges, [{ start: 1, end: 1 }]);
+    p.sp();
+    assert.deepEqual(p.fetchAttributes().map((a) => a.label), ['FLAGS', 'UID']);
+    assert.ok(p.atEnd());
+    const comma = parse('1,2, FLAGS', { trailingComma: true });
+    assert.deepEqual(comma.sequenceSet().ranges, [{ start: 1, end: 1 }, { start: 2, end: 2 }]);
+    bad(() => parse('1,2, FLAGS').sequenceSet(), 'Invalid sequence set');
+    bad(() => parse('1,,2', { trailingComma: true }).sequenceSet(), 'Invalid sequence set');
+    // One space stays one where the command's frame needs it.
+    bad(() => parse('A1  NOOP', spaces).singleSp());
+    const strict = parse('1  (FLAGS)');
+    strict.sequenceSet();
+    strict.sp();
+    bad(() => strict.fetchAttributes(), /Invalid fetch attribute|Expected/);
+  });
+
   it('reads literals as strings and astrings', () => {
     // Any CHAR8 (%x01-ff); NUL is refused, see below.
     const p = parse('A1 LOGIN {4}\r\nb"\x01b {3}\r\n\r\n\n');

@@ -184,6 +184,30 @@ test('outlook: UID FETCH with an empty item list gets BAD Command Argument Error
   });
 });
 
+test('outlook: SEARCH with a CHARSET other than US-ASCII is NO [BADCHARSET (US-ASCII)], as Exchange answers; US-ASCII and no CHARSET are searched', async () => {
+  await withServer({ preset: 'outlook', storage: { INBOX: { messages: [mail('hello')] } } }, async (port) => {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    // MailKit issue #16 and paperless-ngx issue #643 show this exchange with Exchange / Microsoft 365.
+    const refused = 'NO [BADCHARSET (US-ASCII)] The specified charset is not supported.';
+    for (const command of ['UID SEARCH CHARSET UTF-8 HEADER Message-Id <a@b>', 'SEARCH CHARSET utf-8 ALL', 'search charset "UTF-8" SUBJECT hello', 'SEARCH CHARSET ISO-8859-1 ALL']) {
+      const lines = await c.command(command);
+      assert.deepEqual(lines, [`${lines.at(-1)!.split(' ')[0]} ${refused}`], command);
+    }
+    assert.deepEqual((await c.command('SEARCH CHARSET US-ASCII SUBJECT hello')).slice(0, 1), ['* SEARCH 1']);
+    assert.deepEqual((await c.command('UID SEARCH CHARSET "us-ascii" ALL')).slice(0, 1), ['* SEARCH 1']);
+    assert.deepEqual((await c.command('SEARCH SUBJECT hello')).slice(0, 1), ['* SEARCH 1']);
+    c.close();
+  });
+  // Without the preset UTF-8 is a charset Rookery searches in.
+  await withServer({ storage: { INBOX: { messages: [mail('hello')] } } }, async (port) => {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    assert.deepEqual((await c.command('SEARCH CHARSET UTF-8 SUBJECT hello')).slice(0, 1), ['* SEARCH 1']);
+    c.close();
+  });
+});
+
 test('outlook: IDLE answers with Exchange\'s continuation text and still ends on DONE', async () => {
   await withServer({ preset: 'outlook' }, async (port) => {
     const c = await rawSession(port);
@@ -244,6 +268,69 @@ test('dovecot: "* OK Still here" while a client IDLEs (rule as the preset has it
     assert.equal(c.pending(), '');
     c.close();
   });
+});
+
+test('dovecot: 8-bit quoted strings (imapfilter\'s UID SEARCH CHARSET UTF-8 SUBJECT "Grüße"), any escape and extra spaces are taken as Dovecot takes them; the client checker still records the 8-bit one; strict without the preset', async () => {
+  // Subjects that are Grüße once decoded (RFC 2047 UTF-8, raw UTF-8, RFC 2047 Latin-1), and one that is not.
+  const messages = [
+    'Subject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?= aus Wien\r\n\r\nx\r\n',
+    'Subject: Grüße\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nGrüße\r\n',
+    'Subject: =?ISO-8859-1?Q?Gr=FC=DFe?=\r\n\r\nx\r\n',
+    'Subject: plain\r\n\r\nx\r\n',
+  ].map((raw, i) => ({ raw, uid: i + 1 }));
+  const commands: [string, string[]][] = [
+    ['UID SEARCH CHARSET UTF-8 SUBJECT "Grüße"', ['* SEARCH 1 2 3']],
+    ['SEARCH SUBJECT "Grüße"', ['* SEARCH 1 2 3']],
+    ['SEARCH CHARSET UTF-8 BODY "Grüße"', ['* SEARCH 2']],
+    ['SEARCH SUBJECT "\\G\\r\\ü\\ß\\e"', ['* SEARCH 1 2 3']],
+    ['SEARCH SUBJECT "a\\b"', ['* SEARCH']],
+    ['FETCH 1  (UID  FLAGS )  ', ['* 1 FETCH (UID 1 FLAGS (\\Seen))']],
+    ['SEARCH OR  SEEN  ( UNSEEN  ALL )', ['* SEARCH 1 2 3 4']],
+    ['STORE 2  +FLAGS.SILENT ( \\Flagged  \\Answered )', []],
+    ['UID FETCH 1,4, (UID)', ['* 1 FETCH (UID 1)', '* 4 FETCH (UID 4)']],
+  ];
+  // Dovecot 2.3 has no UTF8=ACCEPT to offer.
+  assert.ok(!presets.dovecot.plugins.includes('UTF8=ACCEPT'));
+  assert.deepEqual(presets.dovecot.leniency, { eightBitQuoted: true, anyEscape: true, extraSpaces: true, trailingComma: true });
+  for (const preset of ['dovecot', undefined] as const) {
+    const { server, port } = await startServer({ ...(preset ? { preset } : {}), storage: { INBOX: { messages: messages.map((m) => ({ ...m, flags: m.uid === 1 ? ['\\Seen'] : [] })) } } });
+    try {
+      const c = await rawSession(port);
+      await c.command('SELECT INBOX');
+      for (const [command, untagged] of commands) {
+        const lines = await c.command(command);
+        if (preset) assert.deepEqual(lines, [...untagged, lines.at(-1)!], command);
+        assert.match(lines.at(-1)!, preset ? /^T\d+ OK / : /^T\d+ BAD /, `${preset ?? 'default'}: ${command}: ${lines.join(' | ')}`);
+      }
+      // Also lenient, the tag and the command name take one space, as in Dovecot; 8-bit mailbox names must
+      // still be modified UTF-7 (NO, as Dovecot's "Mailbox name is not valid mUTF-7").
+      assert.match((await c.command(' NOOP')).at(-1)!, /^T\d+ BAD /);
+      assert.match((await c.command('UID  FETCH 1 FLAGS')).at(-1)!, /^T\d+ BAD /);
+      if (preset) assert.match((await c.command('CREATE "Grüße"')).at(-1)!, /^T\d+ NO /);
+      // The checker records the 8-bit strings either way (its report is the client's, not the server's).
+      assert.ok(server.control.clientFindings().some((f) => f.rule === '8bit-without-utf8'), preset ?? 'default');
+      c.close();
+    } finally {
+      await server.stop();
+    }
+  }
+  // Each flag on its own, without the preset; typos and wrong types are option errors.
+  const { server, port } = await startServer({ leniency: { eightBitQuoted: true }, storage: { INBOX: { messages } } });
+  try {
+    const c = await rawSession(port);
+    await c.command('SELECT INBOX');
+    assert.deepEqual(await c.command('SEARCH SUBJECT "Grüße"'), ['* SEARCH 1 2 3', 'T3 OK Search completed']);
+    assert.match((await c.command('SEARCH  ALL')).at(-1)!, /^T4 BAD /);
+    assert.match((await c.command('SEARCH SUBJECT "a\\b"')).at(-1)!, /^T5 BAD /);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+  assert.match(invalid(() => createServer({ leniency: { eightBitQuote: true } as never })), /^leniency\.eightBitQuote: unknown key; did you mean "eightBitQuoted"\?/m);
+  assert.match(invalid(() => createServer({ leniency: { extraSpaces: 'yes' } as never })), /^leniency\.extraSpaces: expected/m);
+  assert.match(invalid(() => createServer({ leniency: true as never })), /^leniency: expected an object/m);
+  // A caller's flag wins over the preset's, the others stay (objects merge key by key).
+  assert.deepEqual(createServer({ preset: 'dovecot', leniency: { extraSpaces: false } }).options.leniency, { eightBitQuoted: true, anyEscape: true, extraSpaces: false, trailingComma: true });
 });
 
 test('options next to a preset win: scalars and arrays replace, objects merge key by key', async () => {

@@ -3,6 +3,16 @@
  * [STATUS] event-group *(SP event-group)`, and the rules on which events go
  * together (§5, §6.1). Syntax errors and broken rules are BAD (ParseError);
  * events the server does not support are collected for `NO [BADEVENT]`.
+ *
+ * §5 words its pairing rules (MessageNew with MessageExpunge; FlagChange and
+ * AnnotationChange with both) without naming a filter, but the RFC's own
+ * examples watch other mailboxes with MessageNew alone (§3.1 `(subtree Lists
+ * MessageNew)`, `(mailboxes misc MessageNew)`): the rules keep sequence
+ * numbers meaningful, which matters only where EXISTS and EXPUNGE are sent,
+ * the selected mailbox. So they hold for `selected` and `selected-delayed`,
+ * as in Dovecot; another mailbox may watch any message event alone. The
+ * ABNF's note that MessageNew's fetch-att list goes only with those two
+ * filters is kept (BAD elsewhere, as in Dovecot).
  */
 import type { ArgParser, FetchOptions } from '../../imap/parser.js';
 import { ParseError } from '../../imap/parser.js';
@@ -113,14 +123,18 @@ function eventGroup(args: ArgParser, supported: ReadonlySet<EventName>, unsuppor
   }
   args.char(')');
   const selected = filter.kind === 'selected' || filter.kind === 'selected-delayed';
+  if (!selected) {
+    if (fetch !== null) throw new ParseError(`MessageNew takes FETCH attributes only with selected or selected-delayed (RFC 5465 section 8), not with ${filter.kind}`);
+    return { filter, events, fetch };
+  }
   for (const e of events) {
-    if (selected && !MESSAGE_EVENTS.has(e)) throw new ParseError(`${e} cannot be given with ${filter.kind} (RFC 5465 section 6.1)`);
+    if (!MESSAGE_EVENTS.has(e)) throw new ParseError(`${e} cannot be given with ${filter.kind} (RFC 5465 section 6.1)`);
   }
   if ((events.has('FlagChange') || events.has('AnnotationChange')) && !(events.has('MessageNew') && events.has('MessageExpunge'))) {
-    throw new ParseError('FlagChange and AnnotationChange need MessageNew and MessageExpunge (RFC 5465 section 5)');
+    throw new ParseError(`FlagChange and AnnotationChange need MessageNew and MessageExpunge with ${filter.kind} (RFC 5465 section 5)`);
   }
   if (events.has('MessageNew') !== events.has('MessageExpunge')) {
-    throw new ParseError('MessageNew and MessageExpunge go together (RFC 5465 section 5)');
+    throw new ParseError(`MessageNew and MessageExpunge go together with ${filter.kind} (RFC 5465 section 5)`);
   }
   return { filter, events, fetch };
 }

@@ -6,7 +6,9 @@
  *
  * - Other mailboxes: `* STATUS` (MESSAGES UIDNEXT UIDVALIDITY UNSEEN, and
  *   HIGHESTMODSEQ once CONDSTORE is on) for MessageNew, MessageExpunge and
- *   FlagChange; `* LIST` for MailboxName (`\NonExistent` after a delete,
+ *   FlagChange, each of which may be watched alone there (the pairing rules
+ *   of §5 are the selected mailbox's: grammar.ts); a UIDVALIDITY change for
+ *   any of them; `* LIST` for MailboxName (`\NonExistent` after a delete,
  *   `("OLDNAME" (old))` after a rename) and SubscriptionChange
  *   (`\Subscribed` when subscribed). A STATUS waiting to go out is sent
  *   once per mailbox, with the values at the time it leaves.
@@ -64,6 +66,7 @@ declare module '../extension.js' {
 }
 
 const DEFAULT_QUEUE_LIMIT = 1000;
+const MESSAGE_EVENT_NAMES = [...MESSAGE_EVENTS];
 
 interface State extends NotifyApi, Watches {
   server: Server;
@@ -137,14 +140,16 @@ const notifyCommand: CommandSpec = {
     // The accumulated changes of the selected mailbox go out with this command's answer (§3.1: an implicit NOOP).
     session.setSelectedUpdates(policyOf(request));
     if (request.status) {
-      // §3.1: a STATUS for each mailbox (other than the selected one) whose message events are now on.
+      // §3.1: a STATUS for each mailbox (other than the selected one) for which any message event is now
+      // on: MESSAGES, UIDNEXT, UIDVALIDITY (what MessageNew and MessageExpunge need) always, and
+      // HIGHESTMODSEQ with FlagChange or AnnotationChange where CONDSTORE is supported, enabled or not.
       for (const mailbox of store.list()) {
         if (session.selected?.mailbox === mailbox || !mailbox.selectable) continue;
-        // MessageNew goes with MessageExpunge, and FlagChange needs both (§5): one stands for all.
         const name = store.nameOf(mailbox);
-        if (!wants(watch, name, 'MessageNew')) continue;
+        if (!MESSAGE_EVENT_NAMES.some((e) => wants(watch, name, e))) continue;
         if (!allowed(session, 'l', mailbox, name) || !allowed(session, 'r', mailbox, name)) continue;
-        session.untaggedList(statusLine(session, mailbox));
+        const modseq = wants(watch, name, 'FlagChange') || wants(watch, name, 'AnnotationChange');
+        session.untaggedList(statusLine(session, mailbox, modseq));
       }
     }
     return ok('NOTIFY completed');

@@ -18,17 +18,22 @@ export function allowed(session: ImapSession, right: 'l' | 'r', mailbox: Mailbox
   return imapProtocol(session.server).access(session, right, mailbox, path, 'NOTIFY').allow;
 }
 
-/** The STATUS items of a notification (§3.1, §5.1-5.3). */
-function statusItems(session: ImapSession): string[] {
+/**
+ * The STATUS items of a notification (§3.1, §5.1-5.3): HIGHESTMODSEQ once
+ * the client enabled CONDSTORE/QRESYNC, or when `modseq` (the initial
+ * STATUS of a mailbox watched for FlagChange, §3.1: "supports") and the
+ * server has CONDSTORE.
+ */
+function statusItems(session: ImapSession, modseq: boolean): string[] {
   const items = ['MESSAGES', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN'];
   const protocol = imapProtocol(session.server);
-  if (protocol.has('CONDSTORE') && (session.enabled.has('CONDSTORE') || session.enabled.has('QRESYNC'))) items.push('HIGHESTMODSEQ');
+  if (protocol.has('CONDSTORE') && (modseq || session.enabled.has('CONDSTORE') || session.enabled.has('QRESYNC'))) items.push('HIGHESTMODSEQ');
   return items;
 }
 
 /** `STATUS box (items)` with the values the mailbox has now. */
-export function statusLine(session: ImapSession, mailbox: Mailbox): ImapValue[] {
-  return [atom('STATUS'), session.nameOf(mailbox), statusValues(session, mailbox, statusItems(session))];
+export function statusLine(session: ImapSession, mailbox: Mailbox, modseq = false): ImapValue[] {
+  return [atom('STATUS'), session.nameOf(mailbox), statusValues(session, mailbox, statusItems(session, modseq))];
 }
 
 /**

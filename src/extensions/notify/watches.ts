@@ -11,7 +11,7 @@ import type { StoreChange } from '../../store/changes.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import { entryValue } from '../metadata-server/commands.js';
 import type { MetadataChange } from '../metadata-server/state.js';
-import type { EventGroup, EventName } from './grammar.js';
+import { MESSAGE_EVENTS, type EventGroup, type EventName } from './grammar.js';
 import { allowed, listLine, statusLine } from './responses.js';
 
 /**
@@ -106,6 +106,8 @@ function queueLine(state: Watches, watch: Watch, values: ImapValue[]): void {
   enqueue(state, watch, `L${watch.serial++}`, { kind: 'line', values });
 }
 
+const MESSAGE_EVENT_NAMES = [...MESSAGE_EVENTS];
+
 const EVENT_OF: Partial<Record<StoreChange['kind'], EventName>> = {
   append: 'MessageNew',
   expunge: 'MessageExpunge',
@@ -137,7 +139,9 @@ export function onStoreChange(change: StoreChange, state: Watches): void {
         const view = session.mailboxes;
         const name = view.nameOf(mailbox);
         if (view.get(name) !== mailbox) break;
-        if (!wants(watch, name, change.kind === 'uidvalidity' ? 'MessageNew' : EVENT_OF[change.kind]!)) break;
+        // §5.1: a UIDVALIDITY change is owed to a FlagChange watch; it renumbers every message, so any
+        // message event stands for it.
+        if (change.kind === 'uidvalidity' ? !MESSAGE_EVENT_NAMES.some((e) => wants(watch, name, e)) : !wants(watch, name, EVENT_OF[change.kind]!)) break;
         if (!allowed(session, 'l', mailbox, name) || !allowed(session, 'r', mailbox, name)) break;
         queueStatus(state, watch, mailbox, name);
         break;

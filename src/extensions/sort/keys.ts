@@ -63,8 +63,10 @@ class Entry {
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** An address part as text: a Buffer read as UTF-8 (else latin1), the parser's fill-ins (`MISSING_MAILBOX`) as they are. */
 function text(value: Buffer | string | null): string {
-  if (!Buffer.isBuffer(value)) return '';
+  if (typeof value === 'string') return value;
+  if (value === null) return '';
   try {
     return strictUtf8.decode(value);
   } catch {
@@ -143,20 +145,24 @@ export function headerField(raw: Buffer, name: string): Buffer | null {
 const ATEXT = "[A-Za-z0-9!#$%&'*+\\-/=?^_`{|}~.]+";
 const SIMPLE_ADDRESS = new RegExp(`^\\s*(?:(?:"[^"\\\\\\r\\n]*"|[A-Za-z0-9 !#$%&'*+\\-/=?^_\`{|}~.]*?)\\s*<(${ATEXT})@[A-Za-z0-9.-]+>|(${ATEXT})@[A-Za-z0-9.-]+)\\s*$`);
 
-/** The local part of the first address of a header value, for SORT FROM/TO/CC. */
+/**
+ * The addr-mailbox of the first address of a header value, for SORT
+ * FROM/TO/CC (RFC 5256 §3). "First address" is the first of the ENVELOPE's
+ * address list, so for a list that starts with a group it is the group's
+ * start marker, whose addr-mailbox holds the group name (RFC 3501 §7.4.2):
+ * `To: a: x@y;` sorts as "a", `To: empty:;` as "empty" (Dovecot does so).
+ */
 function firstLocalPart(value: Buffer): string {
   const simple = SIMPLE_ADDRESS.exec(value.toString('latin1'));
   if (simple) return simple[1] ?? simple[2]!;
-  for (const a of parseAddressList(value) ?? []) if (a.domain !== null) return text(a.mailbox);
-  return '';
+  return text(parseAddressList(value)?.[0]?.mailbox ?? null);
 }
 
-/** First mailbox of the first such address header (group markers skipped), or null. */
+/** The first ENVELOPE address of the header (a group's start marker included), or null. */
 function firstAddress(m: Message, header: AddressHeader): Address | null {
   const value = headerField(m.raw, header);
   if (value === null) return null;
-  for (const a of parseAddressList(value) ?? []) if (a.domain !== null) return a;
-  return null;
+  return parseAddressList(value)?.[0] ?? null;
 }
 
 function firstField(m: Message, name: string): Buffer | null {
@@ -477,9 +483,11 @@ export class MessageKeys {
   }
 
   /**
-   * Collation key of the first address's display name (RFC 5957 §3:
-   * RFC 2047 decoded), or of its address `mailbox@host` when it has no
-   * (or an empty) display name; "" without an address.
+   * Collation key of the first address's display sort value (RFC 5957 §3):
+   * its display name RFC 2047 decoded when that is not empty, else
+   * `mailbox@host` when both are non-NIL, else the mailbox alone (a group
+   * start, `(NIL NIL "group" NIL)`, sorts by its undecoded group name);
+   * "" without an address.
    */
   display(m: Message, header: 'from' | 'to'): string {
     const e = this.entry(m);
@@ -493,7 +501,7 @@ export class MessageKeys {
         if (shown === '') {
           const local = text(a.mailbox);
           const host = text(a.domain);
-          shown = host === '' ? local : `${local}@${host}`;
+          shown = a.domain === null ? local : `${local}@${host}`;
         }
       }
       key = collationKey(shown);
