@@ -1,0 +1,57 @@
+/**
+ * Builds the single executable: `npm run build:sea` (after `npm run build`)
+ * writes dist-sea/rookery-<platform>-<arch>, a copy of the `node` running
+ * this script with the bundled command (./bundle.mjs) injected as a Node
+ * single-executable application (Node 20's `--experimental-sea-config` and
+ * postject). It runs with no Node and no node_modules on the machine.
+ *
+ *   node scripts/sea/build.mjs [--from dist] [--out dist-sea]
+ *
+ * `--from` is the compiled src/ to bundle (the tests pass build/src). Only
+ * Linux is built here: macOS and Windows executables must be signed after
+ * injection (docs/languages.md says what Node supports). The same sources
+ * and the same `node` give the same bytes (the test checks it).
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createRequire } from 'node:module';
+import { ROOT, bundle } from './bundle.mjs';
+
+/** The fuse postject flips in the node binary (Node's documented value). */
+const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+/** Builds into `out`; returns the paths of the executable and of the bundle it carries. */
+export async function buildSea({ from = path.join(ROOT, 'dist'), out = path.join(ROOT, 'dist-sea') } = {}) {
+  if (process.platform !== 'linux') {
+    throw new Error(`the single executable is built on Linux only (this is ${process.platform}): see docs/languages.md`);
+  }
+  out = path.resolve(out);
+  mkdirSync(out, { recursive: true });
+  const script = path.join(out, 'rookery.cjs');
+  const blob = path.join(out, 'sea-prep.blob');
+  const config = path.join(out, 'sea-config.json');
+  const exe = path.join(out, `rookery-${process.platform}-${process.arch}`);
+  await bundle({ from, outfile: script });
+  // useCodeCache is left off: V8's cache differs from build to build, so the executable would not be reproducible.
+  writeFileSync(config, `${JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true }, null, 2)}\n`);
+  // Node says where it wrote the blob (on stderr); shown only on failure, like postject's noise.
+  const prepared = spawnSync(process.execPath, ['--experimental-sea-config', config], { encoding: 'utf8' });
+  if (prepared.status !== 0) throw new Error(`node --experimental-sea-config failed (${prepared.status}): ${prepared.stderr}`);
+  rmSync(exe, { force: true });
+  copyFileSync(process.execPath, exe);
+  chmodSync(exe, 0o755);
+  // postject's own command, in a child: its ELF library prints a warning per note section of
+  // node ("Can't find string offset for section name '.note.100'"), harmless and shown only on failure.
+  const postject = createRequire(import.meta.url).resolve('postject/dist/cli.js');
+  const injected = spawnSync(process.execPath, [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', FUSE], { encoding: 'utf8' });
+  if (injected.status !== 0) throw new Error(`postject failed (${injected.status}): ${injected.stderr}${injected.stdout}`);
+  return { exe, script, size: statSync(exe).size };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url).pathname) {
+  const { values } = parseArgs({ options: { from: { type: 'string' }, out: { type: 'string' } } });
+  const { exe, size } = await buildSea({ ...(values.from ? { from: values.from } : {}), ...(values.out ? { out: values.out } : {}) });
+  console.log(`${path.relative(process.cwd(), exe)} (${(size / 2 ** 20).toFixed(1)} MiB)`);
+}
