@@ -22,7 +22,25 @@ import { ROOT, bundle } from './bundle.mjs';
 /** The fuse postject flips in the node binary (Node's documented value). */
 const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
-/** Builds into `out`; returns the paths of the executable and of the bundle it carries. */
+/**
+ * Node's preparation blob for `dir`/rookery.cjs, written to `dir`/sea-prep.blob: the script and V8's code cache of
+ * it, so the executable skips compiling the bundle at start (about 20 ms
+ * here). V8's cache differs from run to run unless the random seed is fixed;
+ * `--random-seed` is left out of the flag hash a cache is checked against
+ * (a process without it accepts the cache), so fixing it costs nothing at
+ * run time and makes the same bundle give the same blob.
+ */
+export function prepareBlob({ dir }) {
+  // Names relative to `dir`: the blob records the script's name, and a path would make it differ by folder.
+  const config = path.join(dir, 'sea-config.json');
+  writeFileSync(config, `${JSON.stringify({ main: 'rookery.cjs', output: 'sea-prep.blob', disableExperimentalSEAWarning: true, useCodeCache: true }, null, 2)}\n`);
+  // Node says where it wrote the blob (on stderr); shown only on failure, like postject's noise.
+  const prepared = spawnSync(process.execPath, ['--random-seed=1', '--experimental-sea-config', 'sea-config.json'], { cwd: dir, encoding: 'utf8' });
+  if (prepared.status !== 0) throw new Error(`node --experimental-sea-config failed (${prepared.status}): ${prepared.stderr}`);
+  return path.join(dir, 'sea-prep.blob');
+}
+
+/** Builds into `out` (rookery.cjs, sea-prep.blob, the executable); returns their paths and the executable's size. */
 export async function buildSea({ from = path.join(ROOT, 'dist'), out = path.join(ROOT, 'dist-sea') } = {}) {
   if (process.platform !== 'linux') {
     throw new Error(`the single executable is built on Linux only (this is ${process.platform}): see docs/languages.md`);
@@ -30,15 +48,9 @@ export async function buildSea({ from = path.join(ROOT, 'dist'), out = path.join
   out = path.resolve(out);
   mkdirSync(out, { recursive: true });
   const script = path.join(out, 'rookery.cjs');
-  const blob = path.join(out, 'sea-prep.blob');
-  const config = path.join(out, 'sea-config.json');
   const exe = path.join(out, `rookery-${process.platform}-${process.arch}`);
   await bundle({ from, outfile: script });
-  // useCodeCache is left off: V8's cache differs from build to build, so the executable would not be reproducible.
-  writeFileSync(config, `${JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true }, null, 2)}\n`);
-  // Node says where it wrote the blob (on stderr); shown only on failure, like postject's noise.
-  const prepared = spawnSync(process.execPath, ['--experimental-sea-config', config], { encoding: 'utf8' });
-  if (prepared.status !== 0) throw new Error(`node --experimental-sea-config failed (${prepared.status}): ${prepared.stderr}`);
+  const blob = prepareBlob({ dir: out });
   rmSync(exe, { force: true });
   copyFileSync(process.execPath, exe);
   chmodSync(exe, 0o755);
@@ -47,7 +59,7 @@ export async function buildSea({ from = path.join(ROOT, 'dist'), out = path.join
   const postject = createRequire(import.meta.url).resolve('postject/dist/cli.js');
   const injected = spawnSync(process.execPath, [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', FUSE], { encoding: 'utf8' });
   if (injected.status !== 0) throw new Error(`postject failed (${injected.status}): ${injected.stderr}${injected.stdout}`);
-  return { exe, script, size: statSync(exe).size };
+  return { exe, script, blob, size: statSync(exe).size };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url).pathname) {
