@@ -13,7 +13,7 @@
  * and the same `node` give the same bytes (the test checks it).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
@@ -44,6 +44,11 @@ export function prepareBlob({ dir }) {
 export async function buildSea({ from = path.join(ROOT, 'dist'), out = path.join(ROOT, 'dist-sea') } = {}) {
   if (process.platform !== 'linux') {
     throw new Error(`the single executable is built on Linux only (this is ${process.platform}): see docs/languages.md`);
+  }
+  // A node linked to a shared libnode (some distributions' packages) has the fuse in the library, not
+  // in the binary, and a copy of it would not run alone: say so instead of making a broken file.
+  if (!readFileSync(process.execPath).includes(FUSE)) {
+    throw new Error(`${process.execPath} cannot become a single executable (no ${FUSE}): build with Node's own binary from nodejs.org`);
   }
   out = path.resolve(out);
   mkdirSync(out, { recursive: true });
