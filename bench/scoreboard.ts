@@ -767,6 +767,89 @@ async function cliStart(s: Settings): Promise<ScoreRow[]> {
   ];
 }
 
+/**
+ * The single executable (scripts/sea/, docs/languages.md) beside
+ * `node build/src/cli.js`, and the bundle it carries run by node
+ * (`node rookery.cjs`): its size, and the time from spawn to the ready line
+ * of each, in rotating rounds with a bare node:http process (as in cliStart). The executable is built here first from the
+ * same compiled sources (about 15 s), into .bench-tmp/sea.
+ */
+async function seaStart(s: Settings): Promise<ScoreRow[]> {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+  const { buildSea } = (await import(new URL('../../scripts/sea/build.mjs', import.meta.url).href)) as {
+    buildSea(o: { from: string; out: string }): Promise<{ exe: string; script: string; size: number }>;
+  };
+  const built = await buildSea({ from: fileURLToPath(new URL('../src/', import.meta.url)), out: `${root}.bench-tmp/sea` });
+  const nodeSize = fs.statSync(process.execPath).size;
+  const bundleSize = fs.statSync(built.script).size;
+  const once = (command: string, args: string[]): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const t = process.hrtime.bigint();
+      const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('"ready":true')) {
+          const took = ms(t);
+          child.kill('SIGTERM');
+          child.once('exit', () => resolve(took));
+        }
+      });
+      child.once('exit', (code) => {
+        if (!out.includes('"ready":true')) reject(new Error(`${command} exited ${code} before ready: ${out}`));
+      });
+    });
+  const flags = ['--port', '0', '--rest-port', '0', '--ready-json'];
+  const bareCode = `const s=require('node:http').createServer();s.listen(0,'127.0.0.1',()=>{console.log(JSON.stringify({ready:true}));});process.on('SIGTERM',()=>process.exit(0));`;
+  const sides = {
+    plain: (): Promise<number> => once(process.execPath, [cli, ...flags]),
+    bundle: (): Promise<number> => once(process.execPath, [built.script, ...flags]),
+    exe: (): Promise<number> => once(built.exe, flags),
+    bare: (): Promise<number> => once(process.execPath, ['-e', bareCode]),
+  };
+  const times = { plain: [] as number[], bundle: [] as number[], exe: [] as number[], bare: [] as number[] };
+  const order = Object.keys(sides) as (keyof typeof sides)[];
+  for (const side of order) await sides[side]();
+  const rounds = s.quick ? 6 : 15;
+  // Each round starts with the next side, so drift in the load hits all three alike.
+  for (let i = 0; i < rounds; i++) for (let j = 0; j < order.length; j++) {
+    const side = order[(i + j) % order.length]!;
+    times[side].push(await sides[side]());
+  }
+  const [pm, bm, em, nm] = [median(times.plain), median(times.bundle), median(times.exe), median(times.bare)];
+  const mib = (x: number): string => `${fmt(x / 2 ** 20, 1)} MiB`;
+  return [
+    {
+      figure: 'single executable: size',
+      rookery: mib(built.size),
+      anchor: `node binary ${mib(nodeSize)}, bundle ${mib(bundleSize)}`,
+      ratio: `+${mib(built.size - nodeSize)}`,
+      target: '(information)',
+      result: 'n/a',
+      values: { exeBytes: built.size, nodeBytes: nodeSize, bundleBytes: bundleSize },
+    },
+    {
+      figure: 'single executable start -> REST ready',
+      rookery: `${fmt(em, 1)} ms`,
+      anchor: `node cli.js ${fmt(pm, 1)} ms (bare node:http ${fmt(nm, 1)} ms)`,
+      ratio: `${fmt(em / pm)}x`,
+      target: '(information)',
+      result: 'n/a',
+      values: { exeMs: em, plainMs: pm, bareMs: nm },
+    },
+    {
+      figure: '`node rookery.cjs` (the bundle) start -> REST ready',
+      rookery: `${fmt(bm, 1)} ms`,
+      anchor: `node cli.js ${fmt(pm, 1)} ms`,
+      ratio: `${fmt(bm / pm)}x`,
+      target: '(information)',
+      result: 'n/a',
+      values: { bundleMs: bm, plainMs: pm },
+    },
+  ];
+}
+
 // ------------------------------------------------------------ the table
 
 const FIGURES: Record<string, (s: Settings) => Promise<ScoreRow[]>> = {
@@ -778,6 +861,7 @@ const FIGURES: Record<string, (s: Settings) => Promise<ScoreRow[]>> = {
   sessions,
   rss: storeRss,
   cli: cliStart,
+  sea: seaStart,
 };
 
 export function printTable(rows: ScoreRow[]): void {

@@ -12,7 +12,7 @@ import type { ServerOptions, Storage } from './options/types.js';
 import { suggestKey } from './options/typos.js';
 import { createServer } from './server.js';
 import { TEST_CERTIFICATE } from './tls/test-certificate.js';
-import { VERSION } from './version.js';
+import { VERSION, versionLine } from './version.js';
 import type { ClientReportTarget } from './client-check/report.js';
 // What only some invocations use (the demo, fixture files, export, record,
 // the client report) is imported where it is used: start-up reads fewer modules.
@@ -509,7 +509,7 @@ async function main(): Promise<number> {
     return 0;
   }
   if (flags.version) {
-    console.log(VERSION);
+    console.log(versionLine());
     return 0;
   }
   if (flags['print-certificate']) {

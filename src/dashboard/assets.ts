@@ -51,6 +51,28 @@ export function isDashboardPath(pathname: string): boolean {
 /** Loaded on the first request, then kept: a few tens of KiB, read once. */
 let cache: Map<string, Buffer> | null = null;
 
+/** The names of the files under src/dashboard/static/ that are served, for a build that carries them itself. */
+export function dashboardFileNames(): string[] {
+  return [...FILES.values()].map((f) => f.file);
+}
+
+/**
+ * Hands over the files' contents, by file name (`index.html`, ...), so they
+ * are never read from disk: the bundle of scripts/sea/ carries them inside
+ * itself, where no src/dashboard/static exists. Every name of
+ * `dashboardFileNames()` must be there, so a build that forgets one fails at
+ * its first start, not at a user's first request.
+ */
+export function provideDashboardFiles(files: ReadonlyMap<string, string | Uint8Array>): void {
+  const out = new Map<string, Buffer>();
+  for (const name of dashboardFileNames()) {
+    const body = files.get(name);
+    if (body === undefined) throw new Error(`the bundled dashboard lacks ${name}`);
+    out.set(name, typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body));
+  }
+  cache = out;
+}
+
 /**
  * Where the files are: `src/dashboard/static` of the package, found from
  * this module both when it runs from `dist/dashboard/` (the published

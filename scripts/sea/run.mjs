@@ -1,0 +1,3 @@
+// ./entry.mjs first (ES modules run in import order), then the command.
+import './entry.mjs';
+import 'rookery-dist/cli.js';
