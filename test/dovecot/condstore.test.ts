@@ -200,9 +200,12 @@ test('CONDSTORE and QRESYNC tell the client what Dovecot tells it (HIGHESTMODSEQ
     t.skip('dovecot not installed (Debian: apt-get install dovecot-imapd)');
     return;
   }
-  const dovecot = (await startDovecot())!;
   const plugins = ['CONDSTORE', 'QRESYNC', 'ENABLE', 'BINARY', 'IDLE', 'UIDPLUS'];
   const { server, port } = await startServer({ plugins, pluginOptions: { CONDSTORE: { selectHighestModseq: 'enabled' } } });
+  const dovecot = (await startDovecot().catch(async (e: unknown) => {
+    await server.stop();
+    throw e;
+  }))!;
   const sides: Side[] = [];
   try {
     for (const [name, p, user, password] of [
