@@ -124,6 +124,11 @@ export class SelectedMailbox {
     for (const m of messages) if (!this.isExpungedPending(m.uid)) this.pendingFlags.set(m.uid, m);
   }
 
+  /** True when a flag update of the message is still owed to the client. */
+  hasFlagNotice(uid: number): boolean {
+    return this.pendingFlags.size > 0 && this.pendingFlags.has(uid);
+  }
+
   /** Forgets a pending flag notice (the session's own STORE answered it already). */
   dropFlagNotice(uid: number): void {
     if (this.pendingFlags.size > 0) this.pendingFlags.delete(uid);

@@ -57,7 +57,7 @@ test('RFC 7162 §3.1.4.1: FETCH (FLAGS) (CHANGEDSINCE m) answers only messages c
     // A flag change by the control API now reaches the session with MODSEQ.
     server.control.setFlags('INBOX', { uids: [1], flags: ['\\Flagged'], mode: 'add' });
     const noop = await c.command('NOOP');
-    assert.deepEqual(noop, [`* 1 FETCH (FLAGS (\\Flagged) MODSEQ (${modseqOf(server, 1)}))`, 'T6 OK NOOP completed']);
+    assert.deepEqual(noop, [`* 1 FETCH (UID 1 FLAGS (\\Flagged) MODSEQ (${modseqOf(server, 1)}))`, 'T6 OK NOOP completed']);
     assert.match((await c.command('FETCH 1 (FLAGS) (CHANGEDSINCE x)')).at(-1)!, /BAD/);
     c.close();
   } finally {
@@ -81,7 +81,8 @@ test('RFC 7162 §3.1.3: STORE (UNCHANGEDSINCE) changes what is unchanged and rep
     assert.ok(after > later);
     assert.deepEqual(
       lines.filter((l) => l.includes('FETCH')),
-      [1, 3, 5].map((n) => `* ${n} FETCH (FLAGS (\\Deleted) MODSEQ (${after}))`),
+      // RFC 7162 §3.1: a STORE's FETCH carries UID and MODSEQ once CONDSTORE is on.
+      [1, 3, 5].map((n) => `* ${n} FETCH (UID ${n} FLAGS (\\Deleted) MODSEQ (${after}))`),
     );
     assert.deepEqual(server.control.listMessages('INBOX', { uids: [2] })[0]!.flags, ['$Work']);
     // UID STORE reports UIDs; a STORE whose test passes is a plain OK.
@@ -163,7 +164,7 @@ test('RFC 7162 §3.1.5: SEARCH MODSEQ ends with (MODSEQ highest of the matches);
     assert.deepEqual(await c.command('SEARCH FLAGGED'), ['* SEARCH 2 5', 'T7 OK Search completed']);
     // SEARCH MODSEQ turned CONDSTORE on: flag updates now carry MODSEQ.
     server.control.setFlags('INBOX', { uids: [1], flags: ['\\Seen'], mode: 'add' });
-    assert.deepEqual(await c.command('NOOP'), [`* 1 FETCH (FLAGS (\\Seen) MODSEQ (${modseqOf(server, 1)}))`, 'T8 OK NOOP completed']);
+    assert.deepEqual(await c.command('NOOP'), [`* 1 FETCH (UID 1 FLAGS (\\Seen) MODSEQ (${modseqOf(server, 1)}))`, 'T8 OK NOOP completed']);
     c.close();
   } finally {
     await server.stop();

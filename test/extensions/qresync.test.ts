@@ -84,8 +84,12 @@ test('RFC 7162 §3.2.6: UID FETCH (CHANGEDSINCE m VANISHED); BAD without UID, CH
     );
     assert.match((await c.command(`FETCH 1:* (FLAGS) (CHANGEDSINCE ${m} VANISHED)`)).at(-1)!, /^T7 BAD /);
     assert.match((await c.command('UID FETCH 1:* (FLAGS) (VANISHED)')).at(-1)!, /^T8 BAD /);
-    // Live: the held expunges go out as VANISHED, never as EXPUNGE.
-    assert.deepEqual(await c.command('NOOP'), ['* VANISHED 2,9', 'T9 OK NOOP completed']);
+    // Live: the held expunges go out as VANISHED, never as EXPUNGE, and then the HIGHESTMODSEQ that covers them (as Dovecot).
+    assert.deepEqual(await c.command('NOOP'), [
+      '* VANISHED 2,9',
+      `* OK [HIGHESTMODSEQ ${server.store.get('INBOX')!.highestModseq}] Highest`,
+      'T9 OK NOOP completed',
+    ]);
     c.close();
   } finally {
     await server.stop();
@@ -108,6 +112,7 @@ test('QRESYNC live: EXPUNGE and UID EXPUNGE answer VANISHED; another session and
     assert.deepEqual(await c.command('NOOP'), [
       '* VANISHED 6',
       `* 1 FETCH (UID 3 FLAGS (\\Answered) MODSEQ (${modseqOf(server, 3)}))`,
+      `* OK [HIGHESTMODSEQ ${mailbox.highestModseq}] Highest`,
       'T8 OK NOOP completed',
     ]);
     // A plain session sees the same changes as RFC 3501 says.
@@ -119,7 +124,7 @@ test('QRESYNC live: EXPUNGE and UID EXPUNGE answer VANISHED; another session and
     // The session's own STORE answers with UID and MODSEQ too (UID 3's VANISHED waits: STORE holds expunges).
     const own = await c.command('STORE 2 +FLAGS (\\Flagged)');
     assert.deepEqual(own.slice(-2), [`* 2 FETCH (UID 4 FLAGS (\\Seen \\Flagged) MODSEQ (${modseqOf(server, 4)}))`, 'T9 OK Store completed']);
-    assert.deepEqual(await c.command('NOOP'), ['* VANISHED 3', 'T10 OK NOOP completed']);
+    assert.deepEqual(await c.command('NOOP'), ['* VANISHED 3', `* OK [HIGHESTMODSEQ ${mailbox.highestModseq}] Highest`, 'T10 OK NOOP completed']);
     plain.close();
     c.close();
   } finally {
@@ -245,7 +250,7 @@ test('imapflow with qresync: true enables QRESYNC, selects with QRESYNC and gets
   }
 });
 
-test('REST flag changes and expunges reach a QRESYNC session as VANISHED and FETCH (UID, MODSEQ), a CONDSTORE one as EXPUNGE and FETCH with MODSEQ, a plain one as before', async () => {
+test('REST flag changes and expunges reach a QRESYNC session as VANISHED and FETCH (UID, MODSEQ), a CONDSTORE one as EXPUNGE and FETCH with UID and MODSEQ, a plain one as before', async () => {
   const { server, restPort, imapPort } = await startRest({ plugins: ['QRESYNC', 'ENABLE'] });
   try {
     for (let i = 1; i <= 4; i++) server.control.addMessage('INBOX', { raw: mail(`r${i}`) });
@@ -264,8 +269,14 @@ test('REST flag changes and expunges reach a QRESYNC session as VANISHED and FET
     assert.equal(gone.status, 200);
     const ms = modseqOf(server, 3);
     // EXAMINE claims no \Recent: every session sees the messages as \Recent.
-    assert.deepEqual((await q.command('NOOP')).slice(0, -1), ['* VANISHED 1', `* 2 FETCH (UID 3 FLAGS (\\Flagged \\Recent) MODSEQ (${ms}))`]);
-    assert.deepEqual((await cs.command('NOOP')).slice(0, -1), ['* 1 EXPUNGE', `* 2 FETCH (FLAGS (\\Flagged \\Recent) MODSEQ (${ms}))`]);
+    const top = server.store.get('INBOX')!.highestModseq;
+    assert.deepEqual((await q.command('NOOP')).slice(0, -1), [
+      '* VANISHED 1',
+      `* 2 FETCH (UID 3 FLAGS (\\Flagged \\Recent) MODSEQ (${ms}))`,
+      `* OK [HIGHESTMODSEQ ${top}] Highest`,
+    ]);
+    // RFC 7162 §3.1: UID and MODSEQ in every untagged FETCH once CONDSTORE is on, an external agent's change too.
+    assert.deepEqual((await cs.command('NOOP')).slice(0, -1), ['* 1 EXPUNGE', `* 2 FETCH (UID 3 FLAGS (\\Flagged \\Recent) MODSEQ (${ms}))`]);
     assert.deepEqual((await plain.command('NOOP')).slice(0, -1), ['* 1 EXPUNGE', '* 2 FETCH (FLAGS (\\Flagged \\Recent))']);
     for (const c of [q, cs, plain]) c.close();
   } finally {

@@ -393,7 +393,8 @@ describe('X-GM-EXT-1: X-GM-LABELS', () => {
       await a.command('SELECT INBOX (CONDSTORE)');
       const stored = untagged(await a.command('STORE 2 +X-GM-LABELS (Later)'));
       assert.equal(stored.length, 1);
-      assert.match(stored[0]!, /^\* 2 FETCH \(X-GM-LABELS \(Later\) MODSEQ \(\d+\)\)$/);
+      // With CONDSTORE on, UID and MODSEQ in every untagged FETCH (RFC 7162 §3.1).
+      assert.match(stored[0]!, /^\* 2 FETCH \(UID 2 X-GM-LABELS \(Later\) MODSEQ \(\d+\)\)$/);
       // The other session is told (a FETCH of the copy with its new MODSEQ) and finds it with CHANGEDSINCE.
       const noop = untagged(await b.command('NOOP'));
       assert.ok(noop.some((l) => /^\* 2 FETCH \(.*MODSEQ/.test(l)), noop.join('\n'));

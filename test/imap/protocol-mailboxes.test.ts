@@ -50,6 +50,8 @@ describe('SELECT and EXAMINE', () => {
       '* OK [PERMANENTFLAGS (\\Answered \\Flagged \\Draft \\Deleted \\Seen $Work \\*)] Flags permitted.',
       '* OK [UIDVALIDITY 1000] UIDs valid',
       '* OK [UIDNEXT 4] Predicted next UID',
+      // CONDSTORE (in "all"): with every successful SELECT/EXAMINE (RFC 7162 §3.1.2.1).
+      '* OK [HIGHESTMODSEQ 1] Highest',
       // OBJECTID (in "all"): mailboxes are numbered by name at start, Archive F1, INBOX F2, ...
       '* OK [MAILBOXID (F2)] Ok',
       'T2 OK [READ-WRITE] Select completed',
@@ -66,6 +68,7 @@ describe('SELECT and EXAMINE', () => {
       '* OK [PERMANENTFLAGS ()] Read-only mailbox.',
       '* OK [UIDVALIDITY 2000] UIDs valid',
       '* OK [UIDNEXT 1] Predicted next UID',
+      '* OK [HIGHESTMODSEQ 1] Highest',
       '* OK [MAILBOXID (F1)] Ok',
       'T2 OK [READ-ONLY] Examine completed',
     ]);
@@ -185,6 +188,7 @@ describe('APPEND, COPY, MOVE, UID EXPUNGE', () => {
       '* OK [PERMANENTFLAGS ()] Read-only mailbox.',
       '* OK [UIDVALIDITY 2000] UIDs valid',
       '* OK [UIDNEXT 2] Predicted next UID',
+      '* OK [HIGHESTMODSEQ 2] Highest',
       '* OK [MAILBOXID (F1)] Ok',
       'T5 OK [READ-ONLY] Examine completed',
     ]);

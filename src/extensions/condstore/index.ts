@@ -1,18 +1,26 @@
 /**
  * CONDSTORE (RFC 7162 §3.1): every message's MODSEQ (kept by the store),
- * `OK [HIGHESTMODSEQ n]` on SELECT/EXAMINE once the session uses CONDSTORE
- * (as Dovecot; every mailbox has persistent MODSEQs, so NOMODSEQ is never sent), `SELECT/EXAMINE box
+ * `OK [HIGHESTMODSEQ n]` on every successful SELECT/EXAMINE (§3.1.2.1: every
+ * mailbox keeps MODSEQs persistently, so NOMODSEQ is never sent), `SELECT/EXAMINE box
  * (CONDSTORE)`, `FETCH ... (CHANGEDSINCE n)` answered from a per-mailbox
  * change log in O(changes), `STORE ... (UNCHANGEDSINCE n)` with
- * `[MODIFIED set]`, `SEARCH MODSEQ` answered with `(MODSEQ n)`, ENABLE
- * CONDSTORE, and `MODSEQ (n)` in every flag FETCH
- * (unsolicited or answering STORE) once CONDSTORE is on for the session.
+ * `[MODIFIED set]`, `SEARCH MODSEQ` answered with `(MODSEQ n)`, STATUS
+ * (HIGHESTMODSEQ), ENABLE CONDSTORE, and `UID n ... MODSEQ (n)` in every flag
+ * FETCH (unsolicited, answering STORE, or after a FETCH set `\Seen`) once
+ * CONDSTORE is on for the session (§3.1).
  * Changes of the control API and REST bump MODSEQ in the store exactly as
  * IMAP ones, so they reach sessions the same way.
+ *
+ * `pluginOptions.CONDSTORE.selectHighestModseq: "enabled"` models Dovecot
+ * 2.3, which sends HIGHESTMODSEQ on SELECT only to a session that has
+ * CONDSTORE on; the first CONDSTORE-enabling command in the selected mailbox
+ * then sends `OK [HIGHESTMODSEQ n]` (§3.1), as it does whenever the SELECT
+ * did not.
  */
+import type { SelectedMailbox } from '../../imap/selected.js';
 import type { ImapSession } from '../../imap/session.js';
 import type { FetchAttribute, SearchKey } from '../../imap/syntax.js';
-import { atom } from '../../imap/wire/values.js';
+import { atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import type { Message } from '../../store/message.js';
 import { defineExtension } from '../extension.js';
@@ -36,6 +44,10 @@ declare module '../extension.js' {
 
 interface State extends CondstoreApi {
   log: ModseqLog;
+  /** Send HIGHESTMODSEQ on every SELECT (RFC 7162 §3.1.2.1), or only once the session has CONDSTORE on (Dovecot 2.3). */
+  selectMode: 'always' | 'enabled';
+  /** Selections whose HIGHESTMODSEQ the client was told (at SELECT or by the first enabling command). */
+  told: WeakSet<SelectedMailbox>;
 }
 
 /** True when the session has CONDSTORE on (ENABLE CONDSTORE or QRESYNC, or a CONDSTORE-enabling command). */
@@ -43,9 +55,28 @@ export function condstoreOn(session: ImapSession): boolean {
   return session.enabled.has('CONDSTORE') || session.enabled.has('QRESYNC');
 }
 
-/** A CONDSTORE-enabling command (RFC 7162 §3.1): CONDSTORE is on from now on. */
-export function turnOn(session: ImapSession): void {
+/** `OK [HIGHESTMODSEQ n] Highest` of a mailbox. */
+function highestLine(mailbox: Mailbox): ImapValue[] {
+  return [atom('OK'), atom(`[HIGHESTMODSEQ ${mailbox.highestModseq}]`), atom('Highest')];
+}
+
+/**
+ * The HIGHESTMODSEQ response the selection still owes the client (RFC 7162
+ * §3.1: a CONDSTORE enabling command in a selected mailbox the SELECT did not
+ * report it for), marked as told; null when none is owed.
+ */
+function owedHighest(session: ImapSession, state: State): ImapValue[] | null {
+  const selected = session.selected;
+  if (!selected || state.told.has(selected)) return null;
+  state.told.add(selected);
+  return highestLine(selected.mailbox);
+}
+
+/** A CONDSTORE-enabling command (RFC 7162 §3.1): CONDSTORE is on from now on, and the client learns HIGHESTMODSEQ if it has not yet. */
+function turnOn(session: ImapSession, state: State): void {
   session.enabled.add('CONDSTORE');
+  const owed = owedHighest(session, state);
+  if (owed) session.untaggedList(owed);
 }
 
 /** The messages changed since `modseq`, from the log or (when it does not reach back) by a scan. */
@@ -80,10 +111,24 @@ function modseqValue(args: { number64(): number }): number {
 
 export const extension = defineExtension<State>({
   name: 'CONDSTORE',
-  setup: () => {
+  options: {
+    type: 'object',
+    properties: {
+      selectHighestModseq: {
+        type: 'string',
+        enum: ['always', 'enabled'],
+        description:
+          'When SELECT/EXAMINE sends OK [HIGHESTMODSEQ n]: "always" (RFC 7162 §3.1.2.1, the default) or "enabled": only once the session has CONDSTORE on, as Dovecot 2.3',
+      },
+    },
+    additionalProperties: false,
+  },
+  setup: ({ options }) => {
     const log = new ModseqLog();
     return {
       log,
+      selectMode: options.selectHighestModseq === 'enabled' ? 'enabled' : 'always',
+      told: new WeakSet(),
       changedSince: (mailbox, modseq) => log.changedSince(mailbox, modseq),
       expungedSince: (mailbox, modseq) => log.expungedSince(mailbox, modseq),
     };
@@ -93,11 +138,12 @@ export const extension = defineExtension<State>({
   onChange: (change, state) => state.log.onChange(change),
   select: {
     parameters: [{ name: 'CONDSTORE' }],
-    responses(session, selected, params) {
-      if (params.has('CONDSTORE')) turnOn(session);
-      // As Dovecot: only to a session that uses CONDSTORE (ENABLE, SELECT (CONDSTORE), an earlier enabling command).
-      if (!condstoreOn(session)) return [];
-      return [[atom('OK'), atom(`[HIGHESTMODSEQ ${selected.mailbox.highestModseq}]`), atom('Highest')]];
+    responses(session, selected, params, state) {
+      if (params.has('CONDSTORE')) session.enabled.add('CONDSTORE');
+      // RFC 7162 §3.1.2.1: with every successful SELECT/EXAMINE of a mailbox that keeps MODSEQs.
+      if (state.selectMode === 'enabled' && !condstoreOn(session)) return [];
+      state.told.add(selected);
+      return [highestLine(selected.mailbox)];
     },
   },
   fetch: {
@@ -106,7 +152,7 @@ export const extension = defineExtension<State>({
       const since = ctx.params.get('CHANGEDSINCE') as number | undefined;
       const asksModseq = ctx.items.some((a) => a.type === 'MODSEQ');
       if (since === undefined && !asksModseq) return undefined;
-      turnOn(ctx.session);
+      turnOn(ctx.session, state);
       if (since === undefined) return undefined;
       const changed = changedMessages(state, ctx.selected.mailbox, since);
       return {
@@ -117,9 +163,9 @@ export const extension = defineExtension<State>({
   },
   search: {
     // RFC 7162 §3.1.5: a SEARCH with MODSEQ turns CONDSTORE on and ends with the highest MODSEQ of the matches.
-    responseItems(ctx) {
+    responseItems(ctx, state) {
       if (!usesModseq([ctx.criteria])) return undefined;
-      turnOn(ctx.session);
+      turnOn(ctx.session, state);
       if (ctx.found.length === 0) return undefined;
       let max = 0;
       for (const f of ctx.found) if (f.message.modseq > max) max = f.message.modseq;
@@ -128,14 +174,31 @@ export const extension = defineExtension<State>({
   },
   store: {
     modifiers: [{ name: 'UNCHANGEDSINCE', parse: modseqValue }],
-    filter(ctx) {
+    filter(ctx, state) {
       const limit = ctx.params.get('UNCHANGEDSINCE') as number | undefined;
       if (limit === undefined) return undefined;
-      turnOn(ctx.session);
+      turnOn(ctx.session, state);
       return ctx.targets.filter((n) => n.message.modseq <= limit);
     },
   },
+  // RFC 7162 §3.1: STATUS (HIGHESTMODSEQ) is a CONDSTORE enabling command.
+  statusItems: [
+    {
+      name: 'HIGHESTMODSEQ',
+      value(mailbox, session, state) {
+        turnOn(session, state);
+        return mailbox.highestModseq;
+      },
+    },
+  ],
   updates: {
-    flagFetch: (session, message) => (condstoreOn(session) ? { uid: false, items: [atom('MODSEQ'), [message.modseq]] } : undefined),
+    // RFC 7162 §3.1: once CONDSTORE is on, every untagged FETCH carries UID and MODSEQ, whatever caused it.
+    flagFetch: (session, message) => (condstoreOn(session) ? { uid: true, items: [atom('MODSEQ'), [message.modseq]] } : undefined),
+    // CONDSTORE turned on by a command this extension does not see (ENABLE while selected): HIGHESTMODSEQ at its end.
+    after(session, settled, state) {
+      if (!settled || !condstoreOn(session)) return [];
+      const owed = owedHighest(session, state);
+      return owed ? [owed] : [];
+    },
   },
 });

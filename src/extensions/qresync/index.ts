@@ -19,6 +19,15 @@
  * As Dovecot, once QRESYNC is on, an EXPUNGE or UID EXPUNGE that removed
  * something answers `OK [HIGHESTMODSEQ n]`, the MODSEQ after the expunge
  * (as in RFC 7162's examples), so a client need not SELECT again to learn it.
+ * Likewise, once the session has been told of new messages (`* n EXISTS`,
+ * its own APPEND or anyone's) or of expunges (`VANISHED`), it gets
+ * `* OK [HIGHESTMODSEQ n] Highest` when its view is current again (after the
+ * EXISTS and RECENT, before the tagged answer; inside IDLE at once): a sync
+ * client (interimap) then need not look at the mailbox again on its next
+ * run. Dovecot puts the code in the tagged OK when that has none (`OK
+ * [HIGHESTMODSEQ 14] NOOP completed`); here it is always the untagged OK,
+ * which says the same. Flag changes alone send none: their FETCH carries
+ * the MODSEQ.
  */
 import { failBad } from '../../imap/command.js';
 import type { ArgParser } from '../../imap/parser.js';
@@ -47,6 +56,10 @@ interface SeqUid {
 
 interface State {
   condstore: () => CondstoreApi;
+  /** Sessions told of new messages or expunges since they last learnt HIGHESTMODSEQ. */
+  owed: WeakSet<ImapSession>;
+  /** The HIGHESTMODSEQ each session was last told outside SELECT (EXPUNGE's tagged OK, the untagged OK). */
+  reported: WeakMap<ImapSession, number>;
 }
 
 const on = (session: ImapSession): boolean => session.enabled.has('QRESYNC');
@@ -166,14 +179,17 @@ function vanishedEarlier(api: CondstoreApi, mailbox: Mailbox, modseq: number, se
 export const extension = defineExtension<State>({
   name: 'QRESYNC',
   requires: ['CONDSTORE'],
-  setup: ({ server }) => ({ condstore: () => server.extension('CONDSTORE')! }),
+  setup: ({ server }) => ({ condstore: () => server.extension('CONDSTORE')!, owed: new WeakSet(), reported: new WeakMap() }),
   capabilities: always('QRESYNC'),
   enable: ['QRESYNC'],
   select: {
     parameters: [{ name: 'QRESYNC', parse: parseParams }],
     refuse: (session, params) => (params.has('QRESYNC') && !on(session) ? 'QRESYNC needs ENABLE QRESYNC first' : undefined),
     closing: (session) => (on(session) ? [[atom('OK'), atom('[CLOSED]'), atom('Previous mailbox closed.')]] : []),
-    responses(_session, selected, params, state) {
+    responses(session, selected, params, state) {
+      // A new selection: what was told of the previous one says nothing of this one.
+      state.reported.delete(session);
+      state.owed.delete(session);
       const p = params.get('QRESYNC') as QresyncParams | undefined;
       const mailbox = selected.mailbox;
       if (!p || p.uidvalidity !== mailbox.uidvalidity) return [];
@@ -193,11 +209,12 @@ export const extension = defineExtension<State>({
   wrap: ['EXPUNGE', 'UID EXPUNGE'].map((command) => ({
     command,
     ifLoaded: true,
-    async run(ctx, next) {
+    async run(ctx, next, state) {
       const mailbox = ctx.session.selected?.mailbox;
       const before = mailbox?.highestModseq;
       const result = await next();
       if (!mailbox || !on(ctx.session) || result.status !== 'OK' || result.code || mailbox.highestModseq === before) return result;
+      state.reported.set(ctx.session, mailbox.highestModseq);
       return { ...result, code: `HIGHESTMODSEQ ${mailbox.highestModseq}` };
     },
   })),
@@ -215,6 +232,22 @@ export const extension = defineExtension<State>({
   },
   updates: {
     flagFetch: (session) => (on(session) ? { uid: true, items: [] } : undefined),
-    expunges: (session, uids) => (on(session) ? `* VANISHED ${compressNumbers(uids)}\r\n` : undefined),
+    expunges(session, uids, state) {
+      if (!on(session)) return undefined;
+      state.owed.add(session);
+      return `* VANISHED ${compressNumbers(uids)}\r\n`;
+    },
+    newMessages(session, _added, state) {
+      if (on(session)) state.owed.add(session);
+      return [];
+    },
+    after(session, settled, state) {
+      if (!settled || !state.owed.has(session)) return [];
+      state.owed.delete(session);
+      const mailbox = session.selected?.mailbox;
+      if (!mailbox || !on(session) || state.reported.get(session) === mailbox.highestModseq) return [];
+      state.reported.set(session, mailbox.highestModseq);
+      return [[atom('OK'), atom(`[HIGHESTMODSEQ ${mailbox.highestModseq}]`), atom('Highest')]];
+    },
   },
 });

@@ -15,7 +15,7 @@ import type { ImapSession } from '../session.js';
 import type { FetchAttribute, Partial } from '../syntax.js';
 import { accessRefusal, imapProtocol } from '../protocol.js';
 import type { SelectedMailbox } from '../selected.js';
-import { atom, literal, type ImapValue } from '../wire/values.js';
+import { Atom, atom, literal, type ImapValue } from '../wire/values.js';
 
 function applyPartial(data: Buffer, partial: Partial | null): Buffer {
   if (!partial) return data;
@@ -79,6 +79,7 @@ function fetchAsText(session: ImapSession, selected: SelectedMailbox, targets: N
   const count = items.length;
   // The session's wording cannot change during one FETCH: asked once, not per message.
   const recent = selected.showsRecent ? selected.recent : null;
+  const flagsOnly = items.some((a) => a.type === 'FLAGS') && !updatesCarryMore(selected, targets, items);
   for (let t = 0; t < targets.length; t++) {
     const { seq, message: m } = targets[t]!;
     // Written straight into the text: no string per message besides its pieces.
@@ -111,7 +112,8 @@ function fetchAsText(session: ImapSession, selected: SelectedMailbox, targets: N
           text += `INTERNALDATE "${formatInternalDate(m.internaldate)}"`;
       }
     }
-    selected.dropFlagNotice(m.uid);
+    // Told by this line only when it is what the update would say (FLAGS, and no MODSEQ/UID the session's updates carry).
+    if (flagsOnly && selected.hasFlagNotice(m.uid)) selected.dropFlagNotice(m.uid);
     text += ')\r\n';
     if (text.length > 65536) {
       session.writeText(text);
@@ -119,6 +121,65 @@ function fetchAsText(session: ImapSession, selected: SelectedMailbox, targets: N
     }
   }
   if (text) session.writeText(text);
+}
+
+/** The item names a FETCH answer holds (`values` alternates name atoms and values). */
+function namesIn(values: readonly ImapValue[]): Set<string> {
+  const names = new Set<string>();
+  for (let i = 0; i < values.length; i += 2) {
+    const name = values[i];
+    if (name instanceof Atom) names.add(name.value.toUpperCase());
+  }
+  return names;
+}
+
+/**
+ * Adds what the session's flag updates carry besides FLAGS (UID first, and
+ * e.g. MODSEQ) to the answer for a message whose \Seen this FETCH set,
+ * leaving out items already asked for.
+ */
+function seenUpdateItems(selected: SelectedMailbox, message: Message, items: readonly FetchAttribute[], values: ImapValue[]): void {
+  const extra = selected.shape?.flagFetch(message);
+  if (!extra) return;
+  const have = namesIn(values);
+  for (let i = 0; i + 1 < extra.items.length; i += 2) {
+    const name = extra.items[i];
+    if (name instanceof Atom && have.has(name.value.toUpperCase())) continue;
+    values.push(extra.items[i]!, extra.items[i + 1]!);
+  }
+  if (extra.uid && !items.some((a) => a.type === 'UID')) values.unshift(atom('UID'), message.uid);
+}
+
+/** True when an answer holding `values` says all a flag update of the message would (FLAGS, and the update's UID and extra items). */
+function tellsFlagUpdate(selected: SelectedMailbox, message: Message, values: readonly ImapValue[]): boolean {
+  const have = namesIn(values);
+  if (!have.has('FLAGS')) return false;
+  const extra = selected.shape?.flagFetch(message);
+  if (!extra) return true;
+  if (extra.uid && !have.has('UID')) return false;
+  for (let i = 0; i < extra.items.length; i += 2) {
+    const name = extra.items[i];
+    if (name instanceof Atom && !have.has(name.value.toUpperCase())) return false;
+  }
+  return true;
+}
+
+/**
+ * True when the session's flag updates carry an item the metadata FETCH
+ * does not ask for (CONDSTORE's MODSEQ, UID): its lines then do not stand
+ * for a pending update. Asked of one message: the wording is the session's,
+ * not the message's.
+ */
+function updatesCarryMore(selected: SelectedMailbox, targets: readonly Numbered[], items: readonly FetchAttribute[]): boolean {
+  if (targets.length === 0) return false;
+  const extra = selected.shape?.flagFetch(targets[0]!.message);
+  if (!extra) return false;
+  if (extra.uid && !items.some((a) => a.type === 'UID')) return true;
+  for (let i = 0; i < extra.items.length; i += 2) {
+    const name = extra.items[i];
+    if (name instanceof Atom && !items.some((a) => a.label.toUpperCase() === name.value.toUpperCase())) return true;
+  }
+  return false;
 }
 
 async function run(ctx: CommandContext): Promise<CommandResult> {
@@ -179,9 +240,16 @@ async function run(ctx: CommandContext): Promise<CommandResult> {
           failed = err.result;
           return;
         }
-        // A FETCH that set \Seen reports the new flags too.
-        if (newlySeen.has(message.uid) && !wantsFlags) values.push(atom('FLAGS'), selected.flagList(message));
-        selected.dropFlagNotice(message.uid);
+        // A FETCH that set \Seen reports the new flags too, worded as the session's flag updates
+        // (UID and MODSEQ once CONDSTORE is on: RFC 7162 §3.1 names "a FETCH/UID FETCH that implicitly set the \Seen flag").
+        if (newlySeen.has(message.uid)) {
+          if (!wantsFlags) values.push(atom('FLAGS'), selected.flagList(message));
+          seenUpdateItems(selected, message, items, values);
+        }
+        // A pending flag update is told by this answer only when it carries all that update would.
+        if ((wantsFlags || newlySeen.has(message.uid)) && selected.hasFlagNotice(message.uid) && tellsFlagUpdate(selected, message, values)) {
+          selected.dropFlagNotice(message.uid);
+        }
         session.untaggedList([seq, atom('FETCH'), values]);
         if (session.outputPressure()) return;
       }
