@@ -17,8 +17,9 @@ export function dovecot(): PresetOptions {
       'UIDPLUS', 'CONDSTORE', 'QRESYNC', 'ESEARCH', 'SEARCHRES', 'WITHIN', 'CONTEXT', 'LIST-STATUS', 'BINARY', 'MOVE', 'QUOTA',
       'SPECIAL-USE', 'MULTIAPPEND', 'URL-PARTIAL', 'CATENATE',
     ],
-    // [D1] CONTEXT=SEARCH without CONTEXT=SORT.
-    pluginOptions: { CONTEXT: { sort: false } },
+    // [D1] CONTEXT=SEARCH without CONTEXT=SORT. [D1b] Dovecot 2.3.19 (test/dovecot/condstore.test.ts) sends
+    // HIGHESTMODSEQ on SELECT only once the session has CONDSTORE on, and before the first enabling command's answer.
+    pluginOptions: { CONTEXT: { sort: false }, CONDSTORE: { selectHighestModseq: 'enabled' } },
     // [D2] doc.dovecot.org "Testing installation": `* OK [CAPABILITY ...] Dovecot ready.`
     greeting: 'Dovecot ready.',
     // [D3] namespace separator: "." for Maildir (the default example config); [D4] @mailbox_defaults = english:
