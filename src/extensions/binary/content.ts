@@ -9,16 +9,24 @@
  *   for) are the binary form of everything in them, as Dovecot makes it:
  *   the bytes as stored, except that each base64 or quoted-printable leaf
  *   has its body decoded and its Content-Transfer-Encoding field saying
- *   `binary`, so every header describes the bytes that follow it. A leaf in
- *   an unknown encoding stays as it is there (its header says what it is);
- *   only the message's own (a single-part message's) fails.
+ *   `binary`, so every header describes the bytes that follow it. One leaf
+ *   in an encoding the server does not know fails the whole section with
+ *   `UNKNOWN-CTE`, as in Dovecot: RFC 3516 says a section whose encoding
+ *   the server cannot decode fails, and such a section cannot be given with
+ *   its encodings removed.
  * - A part that does not exist is empty, as BODY[n] is.
- * - Decoded text parts go out with CRLF line ends even where the decoded
- *   bytes have bare LFs (RFC 3516 §6: "textual line-oriented sections are
- *   always transmitted using the IMAP4 CRLF line termination").
+ * - The decoded octets are given exactly, whatever the media type: a
+ *   base64 text part that decodes to a bare CR or a bare LF keeps it, and
+ *   BINARY.SIZE counts those octets. RFC 3516 §4.3 (RFC 9051 §7.5.2) asks
+ *   for CRLF line ends "regardless of the underlying storage
+ *   representation of the data on the server": that is the stored line
+ *   ends, which every section is served with already (a bare LF as
+ *   stored goes out as CRLF, mime/crlf.ts), so the 7bit/8bit body and the
+ *   hard line breaks of quoted-printable text are CRLF; octets an encoding
+ *   carries (`=0A`, base64) are the content itself, not its storage.
+ *   Dovecot 2.3 gives the same bytes (test/dovecot/binary.test.ts).
  */
 import { decodeTransfer, findPart, getMime, type MimeNode } from '../../mime/index.js';
-import { bareLfCount } from '../../mime/crlf.js';
 
 /** Encodings RFC 2045 defines that change nothing. */
 export const IDENTITY: ReadonlySet<string> = new Set(['7bit', '8bit', 'binary']);
@@ -31,27 +39,9 @@ export class UnknownEncoding extends Error {
   }
 }
 
-/** Every LF without a CR before it gets one. */
-function crlf(data: Buffer): Buffer {
-  const extra = bareLfCount(data);
-  if (extra === 0) return data;
-  const out = Buffer.allocUnsafe(data.length + extra);
-  let o = 0;
-  let from = 0;
-  for (let i = data.indexOf(10); i >= 0; i = data.indexOf(10, i + 1)) {
-    if (i > 0 && data[i - 1] === 13) continue;
-    o += data.copy(out, o, from, i);
-    out[o++] = 13;
-    from = i;
-  }
-  data.copy(out, o, from);
-  return out;
-}
-
 /** The decoded body of a base64 or quoted-printable leaf. */
 function decoded(raw: Buffer, node: MimeNode): Buffer {
-  const data = decodeTransfer(raw.subarray(node.bodyStart, node.bodyEnd), node.encodingKey);
-  return node.contentType.type === 'text' ? crlf(data) : data;
+  return decodeTransfer(raw.subarray(node.bodyStart, node.bodyEnd), node.encodingKey);
 }
 
 /** Leaves of the tree under `node` (encapsulated messages included), in message order. */
@@ -97,10 +87,21 @@ export function encodingFields(raw: Buffer, node: MimeNode, encoding: string): S
   return out;
 }
 
-/** The binary form of `raw[from, to)`: each decodable leaf of `under` decoded, its header saying so. */
+/** Fails unless the server knows the encoding of `leaf`. */
+function checkKnown(leaf: MimeNode): void {
+  if (!IDENTITY.has(leaf.encodingKey) && !DECODED.has(leaf.encodingKey)) {
+    throw new UnknownEncoding(leaf.encoding?.toString('latin1') ?? leaf.encodingKey);
+  }
+}
+
+/**
+ * The binary form of `raw[from, to)`: each decodable leaf of `under` decoded, its header saying so.
+ * @throws UnknownEncoding when a leaf of `under` has an encoding the server does not know
+ */
 function binaryForm(raw: Buffer, from: number, to: number, under: MimeNode): Buffer {
   const splices: Splice[] = [];
   for (const leaf of leaves(under)) {
+    checkKnown(leaf);
     if (!DECODED.has(leaf.encodingKey)) continue;
     splices.push(...encodingFields(raw, leaf, 'binary'), { start: leaf.bodyStart, end: leaf.bodyEnd, data: decoded(raw, leaf) });
   }
@@ -109,15 +110,13 @@ function binaryForm(raw: Buffer, from: number, to: number, under: MimeNode): Buf
 
 /**
  * The bytes of BINARY[part] of the served message `raw`.
- * @throws UnknownEncoding when the section's own encoding is not one of RFC 2045's
+ * @throws UnknownEncoding when the encoding of the section, or of a leaf in it, is not one of RFC 2045's
  */
 export function binaryContent(raw: Buffer, part: readonly number[]): Buffer {
   const root = getMime(raw);
   const node = part.length === 0 ? root : findPart(root, part);
   if (node === null) return Buffer.alloc(0);
-  if (node.kind === 'leaf' && !IDENTITY.has(node.encodingKey) && !DECODED.has(node.encodingKey)) {
-    throw new UnknownEncoding(node.encoding?.toString('latin1') ?? node.encodingKey);
-  }
+  if (node.kind === 'leaf') checkKnown(node);
   if (part.length === 0) return binaryForm(raw, 0, raw.length, root);
   if (node.kind === 'leaf') return DECODED.has(node.encodingKey) ? decoded(raw, node) : raw.subarray(node.bodyStart, node.bodyEnd);
   return binaryForm(raw, node.bodyStart, node.bodyEnd, node.kind === 'message' && node.message !== null ? node.message : node);
