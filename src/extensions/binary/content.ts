@@ -30,7 +30,8 @@ import { decodeTransfer, findPart, getMime, type MimeNode } from '../../mime/ind
 
 /** Encodings RFC 2045 defines that change nothing. */
 export const IDENTITY: ReadonlySet<string> = new Set(['7bit', '8bit', 'binary']);
-const DECODED = new Set(['base64', 'quoted-printable']);
+/** Encodings RFC 2045 defines that BINARY decodes. */
+export const DECODED: ReadonlySet<string> = new Set(['base64', 'quoted-printable']);
 
 /** A part whose Content-Transfer-Encoding the server does not know. */
 export class UnknownEncoding extends Error {
@@ -40,7 +41,7 @@ export class UnknownEncoding extends Error {
 }
 
 /** The decoded body of a base64 or quoted-printable leaf. */
-function decoded(raw: Buffer, node: MimeNode): Buffer {
+export function decoded(raw: Buffer, node: MimeNode): Buffer {
   return decodeTransfer(raw.subarray(node.bodyStart, node.bodyEnd), node.encodingKey);
 }
 
@@ -87,8 +88,11 @@ export function encodingFields(raw: Buffer, node: MimeNode, encoding: string): S
   return out;
 }
 
-/** Fails unless the server knows the encoding of `leaf`. */
-function checkKnown(leaf: MimeNode): void {
+/**
+ * Fails unless the server knows the encoding of `leaf`.
+ * @throws UnknownEncoding
+ */
+export function checkKnown(leaf: MimeNode): void {
   if (!IDENTITY.has(leaf.encodingKey) && !DECODED.has(leaf.encodingKey)) {
     throw new UnknownEncoding(leaf.encoding?.toString('latin1') ?? leaf.encodingKey);
   }
@@ -98,7 +102,7 @@ function checkKnown(leaf: MimeNode): void {
  * The binary form of `raw[from, to)`: each decodable leaf of `under` decoded, its header saying so.
  * @throws UnknownEncoding when a leaf of `under` has an encoding the server does not know
  */
-function binaryForm(raw: Buffer, from: number, to: number, under: MimeNode): Buffer {
+export function binaryForm(raw: Buffer, from: number, to: number, under: MimeNode): Buffer {
   const splices: Splice[] = [];
   for (const leaf of leaves(under)) {
     checkKnown(leaf);
