@@ -472,3 +472,35 @@ test('RFC 3516 §4.3: an unknown encoding fails BINARY, its partial forms and BI
     await stop();
   }
 });
+
+test('BINARY[] says binary at the end of each decoded part\'s header; a malformed encoding value is unknown to BINARY (7bit to BODYSTRUCTURE); "token;" is the token; an empty body stays as it is', async () => {
+  const abc = Buffer.from('abc').toString('base64');
+  const raw =
+    'Subject: forms\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="f"\r\n\r\n' +
+    `--f\r\nContent-Transfer-Encoding: base64\r\nContent-Type: text/plain\r\nContent-ID: <x@y>\r\n\r\n${abc}\r\n` +
+    `--f\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64; x=y\r\n\r\n${abc}\r\n` +
+    '--f\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n\r\n' +
+    '--f--\r\n';
+  const bad = 'Subject: bad\r\nMIME-Version: 1.0\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: bad value\r\n\r\nhello\r\n';
+  const digest =
+    'Subject: digest\r\nMIME-Version: 1.0\r\nContent-Type: multipart/digest; boundary="d"\r\n\r\n--d\r\nContent-Transfer-Encoding: x-uuencode\r\n\r\nSubject: in\r\n\r\nbody\r\n--d--\r\n';
+  const { c, stop } = await selected(['BINARY'], [raw, bad, digest]);
+  try {
+    const whole =
+      'Subject: forms\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="f"\r\n\r\n' +
+      '--f\r\nContent-Type: text/plain\r\nContent-ID: <x@y>\r\nContent-Transfer-Encoding: binary\r\n\r\nabc\r\n' +
+      '--f\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: binary\r\n\r\nabc\r\n' +
+      '--f\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n\r\n' +
+      '--f--\r\n';
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[]'), [`* 1 FETCH (BINARY[] {${whole.length}}\r\n${whole})`, 'T3 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[2] BINARY.SIZE[3])'), ['* 1 FETCH (BINARY[2] {3}\r\nabc BINARY.SIZE[3] 0)', 'T4 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 2 BINARY.PEEK[1]'), ['T5 NO [UNKNOWN-CTE] Unknown Content-Transfer-Encoding bad value']);
+    assert.match((await c.command('FETCH 2 BODYSTRUCTURE'))[0]!, /"7bit" 7 1 /);
+    // a message/rfc822 part (multipart/digest's default) in an unknown encoding fails as a leaf would
+    assert.deepEqual(await c.command('FETCH 3 BINARY.PEEK[1]'), ['T7 NO [UNKNOWN-CTE] Unknown Content-Transfer-Encoding x-uuencode']);
+    assert.deepEqual(await c.command('FETCH 3 BINARY.SIZE[]'), ['T8 NO [UNKNOWN-CTE] Unknown Content-Transfer-Encoding x-uuencode']);
+  } finally {
+    c.close();
+    await stop();
+  }
+});

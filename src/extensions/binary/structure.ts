@@ -12,7 +12,7 @@
  */
 import { bodyStructure, findPart, getMime, type MimeNode } from '../../mime/index.js';
 import type { ImapValue } from '../../imap/wire/values.js';
-import { DECODED, binaryForm, checkKnown, decoded } from './content.js';
+import { DECODED, binaryEncoding, binaryForm, checkKnown, decoded } from './content.js';
 
 /** Index of the encoding in a non-multipart body structure (type, subtype, params, id, description, encoding, size, lines). */
 const ENCODING = 5;
@@ -25,7 +25,7 @@ function lfCount(data: Buffer): number {
 
 function leafStructure(raw: Buffer, node: MimeNode): ImapValue {
   const out = bodyStructure(node, raw, true) as ImapValue[];
-  if (!DECODED.has(node.encodingKey)) return out;
+  if (!DECODED.has(binaryEncoding(node))) return out;
   const data = decoded(raw, node);
   out[ENCODING] = 'binary';
   out[ENCODING + 1] = data.length;
