@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RawClient } from '../helpers/raw-client.js';
 import { startServer } from '../helpers/server.js';
+import { ResponseSplitter, parseResponse } from '../fuzz/response-check.js';
 
 const users = { joe: { password: 'joepass' }, submit: { password: 'submitpass' } };
 
@@ -49,9 +50,13 @@ async function sign(joe: RawClient, rest: string): Promise<string> {
   return m[1]!;
 }
 
-/** The one untagged URLFETCH line of a command and its tagged status. */
+/**
+ * The one untagged URLFETCH line of a command and its tagged status; every
+ * response must pass the fuzzer's grammar check (RFC 4467 §9, RFC 5524 §5).
+ */
 async function urlfetch(c: RawClient, args: string): Promise<{ data: string; status: string }> {
   const lines = await c.command(`URLFETCH ${args}`);
+  new ResponseSplitter().push(Buffer.from(lines.map((l) => `${l}\r\n`).join(''), 'latin1'), (r) => void parseResponse(r));
   return { data: lines.slice(0, -1).join('\n'), status: lines[lines.length - 1]!.replace(/^T\d+ /, '') };
 }
 
