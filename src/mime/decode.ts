@@ -89,6 +89,11 @@ export function decodeQuotedPrintable(bytes: Buffer): Buffer {
 
 let base64Table: Int8Array | null = null;
 
+/** A character besides the alphabet, "=" and line breaks: the careful decoder is needed. */
+const NOT_PLAIN_BASE64 = /[^A-Za-z0-9+/=\r\n]/;
+/** What may follow the first "=" for Node's decoder to agree: more padding and line breaks. */
+const PADDING_TAIL = /^[=\r\n]*$/;
+
 /** Values of the RFC 2045 §6.8 base64 alphabet by byte (-1 outside it), built on first use. */
 function base64Values(): Int8Array {
   if (base64Table === null) {
@@ -110,6 +115,12 @@ function base64Values(): Int8Array {
  * @returns the decoded bytes
  */
 export function decodeBase64(bytes: Buffer): Buffer {
+  // Plain base64 in lines (nearly all of it): Node's decoder gives the same octets, faster.
+  const text = bytes.toString('latin1');
+  if (!NOT_PLAIN_BASE64.test(text)) {
+    const eq = text.indexOf('=');
+    if (eq < 0 || PADDING_TAIL.test(text.slice(eq))) return Buffer.from(text, 'base64');
+  }
   const V = base64Values();
   const out = Buffer.allocUnsafe(Math.floor((bytes.length * 3) / 4) + 1);
   let o = 0;
