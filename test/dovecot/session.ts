@@ -20,11 +20,17 @@ export class DiffSession {
 
   /** Runs a command; throws unless it ends in OK. */
   async ok(command: string): Promise<string[]> {
+    const { lines, status } = await this.run(command);
+    if (!status.startsWith('OK')) throw new Error(`${command.slice(0, 60)}: ${lines.slice(-3).join(' | ')}`);
+    return lines;
+  }
+
+  /** Runs a command whatever its outcome: every line, and the tagged status without its tag. */
+  async run(command: string): Promise<{ lines: string[]; status: string }> {
     const tag = `D${++this.tag}`;
     this.client.write(`${tag} ${command}\r\n`);
     const lines = await this.client.until(tag, 20_000);
-    if (!lines[lines.length - 1]!.startsWith(`${tag} OK`)) throw new Error(`${command.slice(0, 60)}: ${lines.slice(-3).join(' | ')}`);
-    return lines;
+    return { lines, status: lines[lines.length - 1]!.slice(tag.length + 1) };
   }
 
   async append(mailbox: string, raw: Buffer): Promise<void> {

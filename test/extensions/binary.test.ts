@@ -54,6 +54,9 @@ const MIXED = [
   '',
 ].join('\r\n');
 
+/** MIXED without its part in an unknown encoding. */
+const KNOWN = MIXED.replace('--b1\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: x-uuencode\r\n\r\nbegin 644 x\r\n', '');
+
 /** A single-part base64 text message with LF-only line ends inside the encoding. */
 const SINGLE = ['Subject: single', 'MIME-Version: 1.0', 'Content-Type: text/plain', 'Content-Transfer-Encoding: base64', '', Buffer.from('one\ntwo\n').toString('base64'), ''].join('\r\n');
 
@@ -92,8 +95,9 @@ test('CAPABILITY lists BINARY only when the plugin is loaded; without it BINARY 
 test('RFC 3516 §4.2/4.3: BINARY.PEEK removes base64 and quoted-printable; BINARY.SIZE is the length of the same bytes', async () => {
   const { c, stop } = await selected(['BINARY']);
   try {
-    // Quoted-printable text: =XX decoded, the soft line break removed, the decoded bare LF sent as CRLF (§4.3 MUST).
-    const text = bin(Buffer.from('café with a soft break, and\r\na bare LF', 'utf8').toString('latin1'));
+    // Quoted-printable text: =XX decoded, the soft line break removed, =0A a bare LF: the decoded octets exactly
+    // (§4.3's CRLF rule is about line ends as stored, which =0A is not).
+    const text = bin(Buffer.from('café with a soft break, and\na bare LF', 'utf8').toString('latin1'));
     assert.deepEqual(await c.command('FETCH 1 (BINARY.SIZE[1] BINARY.PEEK[1])'), [
       `* 1 FETCH (BINARY.SIZE[1] ${text.length} BINARY[1] {${text.length}}\r\n${text.toString('latin1')})`,
       'T3 OK Fetch completed',
@@ -205,32 +209,36 @@ test('RFC 3516 §4.3: an encoding the server cannot decode fails the FETCH with 
 });
 
 test('sections: only part numbers; [] is the whole message, a message/rfc822 part and a missing part as BODY has them', async () => {
-  const { c, stop } = await selected(['BINARY'], [MIXED, SINGLE]);
+  const { c, stop } = await selected(['BINARY'], [MIXED, SINGLE, KNOWN]);
   try {
     for (const bad of ['BINARY.PEEK[1.MIME]', 'BINARY.PEEK[TEXT]', 'BINARY.PEEK[HEADER]', 'BINARY.PEEK', 'BINARY.SIZE', 'BINARY.PEEK[0]', 'BINARY[1', 'BINARY.PEEK<0.1>']) {
       assert.match((await c.command(`FETCH 1 ${bad}`)).at(-1)!, /^T\d+ BAD/, bad);
     }
-    // BINARY[] of a multipart message: every base64/quoted-printable part decoded, its header saying `binary`;
-    // the part in an unknown encoding stays as it is. NUL inside: literal8.
-    const binaryForm = MIXED.replace('Content-Transfer-Encoding: quoted-printable\r\n\r\ncaf=C3=A9 with a soft =\r\nbreak, and=0Aa bare LF', 'Content-Transfer-Encoding: binary\r\n\r\ncaf\xc3\xa9 with a soft break, and\r\na bare LF')
+    // A part in an unknown encoding inside fails the whole message's BINARY[] (as in Dovecot).
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[]'), ['T11 NO [UNKNOWN-CTE] Unknown Content-Transfer-Encoding x-uuencode']);
+    assert.deepEqual(await c.command('FETCH 1 BINARY.SIZE[]'), ['T12 NO [UNKNOWN-CTE] Unknown Content-Transfer-Encoding x-uuencode']);
+    // BINARY[] of a multipart message: every base64/quoted-printable part decoded, its header saying `binary`.
+    // NUL inside: literal8.
+    const binaryForm = KNOWN.replace('Content-Transfer-Encoding: quoted-printable\r\n\r\ncaf=C3=A9 with a soft =\r\nbreak, and=0Aa bare LF', 'Content-Transfer-Encoding: binary\r\n\r\ncaf\xc3\xa9 with a soft break, and\na bare LF')
       .replace(`Content-Transfer-Encoding: base64\r\n\r\n${BYTES.toString('base64')}`, `Content-Transfer-Encoding: binary\r\n\r\n${BYTES.toString('latin1')}`)
       .replace(`Content-Transfer-Encoding: BASE64\r\n\r\n${PNG.toString('base64')}`, `Content-Transfer-Encoding: binary\r\n\r\n${PNG.toString('latin1')}`);
-    assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[] BINARY.SIZE[])'), [
-      `* 1 FETCH (BINARY[] ~{${binaryForm.length}}\r\n${binaryForm} BINARY.SIZE[] ${binaryForm.length})`,
-      'T11 OK Fetch completed',
+    assert.deepEqual(await c.command('FETCH 3 (BINARY.PEEK[] BINARY.SIZE[])'), [
+      `* 3 FETCH (BINARY[] ~{${binaryForm.length}}\r\n${binaryForm} BINARY.SIZE[] ${binaryForm.length})`,
+      'T13 OK Fetch completed',
     ]);
     // The message/rfc822 part: the encapsulated message as BODY[4] has it.
     const inner = 'Subject: inner\r\n\r\ninner body';
     assert.equal((await c.command('FETCH 1 BODY.PEEK[4]'))[0], `* 1 FETCH (BODY[4] {${inner.length}}\r\n${inner})`);
-    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[4]'), [`* 1 FETCH (BINARY[4] {${inner.length}}\r\n${inner})`, 'T13 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[4]'), [`* 1 FETCH (BINARY[4] {${inner.length}}\r\n${inner})`, 'T15 OK Fetch completed']);
     // A part that does not exist is empty, as in BODY[9].
-    assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[9] BINARY.SIZE[9])'), ['* 1 FETCH (BINARY[9] {0}\r\n BINARY.SIZE[9] 0)', 'T14 OK Fetch completed']);
-    // A single-part base64 message: [1] and [] decode its body (CRLF line ends for text);
-    // [] keeps the header, its Content-Transfer-Encoding saying what the bytes now are.
-    assert.deepEqual(await c.command('FETCH 2 BINARY.PEEK[1]'), ['* 2 FETCH (BINARY[1] {10}\r\none\r\ntwo\r\n)', 'T15 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[9] BINARY.SIZE[9])'), ['* 1 FETCH (BINARY[9] {0}\r\n BINARY.SIZE[9] 0)', 'T16 OK Fetch completed']);
+    // A single-part base64 message: [1] and [] decode its body, the LF-only line ends it encodes kept
+    // (they are its content, not how the server stores it); [] keeps the header, its
+    // Content-Transfer-Encoding saying what the bytes now are.
+    assert.deepEqual(await c.command('FETCH 2 BINARY.PEEK[1]'), ['* 2 FETCH (BINARY[1] {8}\r\none\ntwo\n)', 'T17 OK Fetch completed']);
     const header = 'Subject: single\r\nMIME-Version: 1.0\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: binary\r\n\r\n';
-    const whole = `${header}one\r\ntwo\r\n`;
-    assert.deepEqual(await c.command('FETCH 2 (BINARY.PEEK[] BINARY.SIZE[])'), [`* 2 FETCH (BINARY[] {${whole.length}}\r\n${whole} BINARY.SIZE[] ${whole.length})`, 'T16 OK Fetch completed']);
+    const whole = `${header}one\ntwo\n`;
+    assert.deepEqual(await c.command('FETCH 2 (BINARY.PEEK[] BINARY.SIZE[])'), [`* 2 FETCH (BINARY[] {${whole.length}}\r\n${whole} BINARY.SIZE[] ${whole.length})`, 'T18 OK Fetch completed']);
   } finally {
     c.close();
     await stop();
@@ -349,5 +357,150 @@ test('script rules see BINARY FETCHes: a rule matching the command text shapes t
   } finally {
     c.close();
     await server.stop();
+  }
+});
+
+/** Issue 29's part: 30 octets with a bare CR, a CRLF and a bare LF. */
+const THIRTY = bin('abcdefg\rhijkl\r\nmno\npqrstuvqxyz');
+
+/** A message whose part `n` (1-based, n >= 2) is `body` in `encoding`, the others short text parts. */
+function partMessage(n: number, type: string, encoding: string, body: string): string {
+  let raw = 'Subject: exact\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="p"\r\n\r\n';
+  for (let i = 1; i < n; i++) raw += `--p\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`;
+  return `${raw}--p\r\nContent-Type: ${type}\r\nContent-Transfer-Encoding: ${encoding}\r\n\r\n${body}\r\n--p--\r\n`;
+}
+
+test('issue 29, RFC 3516 §4.2: BINARY gives the decoded octets exactly (bare CR, bare LF kept in a text part); SIZE and partials count them', async () => {
+  const raw = partMessage(5, 'text/plain; charset=us-ascii', 'base64', THIRTY.toString('base64'));
+  const { c, stop } = await selected(['all'], [raw]);
+  try {
+    const l = (s: string): string => `{${s.length}}\r\n${s}`;
+    const all = THIRTY.toString('latin1');
+    assert.deepEqual(await c.command('FETCH 1 BINARY.SIZE[5]'), ['* 1 FETCH (BINARY.SIZE[5] 30)', 'T3 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[5]'), [`* 1 FETCH (BINARY[5] ${l(all)})`, 'T4 OK Fetch completed']);
+    // The window of issue 29, as a literal (CR and LF cannot be quoted), with the bare LF as it is.
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[5]<10.10>'), [`* 1 FETCH (BINARY[5]<10> ${l('jkl\r\nmno\np')})`, 'T5 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[5]<25.100>'), [`* 1 FETCH (BINARY[5]<25> ${l('vqxyz')})`, 'T6 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[5]<30.1>'), ['* 1 FETCH (BINARY[5]<30> {0}\r\n)', 'T7 OK Fetch completed']);
+    // BINARY (not PEEK) gives the same bytes and sets \Seen.
+    const lines = await c.command('FETCH 1 BINARY[5]<0.8>');
+    assert.ok(lines[0]!.startsWith(`* 1 FETCH (BINARY[5]<0> ${l('abcdefg\r')} FLAGS (\\Seen`), lines[0]);
+    // BODY[5] is still the encoded part as stored.
+    assert.deepEqual(await c.command('FETCH 1 BODY.PEEK[5]'), [`* 1 FETCH (BODY[5] ${l(THIRTY.toString('base64'))})`, 'T9 OK Fetch completed']);
+  } finally {
+    c.close();
+    await stop();
+  }
+});
+
+test('RFC 2045 §6.8: base64 ignores every character outside its alphabet (blanks, junk, base64url - and _), "=" ends the data, a short last quantum keeps its whole octets', async () => {
+  const cases: [string, string][] = [
+    ['YWJj ZGVm\t\r\n!Z2hp*aWpr\r\n~~bG1u.', 'abcdefghiijklmn'],
+    ['YW%Jj\r\nZG!Vm', 'abcdef'],
+    ['YW-Jj_ZGVm', 'abcdef'],
+    ['YQ==\r\nYmM=', 'a'],
+    ['YWJjZA', 'abcd'],
+    ['YWJjZGU', 'abcde'],
+    ['YWJjZ', 'abc'],
+    ['', ''],
+  ];
+  const messages = cases.map(([body]) => partMessage(2, 'application/octet-stream', 'base64', body));
+  const { c, stop } = await selected(['BINARY'], messages);
+  try {
+    for (let i = 0; i < cases.length; i++) {
+      const want = cases[i]![1];
+      const lines = await c.command(`FETCH ${i + 1} (BINARY.SIZE[2] BINARY.PEEK[2])`);
+      assert.equal(lines[0], `* ${i + 1} FETCH (BINARY.SIZE[2] ${want.length} BINARY[2] {${want.length}}\r\n${want})`, JSON.stringify(cases[i]![0]));
+    }
+  } finally {
+    c.close();
+    await stop();
+  }
+});
+
+test('RFC 2045 §6.7: quoted-printable soft breaks (blanks after "=" too) vanish, hard breaks are CRLF, =0D/=0A are bare octets, bad escapes stay as written', async () => {
+  const cases: [string, string, string][] = [
+    // soft breaks, with and without blanks after the "="; trailing blanks of a line dropped (rule 3)
+    ['text/plain', 'abc=\r\ndef= \t\r\nghi  \r\nend', 'abcdefghi\r\nend'],
+    // encoded CR and LF are content: kept bare in a text part
+    ['text/plain', 'a=0Db=0Ac=0D=0Ad', 'a\rb\nc\r\nd'],
+    // lower-case hex read as hex (a robust decoder may); a malformed "=" kept with what follows
+    ['text/plain; charset=utf-8', 'caf=c3=a9 =ZZ x=4', 'caf\xc3\xa9 =ZZ x=4'],
+    // a hard line break in an octet-stream is CRLF too: it is a line break of the encoded text
+    ['application/octet-stream', 'x=00y\r\nz=FF', 'x\x00y\r\nz\xff'],
+  ];
+  const messages = cases.map(([type, body]) => partMessage(2, type, 'quoted-printable', body));
+  // Stored with bare LF line ends: served as CRLF, so the hard break decodes to CRLF and the soft one vanishes.
+  messages.push(partMessage(2, 'text/plain', 'quoted-printable', 'one=\ntwo\nthree').replace(/\r\n/g, '\n'));
+  cases.push(['text/plain', '', 'onetwo\r\nthree']);
+  const { c, stop } = await selected(['BINARY'], messages);
+  try {
+    for (let i = 0; i < cases.length; i++) {
+      const want = cases[i]![2];
+      const literal = want.includes('\x00') ? '~' : '';
+      const lines = await c.command(`FETCH ${i + 1} (BINARY.SIZE[2] BINARY.PEEK[2])`);
+      assert.equal(lines[0], `* ${i + 1} FETCH (BINARY.SIZE[2] ${want.length} BINARY[2] ${literal}{${want.length}}\r\n${want})`, JSON.stringify(cases[i]![1]));
+    }
+  } finally {
+    c.close();
+    await stop();
+  }
+});
+
+test('RFC 3516 §4.3: an unknown encoding fails BINARY, its partial forms and BINARY.SIZE with NO [UNKNOWN-CTE], and so does the whole message and any multipart holding it', async () => {
+  const nested =
+    'Subject: nested\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="o"\r\n\r\n--o\r\nContent-Type: text/plain\r\n\r\nfirst\r\n' +
+    '--o\r\nContent-Type: multipart/alternative; boundary="i"\r\n\r\n--i\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\naGk=\r\n' +
+    '--i\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: x-gzip64\r\n\r\nH4sI\r\n--i--\r\n--o--\r\n';
+  const { c, stop } = await selected(['BINARY'], [nested]);
+  try {
+    const no = 'NO [UNKNOWN-CTE] Unknown Content-Transfer-Encoding x-gzip64';
+    let tag = 3;
+    for (const item of ['BINARY.PEEK[2.2]', 'BINARY.PEEK[2.2]<0.2>', 'BINARY[2.2]<1.1>', 'BINARY.SIZE[2.2]', 'BINARY.PEEK[2]', 'BINARY.SIZE[2]', 'BINARY.PEEK[]', 'BINARY.SIZE[]']) {
+      assert.deepEqual(await c.command(`FETCH 1 ${item}`), [`T${tag++} ${no}`], item);
+    }
+    // One failing item fails the whole FETCH: nothing of the others is sent.
+    assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[1] BINARY.PEEK[2.2])'), [`T${tag++} ${no}`]);
+    // The decodable parts beside it are unaffected, BINARY.SIZE included.
+    assert.deepEqual(await c.command('FETCH 1 (BINARY.SIZE[2.1] BINARY.PEEK[2.1] BINARY.PEEK[1])'), [
+      '* 1 FETCH (BINARY.SIZE[2.1] 2 BINARY[2.1] {2}\r\nhi BINARY[1] {5}\r\nfirst)',
+      `T${tag++} OK Fetch completed`,
+    ]);
+    assert.equal((await c.command('NOOP')).at(-1), `T${tag++} OK NOOP completed`);
+  } finally {
+    c.close();
+    await stop();
+  }
+});
+
+test('BINARY[] says binary at the end of each decoded part\'s header; a malformed encoding value is unknown to BINARY (7bit to BODYSTRUCTURE); "token;" is the token; an empty body stays as it is', async () => {
+  const abc = Buffer.from('abc').toString('base64');
+  const raw =
+    'Subject: forms\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="f"\r\n\r\n' +
+    `--f\r\nContent-Transfer-Encoding: base64\r\nContent-Type: text/plain\r\nContent-ID: <x@y>\r\n\r\n${abc}\r\n` +
+    `--f\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64; x=y\r\n\r\n${abc}\r\n` +
+    '--f\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n\r\n' +
+    '--f--\r\n';
+  const bad = 'Subject: bad\r\nMIME-Version: 1.0\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: bad value\r\n\r\nhello\r\n';
+  const digest =
+    'Subject: digest\r\nMIME-Version: 1.0\r\nContent-Type: multipart/digest; boundary="d"\r\n\r\n--d\r\nContent-Transfer-Encoding: x-uuencode\r\n\r\nSubject: in\r\n\r\nbody\r\n--d--\r\n';
+  const { c, stop } = await selected(['BINARY'], [raw, bad, digest]);
+  try {
+    const whole =
+      'Subject: forms\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="f"\r\n\r\n' +
+      '--f\r\nContent-Type: text/plain\r\nContent-ID: <x@y>\r\nContent-Transfer-Encoding: binary\r\n\r\nabc\r\n' +
+      '--f\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: binary\r\n\r\nabc\r\n' +
+      '--f\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n\r\n' +
+      '--f--\r\n';
+    assert.deepEqual(await c.command('FETCH 1 BINARY.PEEK[]'), [`* 1 FETCH (BINARY[] {${whole.length}}\r\n${whole})`, 'T3 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 1 (BINARY.PEEK[2] BINARY.SIZE[3])'), ['* 1 FETCH (BINARY[2] {3}\r\nabc BINARY.SIZE[3] 0)', 'T4 OK Fetch completed']);
+    assert.deepEqual(await c.command('FETCH 2 BINARY.PEEK[1]'), ['T5 NO [UNKNOWN-CTE] Unknown Content-Transfer-Encoding bad value']);
+    assert.match((await c.command('FETCH 2 BODYSTRUCTURE'))[0]!, /"7bit" 7 1 /);
+    // a message/rfc822 part (multipart/digest's default) in an unknown encoding fails as a leaf would
+    assert.deepEqual(await c.command('FETCH 3 BINARY.PEEK[1]'), ['T7 NO [UNKNOWN-CTE] Unknown Content-Transfer-Encoding x-uuencode']);
+    assert.deepEqual(await c.command('FETCH 3 BINARY.SIZE[]'), ['T8 NO [UNKNOWN-CTE] Unknown Content-Transfer-Encoding x-uuencode']);
+  } finally {
+    c.close();
+    await stop();
   }
 });

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RawClient } from '../helpers/raw-client.js';
 import { startServer } from '../helpers/server.js';
+import { ResponseSplitter, parseResponse } from '../fuzz/response-check.js';
 
 const users = { joe: { password: 'joepass' }, submit: { password: 'submitpass' } };
 
@@ -49,9 +50,13 @@ async function sign(joe: RawClient, rest: string): Promise<string> {
   return m[1]!;
 }
 
-/** The one untagged URLFETCH line of a command and its tagged status. */
+/**
+ * The one untagged URLFETCH line of a command and its tagged status; every
+ * response must pass the fuzzer's grammar check (RFC 4467 §9, RFC 5524 §5).
+ */
 async function urlfetch(c: RawClient, args: string): Promise<{ data: string; status: string }> {
   const lines = await c.command(`URLFETCH ${args}`);
+  new ResponseSplitter().push(Buffer.from(lines.map((l) => `${l}\r\n`).join(''), 'latin1'), (r) => void parseResponse(r));
   return { data: lines.slice(0, -1).join('\n'), status: lines[lines.length - 1]!.replace(/^T\d+ /, '') };
 }
 
@@ -125,7 +130,7 @@ test('BODY (or no parameter) gives the plain URLFETCH bytes; both items come BOD
     assert.equal((await urlfetch(submit, `("${url}" BODY)`)).data, `* URLFETCH "${url}" (BODY {${body.length}}\r\n${body})`);
     assert.equal((await urlfetch(submit, `("${url}")`)).data, `* URLFETCH "${url}" (BODY {${body.length}}\r\n${body})`);
     const both = await urlfetch(submit, `("${url}" BINARY BODYPARTSTRUCTURE) "${url}"`);
-    assert.match(both.data, new RegExp(`^\\* URLFETCH "[^"]+" \\(BODYPARTSTRUCTURE \\("text" "plain" .*\\) BINARY \\{${body.length}\\}\\r\\n${body}\\) "[^"]+" \\{${body.length}\\}\\r\\n${body}$`));
+    assert.match(both.data, new RegExp(`^\\* URLFETCH "[^"]+" \\(BODYPARTSTRUCTURE \\("text" "plain" .*\\)\\) \\(BINARY \\{${body.length}\\}\\r\\n${body}\\) "[^"]+" \\{${body.length}\\}\\r\\n${body}$`));
     submit.close();
     joe.close();
   } finally {
@@ -148,7 +153,7 @@ test(';PARTIAL= counts in the decoded bytes for BINARY', async () => {
   }
 });
 
-test('NIL, not an error, for what cannot be made: a wrong token, a MIME section, an unknown encoding', async () => {
+test('NIL, not an error, for what cannot be made: a wrong token, a MIME section; (BINARY NIL) for an unknown encoding', async () => {
   const { server, port } = await start();
   try {
     const joe = await login(port, 'joe');
@@ -158,7 +163,8 @@ test('NIL, not an error, for what cannot be made: a wrong token, a MIME section,
     const uu = await sign(joe, '/;section=4');
     const submit = await login(port, 'submit');
     const r = await urlfetch(submit, `("${wrong}" BINARY) ("${mime}" BINARY) ("${mime}" BODYPARTSTRUCTURE) ("${uu}" BINARY)`);
-    assert.equal(r.data, `* URLFETCH "${wrong}" NIL "${mime}" NIL "${mime}" NIL "${uu}" NIL`);
+    // RFC 5524 §3.2: BINARY "MAY contain NIL" when the encoding is unknown to the server; the URL itself is good.
+    assert.equal(r.data, `* URLFETCH "${wrong}" NIL "${mime}" NIL "${mime}" NIL "${uu}" (BINARY NIL)`);
     assert.equal(r.status, 'OK URLFETCH completed');
     // The MIME header itself is still there for BODY, and the unknown encoding's bytes as stored.
     assert.match((await urlfetch(submit, `("${mime}" BODY)`)).data, /\(BODY \{\d+\}\r\nContent-Type: image\/gif/);
@@ -183,6 +189,111 @@ test('BAD for BODY with BINARY, an unknown parameter or an unclosed list; nothin
     }
     assert.match((await urlfetch(submit, `("${url}" BINARY BINARY)`)).status, /^OK/);
     assert.match((await submit.command('NOOP'))[0]!, /^T\d+ OK/);
+    submit.close();
+    joe.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+/** The entry of part `n` (1-based) in a multipart BODYSTRUCTURE answer: its n-th top-level list. */
+function childOf(structure: string, n: number): string {
+  let depth = 0;
+  let start = -1;
+  let seen = 0;
+  let quoted = false;
+  for (let i = 0; i < structure.length; i++) {
+    const ch = structure[i];
+    if (quoted) {
+      if (ch === '\\') i++;
+      else if (ch === '"') quoted = false;
+      continue;
+    }
+    if (ch === '"') quoted = true;
+    else if (ch === '(') {
+      if (depth === 1) start = i;
+      depth++;
+    } else if (ch === ')') {
+      depth--;
+      if (depth === 1 && ++seen === n) return structure.slice(start, i + 1);
+    }
+  }
+  throw new Error(`no part ${n} in ${structure}`);
+}
+
+test('RFC 5524 §3.2 and §5: BINARY with BODYPARTSTRUCTURE describes the decoded data (identity encoding, decoded size and lines), each metadata element in its own parentheses, the data a literal', async () => {
+  // issue 29: a base64 text part of 11 decoded octets; a base64 image with NUL; a QP text part
+  const eleven = 'hello world';
+  const raw =
+    'From: joe@example.com\r\nSubject: bps\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n' +
+    `--b\r\nContent-Type: text/plain; charset=us-ascii\r\nContent-Transfer-Encoding: base64\r\n\r\n${Buffer.from(eleven).toString('base64')}\r\n` +
+    `--b\r\nContent-Type: image/gif\r\nContent-Transfer-Encoding: base64\r\n\r\n${BLOB.toString('base64')}\r\n` +
+    `--b\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n${qp}` +
+    '--b--\r\n';
+  const { server, port } = await startServer({
+    plugins: 'all',
+    users,
+    pluginOptions: { URLAUTH: { submitUsers: ['submit'] } },
+    storage: { INBOX: { messages: [{ raw }] } },
+  });
+  try {
+    const joe = await login(port, 'joe');
+    await joe.command('EXAMINE INBOX');
+    const whole = /^\* 1 FETCH \(BODYSTRUCTURE (.*)\)$/.exec((await joe.command('FETCH 1 BODYSTRUCTURE'))[0]!)![1]!;
+    const [text, gif, qpText] = [1, 2, 3].map((n) => childOf(whole, n));
+    const urls: string[] = [];
+    for (const section of ['/;section=1', '/;section=2', '/;section=3', '']) urls.push(await sign(joe, section));
+    const submit = await login(port, 'submit');
+
+    // The text part: "base64" and its encoded size/lines in FETCH BODYSTRUCTURE, "binary" 11 0 with BINARY.
+    assert.match(text, /"base64" 16 0 /);
+    const decodedText = text.replace('"base64" 16 0 ', '"binary" 11 0 ');
+    const r1 = await urlfetch(submit, `("${urls[0]}" BINARY BODYPARTSTRUCTURE)`);
+    assert.equal(r1.data, `* URLFETCH "${urls[0]}" (BODYPARTSTRUCTURE ${decodedText}) (BINARY {11}\r\n${eleven})`);
+    // A part holding NUL: literal8 (§3.1 MUST); a non-text part has no line count.
+    const r2 = await urlfetch(submit, `("${urls[1]}" BODYPARTSTRUCTURE BINARY)`);
+    const decodedGif = gif.replace(`"base64" ${BLOB.toString('base64').length} `, `"binary" ${BLOB.length} `);
+    assert.notEqual(decodedGif, gif);
+    assert.equal(r2.data, `* URLFETCH "${urls[1]}" (BODYPARTSTRUCTURE ${decodedGif}) (BINARY ~{${BLOB.length}}\r\n${BLOB.toString('latin1')})`);
+    // Quoted-printable: decoded to 13 octets without a line break (the CRLF before the boundary is the boundary's).
+    const utf8 = Buffer.from('Café crème', 'utf8');
+    const r3 = await urlfetch(submit, `("${urls[2]}" BODYPARTSTRUCTURE BINARY)`);
+    assert.equal(r3.data, `* URLFETCH "${urls[2]}" (BODYPARTSTRUCTURE ${qpText.replace(/"quoted-printable" \d+ \d+ /, `"binary" ${utf8.length} 0 `)}) (BINARY {${utf8.length}}\r\n${utf8.toString('latin1')})`);
+    // Without BINARY the structure is the part as stored (§4: "BODYPARTSTRUCTURE BODY" shows "BASE64" 164).
+    assert.equal((await urlfetch(submit, `("${urls[0]}" BODYPARTSTRUCTURE BODY)`)).data.split('\r\n')[0], `* URLFETCH "${urls[0]}" (BODYPARTSTRUCTURE ${text}) (BODY {16}`);
+    assert.equal((await urlfetch(submit, `("${urls[0]}" BODYPARTSTRUCTURE)`)).data, `* URLFETCH "${urls[0]}" (BODYPARTSTRUCTURE ${text})`);
+
+    // The whole message with BINARY: every part described decoded, sizes as FETCH BINARY.SIZE gives them.
+    const sizes = /BINARY\.SIZE\[1\] (\d+) BINARY\.SIZE\[2\] (\d+) BINARY\.SIZE\[3\] (\d+)/.exec((await joe.command('FETCH 1 (BINARY.SIZE[1] BINARY.SIZE[2] BINARY.SIZE[3])'))[0]!)!;
+    const all = await urlfetch(submit, `("${urls[3]}" BODYPARTSTRUCTURE BINARY)`);
+    const m = /^\* URLFETCH "[^"]+" \(BODYPARTSTRUCTURE (.*)\) \(BINARY ~\{(\d+)\}\r\n/s.exec(all.data);
+    assert.ok(m, all.data.slice(0, 300));
+    const described = m[1]!;
+    assert.match(childOf(described, 1), new RegExp(`"binary" ${sizes[1]} 0 `));
+    assert.match(childOf(described, 2), new RegExp(`"binary" ${sizes[2]} `));
+    assert.match(childOf(described, 3), new RegExp(`"binary" ${sizes[3]} 0 `));
+    const binarySize = /BINARY\.SIZE\[\] (\d+)/.exec((await joe.command('FETCH 1 BINARY.SIZE[]'))[0]!)![1];
+    assert.equal(m[2], binarySize);
+    submit.close();
+    joe.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('RFC 5524 §4: a part that cannot be decoded gets its BODYPARTSTRUCTURE as it is and (BINARY NIL); a part that does not exist is NIL', async () => {
+  const { server, port } = await start();
+  try {
+    const joe = await login(port, 'joe');
+    await joe.command('EXAMINE INBOX');
+    const whole = /^\* 1 FETCH \(BODYSTRUCTURE (.*)\)$/.exec((await joe.command('FETCH 1 BODYSTRUCTURE'))[0]!)![1]!;
+    const uuStructure = childOf(whole, 4);
+    assert.match(uuStructure, /"x-uuencode"/);
+    const uu = await sign(joe, '/;section=4');
+    const missing = await sign(joe, '/;section=200');
+    const submit = await login(port, 'submit');
+    assert.equal((await urlfetch(submit, `("${uu}" BODYPARTSTRUCTURE BINARY)`)).data, `* URLFETCH "${uu}" (BODYPARTSTRUCTURE ${uuStructure}) (BINARY NIL)`);
+    assert.equal((await urlfetch(submit, `("${missing}" BODYPARTSTRUCTURE BODY)`)).data, `* URLFETCH "${missing}" NIL`);
     submit.close();
     joe.close();
   } finally {

@@ -363,7 +363,14 @@ export class Generator {
         'latin1',
       );
     }
-    if (n === 4 && r.chance(0.5)) return lineBreakParts();
+    if (n === 4 && r.chance(0.5)) {
+      if (r.chance(0.5)) return lineBreakParts();
+      // Parts that decode to a bare CR, a bare LF, CRLF and NUL (issue 29): base64 clean, with junk and base64url
+      // characters, cut short; quoted-printable with encoded CR/LF, soft breaks and a bad escape.
+      const body = r.pick([Buffer.from('abcdefg\rhijkl\r\nmno\npqrstuvqxyz', 'latin1').toString('base64'), 'YW-Jj_ZG Vm!\r\nAA0K\r\nDQo', 'YQ==YmM=', 'a=0Db=0Ac=\r\nd=00e=ZZ=']);
+      const cte = body.startsWith('a=') ? 'quoted-printable' : 'base64';
+      return Buffer.from(`MIME-Version: 1.0\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: ${cte}\r\n\r\n${body}\r\n`, 'latin1');
+    }
     return r.bytes(r.int(0, 200), IMAPISH);
   }
 

@@ -738,21 +738,26 @@ function untagged(c: Cursor, r: Response): ParsedResponse {
       while (c.trySp()) c.astring();
       break;
     case 'URLFETCH': {
-      // RFC 4467 §9: "URLFETCH" 1*(SP url SP nstring); RFC 5524 adds the list form.
+      // RFC 4467 §9: "URLFETCH" 1*(SP url SP nstring); RFC 5524 §5 adds urldata-ext:
+      // url 1*(SP "(" url-metadata-el ")"), each element one BODYPARTSTRUCTURE body, BODY nstring or BINARY (nstring / literal8).
+      const element = (v: Value): void => {
+        if (v.t !== 'list' || v.v.length !== 2) c.fail('URLFETCH metadata element is not "(" name SP value ")"');
+        const [name, value] = v.v as [Value, Value];
+        if (name.t !== 'atom' || !['BODYPARTSTRUCTURE', 'BODY', 'BINARY'].includes(name.v)) c.fail('URLFETCH metadata item is not BODYPARTSTRUCTURE, BODY or BINARY');
+        if (name.v === 'BODYPARTSTRUCTURE' ? value.t !== 'list' : value.t !== 'str' && value.t !== 'nil') c.fail(`URLFETCH ${name.v} has the wrong kind of value`);
+      };
       do {
         c.sp();
         c.astring();
         c.sp();
         const v = c.value();
         if (v.t === 'list') {
-          // RFC 5524 (URLAUTH=BINARY): "(" [BODYPARTSTRUCTURE (structure)] [(BODY / BINARY) string] ")".
-          for (let i = 0; i < v.v.length; i += 2) {
-            const name = v.v[i]!;
-            const value = v.v[i + 1];
-            if (name.t !== 'atom' || !['BODYPARTSTRUCTURE', 'BODY', 'BINARY'].includes(name.v)) c.fail('URLFETCH metadata item is not BODYPARTSTRUCTURE, BODY or BINARY');
-            else if (value === undefined || (name.v === 'BODYPARTSTRUCTURE' ? value.t !== 'list' : value.t !== 'str' && value.t !== 'nil')) c.fail(`URLFETCH ${name.v} has the wrong kind of value`);
+          element(v);
+          while (c.peek() === 0x20 && c.s.charCodeAt(c.pos + 1) === 0x28 /* ( */) {
+            c.sp();
+            element(c.value());
           }
-        } else if (v.t !== 'nil' && v.t !== 'str') c.fail('URLFETCH data is neither NIL, a string nor a list');
+        } else if (v.t !== 'nil' && v.t !== 'str') c.fail('URLFETCH data is neither NIL, a string nor a metadata list');
       } while (c.peek() === 0x20);
       break;
     }

@@ -21,7 +21,7 @@
  *   reading it as the session's own.
  * - URLAUTH=BINARY (RFC 5524, ./extended.ts): a URLFETCH argument may be
  *   `(url [BODYPARTSTRUCTURE] [BINARY | BODY])`, answered
- *   `url (BODYPARTSTRUCTURE (...) BINARY ~{n}...)` or NIL.
+ *   `url (BODYPARTSTRUCTURE (...)) (BINARY ~{n}...)` or NIL.
  * - `RESETKEY [mailbox [mechanism ...]]` drops the user's key of a mailbox
  *   (or all of them), invalidating every URL signed with it.
  *
@@ -149,7 +149,8 @@ function answer(session: ImapSession, request: FetchRequest, state: State): Imap
     return [request.url, data === null ? null : literal(data)];
   }
   const found = verifiedTarget(session, request.url, state);
-  return [request.url, found ? extendedAnswer(request.extended, found.url, found.target) : null];
+  const elements = found ? extendedAnswer(request.extended, found.url, found.target) : null;
+  return elements === null ? [request.url, null] : [request.url, ...elements];
 }
 
 /** `url SP mechanism *(SP url SP mechanism)` of GENURLAUTH, read whole before anything is signed. */
