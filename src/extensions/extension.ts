@@ -221,7 +221,13 @@ export interface StatusItem<S = unknown> {
    * The value (a number, null for NIL, or any other value such as OBJECTID's
    * `(id)` list), or undefined to leave the item out of the answer.
    */
-  value(mailbox: Mailbox, session: ImapSession, state: S): ImapValue | undefined;
+  /**
+   * `asked`: the client named the item (STATUS, LIST-STATUS); false when the
+   * server sends it on its own (NOTIFY's STATUS of a watched mailbox), so an
+   * item whose request changes the session (CONDSTORE's HIGHESTMODSEQ turns
+   * CONDSTORE on, RFC 7162 §3.1) changes it only when asked.
+   */
+  value(mailbox: Mailbox, session: ImapSession, state: S, asked: boolean): ImapValue | undefined;
 }
 
 /** One LIST/LSUB answer line being built. */

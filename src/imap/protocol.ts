@@ -108,7 +108,7 @@ export interface ImapProtocol {
   /** The `search.resultItems` of every extension, in canonical order. */
   searchResultItems(ctx: SearchResultContext): SearchResultItems[];
   readonly statusItems: ReadonlyMap<string, StatusItem>;
-  statusValue(item: string, mailbox: Mailbox, session: ImapSession): ImapValue | undefined;
+  statusValue(item: string, mailbox: Mailbox, session: ImapSession, asked: boolean): ImapValue | undefined;
   readonly listSelection: ReadonlySet<string>;
   readonly listReturn: ReadonlySet<string>;
   /** Reads a return option's arguments when its extension takes some (`undefined` when it takes none). */
@@ -633,10 +633,10 @@ function buildProtocol(server: Server): ImapProtocol {
       return out;
     },
     statusItems,
-    statusValue(item, mailbox, session) {
+    statusValue(item, mailbox, session, asked) {
       const spec = statusItems.get(item.toUpperCase());
       if (!spec) return undefined;
-      return spec.value(mailbox, session, state(statusOwners.get(item.toUpperCase())!));
+      return spec.value(mailbox, session, state(statusOwners.get(item.toUpperCase())!), asked);
     },
     listSelection,
     listReturn,

@@ -97,7 +97,9 @@ test('REST on: start-up reports its address; POST /v1/shutdown ends the command 
   assert.ok(m, `no REST line in ${output()}`);
   const base = m[1]!;
   // The dashboard's URL is printed too, and serves the page.
-  const dash = /dashboard at (http:\/\/\S+\/)/.exec(output());
+  // Printed right after the REST line, but it may come in a later chunk of stdout.
+  let dash: RegExpExecArray | null = null;
+  for (let waited = 0; !(dash = /dashboard at (http:\/\/\S+\/)/.exec(output())) && waited < 3000; waited += 50) await new Promise((r) => setTimeout(r, 50));
   assert.ok(dash, `no dashboard line in ${output()}`);
   assert.equal(`${dash[1]}v1`, base);
   assert.match(await (await fetch(dash[1]!)).text(), /<title>Rookery dashboard<\/title>/);

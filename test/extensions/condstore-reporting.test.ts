@@ -49,7 +49,7 @@ test('RFC 7162 §3.1.2.1: every successful SELECT and EXAMINE sends OK [HIGHESTM
     await server.stop();
   }
   // Without CONDSTORE the server keeps no mod-sequences a client can know of: no response code.
-  const plain = await startWithMessages(1);
+  const plain = await startWithMessages(1, { plugins: [] });
   try {
     const c = await rawSession(plain.port);
     assert.ok(!(await c.command('SELECT INBOX')).some((l) => l.includes('MODSEQ')));

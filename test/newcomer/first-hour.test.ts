@@ -203,7 +203,8 @@ test('one rule for subscriptions: mailboxes from storage, createMailbox and REST
 
 test('one version everywhere: package.json, --version, and the ready line', async () => {
   const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version: string };
-  assert.equal(run(['--version']).stdout.trim(), pkg.version);
+  // `rookery 5.0.0 (package, node 20.20.2, linux-x64)`: the version, then the build (issue 32).
+  assert.equal(/^rookery (\S+) \(package, node /.exec(run(['--version']).stdout.trim())?.[1], pkg.version);
   const { child, ready } = await startReady(['--port', '0']);
   assert.equal((ready as unknown as { version: string }).version, pkg.version);
   child.kill('SIGTERM');

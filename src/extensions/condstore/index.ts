@@ -118,7 +118,7 @@ export const extension = defineExtension<State>({
         type: 'string',
         enum: ['always', 'enabled'],
         description:
-          'When SELECT/EXAMINE sends OK [HIGHESTMODSEQ n]: "always" (RFC 7162 §3.1.2.1, the default) or "enabled": only once the session has CONDSTORE on, as Dovecot 2.3',
+          'When SELECT/EXAMINE sends OK [HIGHESTMODSEQ n]: "always" (RFC 7162 section 3.1.2.1, the default) or "enabled": only once the session has CONDSTORE on, as Dovecot 2.3',
       },
     },
     additionalProperties: false,
@@ -181,12 +181,12 @@ export const extension = defineExtension<State>({
       return ctx.targets.filter((n) => n.message.modseq <= limit);
     },
   },
-  // RFC 7162 §3.1: STATUS (HIGHESTMODSEQ) is a CONDSTORE enabling command.
+  // RFC 7162 §3.1: STATUS (HIGHESTMODSEQ) is a CONDSTORE enabling command; NOTIFY's own STATUS of a watched mailbox is not.
   statusItems: [
     {
       name: 'HIGHESTMODSEQ',
-      value(mailbox, session, state) {
-        turnOn(session, state);
+      value(mailbox, session, state, asked) {
+        if (asked) turnOn(session, state);
         return mailbox.highestModseq;
       },
     },

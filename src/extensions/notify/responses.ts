@@ -33,7 +33,7 @@ function statusItems(session: ImapSession, modseq: boolean): string[] {
 
 /** `STATUS box (items)` with the values the mailbox has now. */
 export function statusLine(session: ImapSession, mailbox: Mailbox, modseq = false): ImapValue[] {
-  return [atom('STATUS'), session.nameOf(mailbox), statusValues(session, mailbox, statusItems(session, modseq))];
+  return [atom('STATUS'), session.nameOf(mailbox), statusValues(session, mailbox, statusItems(session, modseq), false)];
 }
 
 /**

@@ -10,13 +10,13 @@ import type { ImapSession } from '../session.js';
  * The values of STATUS items for a mailbox, as `name value` pairs (items an
  * extension leaves out are skipped). Also used by LIST's STATUS return option.
  */
-export function statusValues(session: ImapSession, mailbox: Mailbox, items: readonly string[]): ImapValue[] {
+export function statusValues(session: ImapSession, mailbox: Mailbox, items: readonly string[], asked = true): ImapValue[] {
   const protocol = imapProtocol(session.server);
   const out: ImapValue[] = [];
   for (const item of items) {
     let value: ImapValue | undefined;
     // An extension's item wins over the core's own count (STATUS=SIZE keeps SIZE in O(1)).
-    if (protocol.statusItems.has(item)) value = protocol.statusValue(item, mailbox, session);
+    if (protocol.statusItems.has(item)) value = protocol.statusValue(item, mailbox, session, asked);
     else switch (item) {
       case 'MESSAGES':
         value = mailbox.messages.length;
