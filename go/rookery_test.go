@@ -222,3 +222,23 @@ func mustJSON(v any) string {
 	data, _ := json.Marshal(v)
 	return string(data)
 }
+
+// The npm package's command, run by node (WithCommand with arguments):
+// test/go/go.test.ts sets ROOKERY_TEST_NODE and ROOKERY_TEST_CLI.
+func TestWithCommandRunsTheNpmPackage(t *testing.T) {
+	node, cli := os.Getenv("ROOKERY_TEST_NODE"), os.Getenv("ROOKERY_TEST_CLI")
+	if node == "" || cli == "" {
+		t.Skip("ROOKERY_TEST_NODE and ROOKERY_TEST_CLI not set")
+	}
+	srv := rookery.Start(t, rookery.WithCommand(node, cli), rookery.WithToken("s3cret"))
+	if _, err := srv.AddMessage("INBOX", "Subject: via node\r\n\r\n.\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	var apiErr *rookery.Error
+	if _, err := rookery.NewClient(srv.RESTURL(), "wrong").Health(); !errors.As(err, &apiErr) || apiErr.Status != 401 {
+		t.Fatalf("a wrong token: %#v", err)
+	}
+	if got := fetchBody(t, srv.IMAPAddr(), "testuser", "testpass", "INBOX"); string(got) != "Subject: via node\r\n\r\n.\r\n" {
+		t.Fatalf("BODY[] %q", got)
+	}
+}

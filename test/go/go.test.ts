@@ -15,6 +15,7 @@ import { seaEnvironment, seaExecutable } from '../helpers/sea.js';
 // Resolved in the source tree from build/test/go/: the Go module is not compiled by tsc.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MODULE = path.join(ROOT, 'go');
+const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const GO = process.env.GO ?? 'go';
 const available = spawnSync(GO, ['version']).status === 0;
 const skipReason = !available && !process.env.CI ? `${GO} not installed (apt-get install golang-go)` : false;
@@ -52,7 +53,8 @@ async function run(args: string[], env: Record<string, string>, limitMs: number)
 }
 
 test('go vet and go test of the Go helper pass against the single executable', { skip: skipReason, timeout: 300_000 }, async () => {
-  const env = goEnvironment(await seaExecutable());
+  // Besides the single executable, the npm package's command run by this node.
+  const env = { ...goEnvironment(await seaExecutable()), ROOKERY_TEST_NODE: process.execPath, ROOKERY_TEST_CLI: CLI };
 
   const vet = await run(['vet', './...'], env, 120_000);
   assert.equal(vet.code, 0, `go vet failed (exit ${vet.code}):\n${vet.output}`);
@@ -65,7 +67,7 @@ test('go vet and go test of the Go helper pass against the single executable', {
   // stopped being run (renamed, skipped) is noticed.
   const result = await run(['test', '-count=1', '-v', '-timeout=120s', './...'], env, 150_000);
   assert.equal(result.code, 0, `go test failed (exit ${result.code}):\n${result.output}`);
-  for (const name of ['TestAddOverRESTThenFetchOverIMAP', 'TestSendOverSMTP', 'TestRESTErrorsAreTyped', 'TestAFailedTestsServerIsKeptWithRookeryKeep']) {
+  for (const name of ['TestAddOverRESTThenFetchOverIMAP', 'TestSendOverSMTP', 'TestRESTErrorsAreTyped', 'TestWithCommandRunsTheNpmPackage', 'TestAFailedTestsServerIsKeptWithRookeryKeep']) {
     assert.match(result.output, new RegExp(`^--- PASS: ${name} `, 'm'), `${name} did not pass:\n${result.output}`);
   }
   assert.doesNotMatch(result.output, /^--- SKIP/m, result.output);
