@@ -3,6 +3,7 @@ package rookery
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,12 @@ type fakeT struct {
 	name     string
 	failed   bool
 	cleanups []func()
+	errors   []string
+}
+
+func (f *fakeT) Error(args ...any) { f.errors = append(f.errors, fmt.Sprint(args...)) }
+func (f *fakeT) Errorf(format string, args ...any) {
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
 }
 
 func (f *fakeT) Name() string      { return f.name }
@@ -208,5 +215,21 @@ func TestStartFailuresSaySo(t *testing.T) {
 	_, err = launch(&config{command: []string{"sh", "-c", "echo hello"}, startTimeout: 5 * time.Second})
 	if err == nil || !strings.Contains(err.Error(), `not a ready line: "hello"`) {
 		t.Fatalf("a command that prints something else: %v", err)
+	}
+}
+
+func TestAServerThatEndedEarlyFailsTheTest(t *testing.T) {
+	fake := &fakeT{TB: t, name: "TestCrash"}
+	srv := Start(fake)
+	if err := srv.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-srv.exited
+	fake.end()
+	if len(fake.errors) != 1 || !strings.Contains(fake.errors[0], "the server ended before the test did (signal: killed)") {
+		t.Fatalf("errors %q", fake.errors)
+	}
+	if _, err := os.Stat(srv.LogFile); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("log file left behind: %v", err)
 	}
 }

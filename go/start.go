@@ -318,27 +318,35 @@ func writeUsersConfig(users map[string]string) (string, error) {
 }
 
 // Stop shuts the server down over REST and waits for it to exit, killing it
-// after timeout. Start's cleanup calls it; calling it twice is harmless.
+// after timeout; then its log file is removed. Start's cleanup calls it;
+// calling it again is harmless.
 func (s *Server) Stop(timeout time.Duration) error {
+	defer os.Remove(s.LogFile)
 	select {
 	case <-s.exited:
 		return nil
 	default:
 	}
-	var err error
-	if shutdownErr := s.Do("POST", "/shutdown", nil, nil); shutdownErr == nil {
+	err := s.Do("POST", "/shutdown", nil, nil)
+	if err == nil {
 		select {
 		case <-s.exited:
 			if code := s.cmd.ProcessState.ExitCode(); code != 0 {
-				err = fmt.Errorf("rookery: the server exited with code %d after /v1/shutdown", code)
+				return fmt.Errorf("rookery: the server exited with code %d after /v1/shutdown: %s", code, readLog(s))
 			}
-			os.Remove(s.LogFile)
-			return err
+			return nil
 		case <-time.After(timeout):
 			err = fmt.Errorf("rookery: the server did not exit within %s of /v1/shutdown; killed", timeout)
 		}
-	} else {
-		err = shutdownErr
+	}
+	select {
+	case <-s.exited:
+		// It ended by itself meanwhile (a signal, a crash): nothing to stop.
+		if s.cmd.ProcessState.Success() {
+			return nil
+		}
+		return fmt.Errorf("rookery: the server ended by itself (%s): %s", s.cmd.ProcessState, readLog(s))
+	default:
 	}
 	_ = s.cmd.Process.Kill()
 	<-s.exited
@@ -359,7 +367,8 @@ func finish(t testing.TB, srv *Server, keep bool, stopTimeout time.Duration) {
 	if _, err := srv.Mark(markText(t.Name()), PhaseEnd, outcome); err != nil {
 		select {
 		case <-srv.exited:
-			t.Errorf("rookery: the server ended before the test did; its log:\n%s", readLog(srv))
+			t.Errorf("rookery: the server ended before the test did (%s); its log:\n%s", srv.cmd.ProcessState, readLog(srv))
+			os.Remove(srv.LogFile)
 			return
 		default:
 			t.Error(err)
