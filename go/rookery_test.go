@@ -242,3 +242,28 @@ func TestWithCommandRunsTheNpmPackage(t *testing.T) {
 		t.Fatalf("BODY[] %q", got)
 	}
 }
+
+func TestParallelTestsGetServersOfTheirOwn(t *testing.T) {
+	for _, name := range []string{"one", "two", "three"} {
+		name := name
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := rookery.Start(t)
+			if _, err := srv.AddMessage("INBOX", "Subject: "+name+"\r\n\r\n.\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			list, err := srv.Messages("INBOX")
+			if err != nil || len(list) != 1 {
+				t.Fatalf("messages %+v %v", list, err)
+			}
+			ev, err := srv.WaitFor("mark", rookery.Since(0), rookery.Match("phase", "start"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var data struct{ Text string }
+			if err := json.Unmarshal(ev.Data, &data); err != nil || data.Text != t.Name() {
+				t.Fatalf("first mark %s, want %s", ev.Data, t.Name())
+			}
+		})
+	}
+}
