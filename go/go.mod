@@ -1,0 +1,3 @@
+module rookery.test/rookery
+
+go 1.19
