@@ -98,7 +98,13 @@ class _Servers:
         self.shared = {}
         self.fresh = []
         self.config_dir = None
-        self.keep = True if config.getoption("rookery_keep") else None
+        # Registered late (``pytest_plugins = ["rookery_pytest"]`` in a test module) the options were not on the command line.
+        self.keep = True if config.getoption("rookery_keep", False) else None
+        self.command = config.getoption("rookery_bin", None)
+        try:
+            self.ini_args = config.getini("rookery_args")
+        except ValueError:
+            self.ini_args = []
 
     # -- starting --------------------------------------------------------
 
@@ -111,12 +117,12 @@ class _Servers:
             with open(path, "w", encoding="utf-8") as out:
                 json.dump(settings.options, out)
             args += ["--config", path]
-        return Rookery(args, command=self.config.getoption("rookery_bin"), keep_on_failure=keep,
+        return Rookery(args, command=self.command, keep_on_failure=keep,
                        announce=self.announce).start()
 
     def server(self, node, fresh):
         marker = node.get_closest_marker("rookery")
-        settings = _Settings(marker, self.config.getini("rookery_args"))
+        settings = _Settings(marker, self.ini_args)
         if fresh or settings.fresh:
             # The plugin keeps a fresh server itself: Rookery's own keeping would start a replacement no test uses.
             server = self._new(settings, False)

@@ -29,11 +29,14 @@ if EXECUTABLE and not (os.path.isfile(EXECUTABLE) and os.access(EXECUTABLE, os.X
 class BuildPyWithExecutable(build_py):
     def run(self):
         super().run()
+        # into the build tree, never the source tree: a checkout keeps finding the command as before
+        target = os.path.join(self.build_lib, "rookery_bin", "rookery")
         if EXECUTABLE:
-            # into the build tree, never the source tree: a checkout keeps finding the command as before
-            target = os.path.join(self.build_lib, "rookery_bin", "rookery")
             shutil.copyfile(EXECUTABLE, target)
             os.chmod(target, 0o755)
+        elif os.path.exists(target):
+            # left by an earlier platform build in the same build/ folder: a pure wheel must not carry it
+            os.remove(target)
 
 
 commands = {"build_py": BuildPyWithExecutable}
