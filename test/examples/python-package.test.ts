@@ -177,6 +177,12 @@ test('the pure wheel: pytest in a fresh venv loads the plugin; REST in, imaplib 
   // ... and in JUnit XML, as a property of that test case.
   const xml = await readFile(join(project, 'report.xml'), 'utf8');
   assert.match(xml, /<testcase [^>]*name="test_fails_after_a_client_broke_the_protocol"[^>]*>\s*<properties><property name="rookery_client_findings" value="\[\{[^"]*wrong-state/);
+
+  // A misspelt marker keyword is an error that names the keywords, not a server with other settings.
+  await writeFile(join(project, 'test_typo.py'), 'import pytest\n\n\n@pytest.mark.rookery(plugin="all")\ndef test_typo(rookery):\n    pass\n');
+  const typo = await run(python, ['-m', 'pytest', '-p', 'no:cacheprovider', 'test_typo.py'], { cwd: project, env: pythonEnv({ ROOKERY_BIN: exe }) });
+  assert.notEqual(typo.code, 0, typo.out);
+  assert.match(typo.out, /@pytest\.mark\.rookery: unknown keyword 'plugin'; the keywords are plugins, preset, users, options, args, smtp, fresh/, typo.out);
 });
 
 test('the platform wheel ships the single executable: found with nothing on the PATH and NODE_OPTIONS left out', { skip, timeout: 120_000 }, async () => {
