@@ -16,15 +16,19 @@ The command is, in this order: the ``command`` argument (a list, or the
 path of the executable as a string), the ROOKERY_BIN environment variable
 (the path of the executable), the ROOKERY environment variable (a command
 split like a shell, e.g. ``npx rookery``), ``node_modules/.bin/rookery``
-in the working directory or the nearest parent that has one, or
-``rookery`` on the PATH. When none is found, RookeryError says where it
-looked. Shipped in the npm package as ``python/rookery.py``.
+in the working directory or the nearest parent that has one, the single
+executable shipped inside a platform wheel of the Python package
+(``rookery_bin/rookery``), or ``rookery`` on the PATH. When none is found,
+RookeryError says where it looked. Shipped in the npm package as
+``python/rookery.py``; the Python package (python/pyproject.toml) adds the
+pytest plugin ``rookery_pytest``.
 
 Test boundaries: ``test_started(name)`` and ``test_finished(name, passed)``
 put ``mark`` events in the stream (the dashboard shows them as dividers).
 With ROOKERY_KEEP=1 in the environment (or ``keep_on_failure=True``), a
 test finished with ``passed=False`` leaves its server running as it was:
-its addresses are printed on stderr, the object goes on with a new server,
+its addresses are printed on stderr (or given to ``announce``, a function
+of one line), the object goes on with a new server,
 and ``stop()`` then waits until the process is interrupted (Ctrl-C) before
 it stops the kept one.
 """
@@ -36,11 +40,12 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
 
-__all__ = ["Rookery", "RookeryError", "find_command"]
+__all__ = ["Rookery", "RookeryError", "find_command", "shipped_executable"]
 
 
 class RookeryError(Exception):
@@ -89,26 +94,53 @@ def find_command(command=None, cwd=None):
     for local in _local_bins(start):
         if _executable(local):
             return [local]
+    shipped = shipped_executable()
+    if shipped:
+        return [shipped]
     on_path = shutil.which("rookery")
     if on_path:
         return [on_path]
     raise RookeryError(
         "rookery command not found: ROOKERY_BIN and ROOKERY are not set, there is no node_modules/.bin/rookery "
-        "in %s or any parent directory, and none on the PATH (%s); install the package in the project, "
+        "in %s or any parent directory, no executable shipped in this Python package (a platform wheel has one), "
+        "and none on the PATH (%s); install the package in the project, "
         "or pass Rookery(command=...) or set ROOKERY_BIN to the command's path"
         % (os.path.abspath(start), os.environ.get("PATH", ""))
     )
 
 
+def shipped_executable():
+    """The single executable a platform wheel ships (``rookery_bin/rookery``), or None (a pure wheel, or a copy of this file)."""
+    try:
+        import rookery_bin
+    except ImportError:
+        return None
+    path = os.path.join(os.path.dirname(os.path.abspath(rookery_bin.__file__)), "rookery")
+    if not os.path.isfile(path):
+        return None
+    if not os.access(path, os.X_OK):
+        # an installer that dropped the mode bits: put them back where the files are ours to change
+        try:
+            os.chmod(path, 0o755)
+        except OSError:
+            return None
+    return path
+
+
 class Rookery:
     """A running ``rookery`` command on free ports, with a small REST client."""
 
-    def __init__(self, args=(), command=None, token=None, start_timeout=30.0, env=None, keep_on_failure=None):
+    def __init__(self, args=(), command=None, token=None, start_timeout=30.0, env=None, keep_on_failure=None,
+                 announce=None):
         self.args = list(args)
         self.command = find_command(command)
         self.token = token
         self.start_timeout = start_timeout
+        if env is None and self.command == [shipped_executable()]:
+            # The single executable is node: it would apply a NODE_OPTIONS meant for something else before starting.
+            env = {k: v for k, v in os.environ.items() if not k.startswith("NODE_")}
         self.env = env
+        self.announce = announce
         self.process = None
         self.ready = None
         self._stderr = []
@@ -171,8 +203,7 @@ class Rookery:
         self.kept = None
         if process.poll() is not None:
             return
-        sys.stderr.write("%s. It stays up until this process is stopped (Ctrl-C).\n" % _kept_line(name, ready))
-        sys.stderr.flush()
+        self._announce("%s. It stays up until this process is stopped (Ctrl-C)." % _kept_line(name, ready))
         try:
             process.wait()
         except KeyboardInterrupt:
@@ -212,14 +243,20 @@ class Rookery:
             return
         before = self.kept
         self.kept = (self.process, self.ready, name)
-        sys.stderr.write(_kept_line(name, self.ready) + "\n")
-        sys.stderr.flush()
+        self._announce(_kept_line(name, self.ready))
         if before is not None:
             self._shutdown(before[0], before[1], 15.0)
         self.process = None
         self.ready = None
         self._stderr = []
         self.start()
+
+    def _announce(self, line):
+        if self.announce is not None:
+            self.announce(line)
+            return
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
 
     def __enter__(self):
         return self.start()
@@ -337,6 +374,132 @@ class Rookery:
     def latest_event(self):
         """The newest event id: a ``since`` for a later ``wait_for``."""
         return self.request("GET", "/events/latest")["id"]
+
+    def wait_until(self, predicate=None, timeout=5.0, **state):
+        """Wait for a state instead of sleeping; returns what held.
+
+        With keywords, the server waits (``GET /events/wait``):
+        ``wait_until(mailbox="INBOX", messages=2)`` (at least two messages; ``user=`` for a user's
+        own tree) or ``wait_until(session=3, idling=True)``. With a function, it is called now and
+        again after every event the server emits, until it returns something truthy, which is
+        returned. Raises RookeryError (status 408, code TIMEOUT) after ``timeout`` seconds.
+        """
+        if predicate is None:
+            if not state:
+                raise TypeError("wait_until: give a function or a state (mailbox=..., messages=... or session=..., idling=...)")
+            return self.wait_for(timeout_ms=int(timeout * 1000), **state)["data"]
+        if state:
+            raise TypeError("wait_until: give a function or a state, not both")
+        deadline = time.monotonic() + timeout
+        since = self.latest_event()
+        while True:
+            value = predicate()
+            if value:
+                return value
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise RookeryError("wait_until: %r did not hold within %s s" % (predicate, timeout), 408, "TIMEOUT")
+            try:
+                # Any event may be what changes the answer; the stream's id is read first so none is missed.
+                since = self.wait_for(since=since, timeout_ms=max(1, int(left * 1000)))["id"]
+            except RookeryError as err:
+                if err.status != 408:
+                    raise
+
+    # -- users -----------------------------------------------------------
+
+    def users(self):
+        """The users (names and what they can log in with, no credentials)."""
+        return self.request("GET", "/users")
+
+    def add_user(self, name, password=None, xoauth2=None):
+        body = {"name": name}
+        if password is not None:
+            body["password"] = password
+        if xoauth2 is not None:
+            body["xoauth2"] = xoauth2
+        return self.request("POST", "/users", body)
+
+    def update_user(self, name, password=None, xoauth2=None):
+        body = {}
+        if password is not None:
+            body["password"] = password
+        if xoauth2 is not None:
+            body["xoauth2"] = xoauth2
+        return self.request("PUT", "/users/" + urllib.parse.quote(name, safe=""), body)
+
+    def delete_user(self, name, disconnect=True):
+        return self.request("DELETE", "/users/" + urllib.parse.quote(name, safe=""), {"disconnect": disconnect})
+
+    # -- messages and mailboxes ------------------------------------------
+
+    def message(self, mailbox, uid):
+        """One message with its source."""
+        return self.request("GET", "%s/messages/%d" % (self._mailbox(mailbox), uid))
+
+    def set_flags(self, mailbox, uids, flags, mode="set"):
+        """Set (``mode="set"``), add or remove flags of messages by UID; returns each one's flags."""
+        return self.request("POST", self._mailbox(mailbox) + "/messages/flags",
+                            {"uids": list(uids), "flags": list(flags), "mode": mode})
+
+    def add_flags(self, mailbox, uids, flags):
+        return self.set_flags(mailbox, uids, flags, "add")
+
+    def remove_flags(self, mailbox, uids, flags):
+        return self.set_flags(mailbox, uids, flags, "remove")
+
+    def expunge(self, mailbox, uids):
+        """Remove messages by UID (sessions see EXPUNGE as after a client's); returns ``{"uids"}``."""
+        return self.request("POST", self._mailbox(mailbox) + "/messages/expunge", {"uids": list(uids)})
+
+    def copy_messages(self, mailbox, uids, target):
+        return self.request("POST", self._mailbox(mailbox) + "/messages/copy", {"uids": list(uids), "target": target})
+
+    def move_messages(self, mailbox, uids, target):
+        return self.request("POST", self._mailbox(mailbox) + "/messages/move", {"uids": list(uids), "target": target})
+
+    def mailbox(self, path):
+        """One mailbox's counts (messages, unseen, uidnext, ...)."""
+        return self.request("GET", self._mailbox(path))
+
+    def delete_mailbox(self, path):
+        return self.request("DELETE", self._mailbox(path), {})
+
+    def rules(self):
+        """The script rules in force."""
+        return self.request("GET", "/script/rules")
+
+    def remove_rule(self, rule_id):
+        return self.request("DELETE", "/script/rules/%s" % urllib.parse.quote(str(rule_id), safe=""), {})
+
+    # -- the client checker ----------------------------------------------
+
+    def client_findings(self, session=None, since=None):
+        """Where clients broke the protocol (docs/client-check.md), oldest first; ``since`` is a finding id."""
+        query = []
+        if session is not None:
+            query.append(("session", str(session)))
+        if since is not None:
+            query.append(("since", str(since)))
+        return self.request("GET", "/client/findings" + ("?" + urllib.parse.urlencode(query) if query else ""))
+
+    def clear_client_findings(self):
+        return self.request("DELETE", "/client/findings", {})
+
+    def transcript(self, session):
+        """A live or recently closed session's bytes in and out, as text."""
+        req = urllib.request.Request("%s/sessions/%d/transcript?format=text" % (self.rest_url, session),
+                                     headers=self._auth({"Accept": "text/plain"}))
+        try:
+            with urllib.request.urlopen(req, timeout=30) as response:
+                return response.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as err:
+            raise RookeryError("GET /sessions/%d/transcript: HTTP %s" % (session, err.code), err.code) from None
+
+    def _auth(self, headers):
+        if self.token is not None:
+            headers["Authorization"] = "Bearer " + self.token
+        return headers
 
     def reset(self):
         """Mailboxes and users back to the options' (between tests)."""
