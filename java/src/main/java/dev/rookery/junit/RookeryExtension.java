@@ -103,7 +103,12 @@ public final class RookeryExtension implements BeforeAllCallback, AfterAllCallba
    * one, {@code rookery} on the PATH. RookeryException names every place looked at when there is none.
    */
   public static String findCommand(Path dir) {
-    for (String[] chosen : new String[][] {{"the system property rookery.bin", System.getProperty("rookery.bin")}, {"ROOKERY_BIN", System.getenv("ROOKERY_BIN")}}) {
+    return findCommand(dir, System.getProperty("rookery.bin"), System.getenv("ROOKERY_BIN"), System.getenv("PATH"));
+  }
+
+  /** {@link #findCommand(Path)} with the property's and the variables' values given (its tests set them). */
+  static String findCommand(Path dir, String property, String rookeryBin, String path) {
+    for (String[] chosen : new String[][] {{"the system property rookery.bin", property}, {"ROOKERY_BIN", rookeryBin}}) {
       String value = chosen[1];
       if (value == null || value.isEmpty()) continue;
       if (!Files.isRegularFile(Paths.get(value)) || !Files.isExecutable(Paths.get(value))) {
@@ -115,7 +120,6 @@ public final class RookeryExtension implements BeforeAllCallback, AfterAllCallba
       Path local = here.resolve("node_modules").resolve(".bin").resolve("rookery");
       if (Files.isRegularFile(local) && Files.isExecutable(local)) return local.toString();
     }
-    String path = System.getenv("PATH");
     if (path != null) {
       for (String entry : path.split(File.pathSeparator)) {
         if (entry.isEmpty()) continue;
