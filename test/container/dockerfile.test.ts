@@ -137,6 +137,7 @@ test('it copies the single executable, as npm run build:sea names it, onto the P
   const [uid, gid] = user.split(':');
   assert.ok(uid && !['0', 'root'].includes(uid) && gid !== '0' && gid !== 'root', `USER ${user} is root`);
   assert.ok(all('RUN').some((r) => r.includes('useradd') && r.includes(`--uid ${uid}`)), `a RUN useradd --uid ${uid} creates USER ${user}`);
+  if (gid !== undefined) assert.ok(all('RUN').some((r) => r.includes('groupadd') && r.includes(`--gid ${gid}`)), `a RUN groupadd --gid ${gid} creates USER ${user}'s group`);
   // The user comes after the copy and before what runs the command.
   const at = (k: string): number => INSTRUCTIONS.findIndex((i) => i.keyword === k);
   assert.ok(at('COPY') < at('USER') && at('USER') < at('ENTRYPOINT') && at('USER') < at('HEALTHCHECK'));
@@ -164,6 +165,7 @@ test('EXPOSE is the ports the command listens on with the image\'s environment: 
   const want = [Number(imap[1]), Number(imap[2]), Number(env.get('ROOKERY_SMTP_PORT')), Number(env.get('ROOKERY_REST_PORT'))];
   assert.deepEqual([...exposed].sort(), [...want].sort());
   assert.deepEqual(want.slice(0, 2), [1143, 1993]);
+  for (const p of exposed) assert.ok(p >= 1024, `port ${p}: the non-root USER cannot bind a port below 1024`);
   assert.ok(!/--pop3/.test(HELP), 'the command has POP3 now: expose its port and drop the note in container/Dockerfile and docs/container.md');
 });
 
