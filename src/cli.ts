@@ -134,6 +134,7 @@ function usage(): string {
     '       rookery replay <transcript> [options]   serve a recorded transcript back (docs/debugging.md)',
     '       rookery record --upstream host:port ...  record a real server (rookery record --help)',
     '       rookery export --format json|mbox|maildir [--out PATH] [--mailbox NAME] [--url REST-URL | options]',
+    '       rookery health [--url REST-URL | --rest-port PORT] [--rest-token T]  exit 0 when a server answers GET /v1/health',
     '',
     ...lines,
     '',
@@ -423,8 +424,8 @@ See docs/fixtures.md.`;
 /** The export command's own flags, taken out of argv; the rest are server flags. */
 const EXPORT_FLAGS = ['format', 'out', 'mailbox', 'url'] as const;
 
-function exportFlags(argv: string[]): { own: Map<string, string>; rest: string[] } {
-  const names = new Set<string>(EXPORT_FLAGS);
+function exportFlags(argv: string[], flags: readonly string[] = EXPORT_FLAGS, command = 'export'): { own: Map<string, string>; rest: string[] } {
+  const names = new Set<string>(flags);
   const own = new Map<string, string>();
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -434,7 +435,7 @@ function exportFlags(argv: string[]): { own: Map<string, string>; rest: string[]
       continue;
     }
     const value = m[2] ?? argv[++i];
-    if (value === undefined) throw new CliError(`--${m[1]} needs a value (see rookery export --help)`);
+    if (value === undefined) throw new CliError(`--${m[1]} needs a value (see rookery ${command} --help)`);
     own.set(m[1]!, value);
   }
   return { own, rest };
@@ -493,9 +494,46 @@ async function runExport(argv: string[]): Promise<number> {
   return 0;
 }
 
+const HEALTH_USAGE = `Usage: rookery health [--url REST-URL | --rest-port PORT [--rest-host HOST]] [--rest-token TOKEN] [--timeout MS]
+
+Asks a running server GET /v1/health and exits 0 when it answers (one line on stdout), 1 when it does not
+(the reason on stderr): a container's HEALTHCHECK, or a script waiting for a server. The port, host and token
+come from the flags or, as for the server, from ROOKERY_REST_PORT, ROOKERY_REST_HOST and ROOKERY_REST_TOKEN;
+a host of 0.0.0.0 or :: is asked on loopback. --url is the REST address (http://127.0.0.1:8025/v1).
+--timeout: ms to wait for the answer (default 5000). See docs/container.md.`;
+
+/** The health command's own flags, taken out of argv; the rest are server flags (the REST ones are read). */
+const HEALTH_FLAGS = ['url', 'timeout'] as const;
+
+async function runHealth(argv: string[]): Promise<number> {
+  if (argv.includes('--help')) {
+    console.log(HEALTH_USAGE);
+    return 0;
+  }
+  const { own, rest } = exportFlags(argv, HEALTH_FLAGS, 'health');
+  const flags = readFlags(rest, process.env, { name: 'health', flags: HEALTH_FLAGS });
+  const { healthUrl, probeHealth } = await import('./health-probe.js');
+  let url = own.get('url');
+  if (url === undefined) {
+    if (typeof flags['rest-port'] !== 'string') throw new CliError('health: give --url, or --rest-port (or ROOKERY_REST_PORT) of the server (see rookery health --help)');
+    url = healthUrl(typeof flags['rest-host'] === 'string' ? flags['rest-host'] : undefined, port(flags['rest-port'], 'rest-port'));
+  }
+  const timeoutText = own.get('timeout') ?? '5000';
+  const timeoutMs = Number(timeoutText);
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) throw new CliError(`health: --timeout: expected a whole number of ms above 0, got ${JSON.stringify(timeoutText)}`);
+  const result = await probeHealth({ url, token: typeof flags['rest-token'] === 'string' ? flags['rest-token'] : null, timeoutMs });
+  if (!result.ok) {
+    console.error(`rookery health: ${result.reason}`);
+    return 1;
+  }
+  console.log(`rookery health: ok, rookery ${result.version} at ${url}`);
+  return 0;
+}
+
 async function main(): Promise<number> {
   let argv = process.argv.slice(2);
   if (argv[0] === 'export') return runExport(argv.slice(1));
+  if (argv[0] === 'health') return runHealth(argv.slice(1));
   if (argv[0] === 'record') return (await import('./transcript/record-cli.js')).runRecord(argv.slice(1));
   let replay: string | null = null;
   if (argv[0] === 'replay') {
