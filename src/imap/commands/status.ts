@@ -43,7 +43,7 @@ export function statusValues(session: ImapSession, mailbox: Mailbox, items: read
         value = mailbox.messages.reduce((n, m) => n + (m.flags.has('\\Deleted') ? 1 : 0), 0);
         break;
       default:
-        value = protocol.statusValue(item, mailbox, session);
+        value = protocol.statusValue(item, mailbox, session, asked);
     }
     if (value !== undefined) out.push(atom(item), value);
   }
