@@ -5,7 +5,7 @@
 import { ServiceError } from '../errors.js';
 import { scopeOf, userQuery } from './scope.js';
 import { EVENT_TYPES } from '../events.js';
-import { LIMIT_KEYS } from '../options/resolve.js';
+import { LIMIT_KEYS, REST_LIMIT_KEYS } from '../options/resolve.js';
 import { SCRIPT_EVENTS, type ScriptRule } from '../script/rule.js';
 import { SESSION_STATES } from '../script/validate.js';
 import { matchesAll, parseConditions } from '../event-match.js';
@@ -56,15 +56,7 @@ export function healthLimitKeys(): HealthLimitKey[] {
 }
 
 /** The `rest` options GET /v1/health reports under `limits.rest`. */
-export const HEALTH_REST_LIMIT_KEYS = [
-  'maxEventStreams',
-  'maxStreamBuffer',
-  'maxConnections',
-  'headersTimeout',
-  'requestTimeout',
-  'bodyTimeout',
-  'maxBodyBytesInFlight',
-] as const;
+export const HEALTH_REST_LIMIT_KEYS = REST_LIMIT_KEYS;
 
 const listenerUse = (what: string): Schema => ({
   ...obj(

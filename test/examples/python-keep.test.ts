@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { interrupt, keptLine, marksOf } from '../helpers/kept.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 const PYTHON_DIR = fileURLToPath(new URL('../../../python/', import.meta.url));
@@ -69,36 +70,15 @@ test('rookery.py with ROOKERY_KEEP=1: the failed test\'s server stays open with 
     env: { ...env, ROOKERY_BIN: wrapper, ROOKERY_KEEP: '1', PYTHONPATH: PYTHON_DIR },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
+  const { line: kept, output } = keptLine(child, 'pytest', 90_000);
   try {
-    const line = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "stays up" line in 90 s:\n${out}`)), 90_000);
-      const read = (chunk: Buffer) => {
-        out += chunk.toString();
-        const found = out.split('\n').find((l) => l.includes('It stays up until this process is stopped'));
-        if (found) {
-          clearTimeout(timer);
-          resolve(found);
-        }
-      };
-      child.stdout.on('data', read);
-      child.stderr.on('data', read);
-      child.on('exit', (code) => reject(new Error(`pytest ended (code ${code}) instead of keeping the server:\n${out}`)));
-    });
+    const line = await kept;
     assert.match(line, /test "test_second_fails" failed/);
     const rest = /REST (http:\/\/\S+\/v1)/.exec(line)?.[1];
     assert.ok(rest, line);
     const subjects = (await (await fetch(`${rest}/mailboxes/INBOX/messages?raw=true`)).json()) as { raw: string }[];
     assert.deepEqual(subjects.map((m) => /Subject: (.*)\r\n/.exec(Buffer.from(m.raw, 'base64').toString())?.[1]), ['left behind', 'left behind too']);
-    const marks: unknown[] = [];
-    let since = 0;
-    for (;;) {
-      const res = await fetch(`${rest}/events/wait?types=mark&since=${since}&timeout=200`);
-      if (res.status !== 200) break;
-      const body = (await res.json()) as { id: number; data: unknown };
-      marks.push(body.data);
-      since = body.id;
-    }
+    const marks = await marksOf(rest);
     assert.deepEqual(marks, [
       { text: 'test_first_passes', phase: 'start', outcome: null },
       { text: 'test_first_passes', phase: 'end', outcome: 'pass' },
@@ -106,11 +86,10 @@ test('rookery.py with ROOKERY_KEEP=1: the failed test\'s server stays open with 
       { text: 'test_second_fails', phase: 'end', outcome: 'fail' },
     ]);
     // Ctrl-C ends the wait; the kept server is stopped with the run.
-    child.kill('SIGINT');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+    await interrupt(child);
     await assert.rejects(fetch(`${rest}/health`));
     // The wait ended as a teardown does: pytest counts the third test, which ran on a new server, as passed.
-    assert.match(out, /1 failed, 2 passed/, out);
+    assert.match(output(), /1 failed, 2 passed/, output());
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     await rm(project, { recursive: true, force: true });

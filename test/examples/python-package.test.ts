@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { seaEnvironment, seaExecutable } from '../helpers/sea.js';
+import { interrupt, keptLine } from '../helpers/kept.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 // Debian's Python, with Debian's pytest and python3-build (a pyenv shim on the PATH may be another Python).
@@ -230,22 +231,10 @@ test('ROOKERY_KEEP=1: the failed test\'s server stays open and its line reaches 
     env: pythonEnv({ ROOKERY_BIN: exe, VIRTUAL_ENV: venv, ROOKERY_KEEP: '1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
+  const { line: kept, output } = keptLine(child, 'pytest');
   try {
-    const line = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "stays up" line in 60 s:\n${out}`)), 60_000);
-      const read = (chunk: Buffer) => {
-        out += chunk.toString();
-        const found = out.split('\n').find((l) => l.includes('It stays up until this process is stopped'));
-        if (found) {
-          clearTimeout(timer);
-          resolve(found);
-        }
-      };
-      child.stdout.on('data', read);
-      child.stderr.on('data', read);
-      child.on('exit', (code) => reject(new Error(`pytest ended (code ${code}) instead of keeping the server:\n${out}`)));
-    });
+    const line = await kept;
+    const out = output();
     // Printed when the test failed, on a line of its own (not after the progress letters), then again at the end.
     assert.match(out, /\nrookery: test "test_mail\.py::test_fails_after_a_client_broke_the_protocol" failed; its server stays open/, out);
     assert.match(out, /1 failed, 5 passed/, out);
@@ -253,8 +242,7 @@ test('ROOKERY_KEEP=1: the failed test\'s server stays open and its line reaches 
     assert.ok(rest, line);
     const messages = (await (await fetch(`${rest}/mailboxes/INBOX/messages?raw=true`)).json()) as { raw: string }[];
     assert.deepEqual(messages.map((m) => /Subject: (.*)\r\n/.exec(Buffer.from(m.raw, 'base64').toString())?.[1]), ['left behind']);
-    child.kill('SIGINT');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+    await interrupt(child);
     await assert.rejects(fetch(`${rest}/health`));
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { interrupt, keptLine, marksOf } from '../helpers/kept.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const built = fileURLToPath(new URL('../../src/', import.meta.url));
@@ -91,21 +92,7 @@ async function checkKept(command: string[], file: string): Promise<void> {
   await writeFile(join(project, file), KEEP_FILES[file as keyof typeof KEEP_FILES]);
   const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
   const child = spawn(process.execPath, command, { cwd: project, env: { ...env, NO_COLOR: '1', CI: '1', ROOKERY_KEEP: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const stays = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "stays up" line in 60 s:\n${out}`)), 60_000);
-    const read = (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split('\n').find((l) => l.includes('It stays up until this process is stopped'));
-      if (line) {
-        clearTimeout(timer);
-        resolve(line);
-      }
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.on('exit', (code) => reject(new Error(`the run ended (code ${code}) instead of staying up:\n${out}`)));
-  });
+  const { line: stays } = keptLine(child, file);
   try {
     const line = await stays;
     assert.match(line, /test "second fails" failed/, line);
@@ -119,15 +106,7 @@ async function checkKept(command: string[], file: string): Promise<void> {
     assert.equal(page.status, 200);
     assert.match(await page.text(), /Rookery dashboard/);
     // The test boundaries are in its event stream, with the outcome of each end.
-    const marks: unknown[] = [];
-    let since = 0;
-    for (;;) {
-      const res = await fetch(`${rest}/events/wait?types=mark&since=${since}&timeout=200`);
-      if (res.status !== 200) break;
-      const body = (await res.json()) as { id: number; data: unknown };
-      marks.push(body.data);
-      since = body.id;
-    }
+    const marks = await marksOf(rest);
     assert.deepEqual(marks, [
       { text: 'first passes', phase: 'start', outcome: null },
       { text: 'first passes', phase: 'end', outcome: 'pass' },
@@ -135,8 +114,7 @@ async function checkKept(command: string[], file: string): Promise<void> {
       { text: 'second fails', phase: 'end', outcome: 'fail' },
     ]);
   } finally {
-    child.kill('SIGINT');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+    await interrupt(child);
   }
 }
 
