@@ -6,6 +6,7 @@
  * option path it is about (`storage.INBOX.mesages: unknown key; did you mean
  * "messages"?`).
  */
+import { REST_LIMIT_KEYS } from './rest-limit-keys.js';
 import { readFileSync } from 'node:fs';
 import { isServiceError, ServiceError } from '../errors.js';
 import type { ScriptRule } from '../script/rule.js';
@@ -84,16 +85,7 @@ export const TOP_LEVEL_KEYS = [
   'transcript',
 ] as const;
 
-/** The REST listener's own limits (src/rest/rest.ts), reported by GET /v1/health under `limits.rest`. */
-export const REST_LIMIT_KEYS = [
-  'maxEventStreams',
-  'maxStreamBuffer',
-  'maxConnections',
-  'headersTimeout',
-  'requestTimeout',
-  'bodyTimeout',
-  'maxBodyBytesInFlight',
-] as const;
+export { REST_LIMIT_KEYS };
 export const REST_KEYS = ['port', 'host', 'token', 'pingInterval', ...REST_LIMIT_KEYS] as const;
 export const EVENTS_KEYS = ['backlog', 'backlogBytes', 'maxWaiters'] as const;
 export const LENIENCY_KEYS = ['eightBitQuoted', 'anyEscape', 'extraSpaces', 'trailingComma'] as const;

@@ -5,7 +5,8 @@
 import { ServiceError } from '../errors.js';
 import { scopeOf, userQuery } from './scope.js';
 import { EVENT_TYPES } from '../events.js';
-import { LIMIT_KEYS, REST_LIMIT_KEYS } from '../options/resolve.js';
+import { LIMIT_KEYS } from '../options/resolve.js';
+import { REST_LIMIT_KEYS } from '../options/rest-limit-keys.js';
 import { SCRIPT_EVENTS, type ScriptRule } from '../script/rule.js';
 import { SESSION_STATES } from '../script/validate.js';
 import { matchesAll, parseConditions } from '../event-match.js';
