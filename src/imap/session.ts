@@ -2,13 +2,14 @@ import type * as net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type * as tls from 'node:tls';
 import { Connection, OUTPUT_HIGH_WATER, type TransportLayer } from '../connection/connection.js';
+import { Admission } from '../connection/admission.js';
 import { isServiceError } from '../errors.js';
 import type { ScriptAction } from '../script/engine.js';
 import type { ScriptContext, ScriptOn, ScriptRule } from '../script/rule.js';
 import { ResponseShaper, type ShaperHost } from '../script/shaping.js';
 import type { SessionEventType, SessionInfo, SessionState } from '../events.js';
 import type { Server } from '../server.js';
-import type { SessionHandle } from '../session/registry.js';
+import type { SessionHandle } from '../connection/registry.js';
 import type { SessionRules } from '../extensions/extension.js';
 import type { StoreChange } from '../store/changes.js';
 import type { Mailbox } from '../store/mailbox.js';
@@ -144,10 +145,8 @@ export class ImapSession implements SessionHandle {
   private finishing: { name: string; tag: string } | null = null;
   /** The autologout listener is on the TCP socket (it is added once, at the first login). */
   private autologoutArmed = false;
-  /** Ends a connection that has not logged in within `loginTimeout`. */
-  private loginTimer: NodeJS.Timeout | null = null;
-  /** Counted in the server's unauthenticated connections until login or close. */
-  private countedUnauthenticated = true;
+  /** The login timeout, the count of unauthenticated connections and the sessions registry (src/connection/admission.ts). */
+  private readonly admission: Admission;
   /** Set by a graceful shutdown: `* BYE` as soon as the running command has answered. */
   private byeAfterCommand: string | null = null;
   private updatePolicy: SelectedUpdatePolicy = DEFAULT_UPDATES;
@@ -253,15 +252,11 @@ export class ImapSession implements SessionHandle {
     // Server-clock timers of the options (issue 14).
     this.timers = SessionTimers.forSession(this);
     this.limits = SessionLimits.forSession(this);
-    if (options.loginTimeout > 0) {
-      this.loginTimer = setTimeout(() => {
-        this.loginTimer = null;
-        if (this.state === 'notAuthenticated') this.bye(`No login within ${options.loginTimeout / 1000} seconds`);
-      }, options.loginTimeout);
-      this.loginTimer.unref();
-    }
+    this.admission = new Admission(server, options.loginTimeout, () => {
+      if (this.state === 'notAuthenticated') this.bye(`No login within ${options.loginTimeout / 1000} seconds`);
+    });
     this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
-    server.sessions.add(this);
+    this.admission.register(this);
     this.emitSession('open');
     const greetingText = (): Buffer => {
       const code = options.greetingCapabilities ? `[CAPABILITY ${this.announceCapabilities().join(' ')}] ` : '';
@@ -399,7 +394,7 @@ export class ImapSession implements SessionHandle {
     if (options.reset) this.resetConnection();
     else this.bye(options.text ?? 'Disconnected by the server');
     // Gone from the listing once the control API has answered, not when the peer's FIN arrives.
-    this.server.sessions.remove(this.id);
+    this.admission.unregister(this.id);
   }
 
   inject(data: Buffer): void {
@@ -897,7 +892,7 @@ export class ImapSession implements SessionHandle {
     this.user = user;
     this.hide(this.server.options.users.get(user)?.hide ?? []);
     this.state = 'authenticated';
-    this.leaveUnauthenticated();
+    this.admission.leaveUnauthenticated();
     const idle = this.server.options.idleTimeout;
     // RFC 3501 §5.4: an autologout timer of at least 30 minutes of inactivity (the option's default).
     if (idle > 0) {
@@ -1158,14 +1153,6 @@ export class ImapSession implements SessionHandle {
     this.reader.next('command');
   }
 
-  private leaveUnauthenticated(): void {
-    if (!this.countedUnauthenticated) return;
-    this.countedUnauthenticated = false;
-    if (this.loginTimer) clearTimeout(this.loginTimer);
-    this.loginTimer = null;
-    this.server.unauthenticatedLeft();
-  }
-
   private resumeInput(): void {
     this.conn.resumeInput();
   }
@@ -1349,12 +1336,11 @@ export class ImapSession implements SessionHandle {
     for (const t of this.quietTimers) clearTimeout(t);
     this.quietTimers = [];
     if (this.tokenTimer) clearTimeout(this.tokenTimer);
-    if (this.loginTimer) clearTimeout(this.loginTimer);
-    this.leaveUnauthenticated();
+    this.admission.closed();
     this.lastMailbox = this.selected ? this.mailboxes.nameOf(this.selected.mailbox) : this.lastMailbox;
     this.selected = null;
     this.unsubscribe();
-    this.server.sessions.remove(this.id);
+    this.admission.unregister(this.id);
     this.shaper.close();
     this.server.script.forgetSession(this.id);
     const waiter = this.lineWaiter;
