@@ -2,7 +2,7 @@ import type * as net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type * as tls from 'node:tls';
 import { nodeTls } from '../tls/node-tls.js';
-import { SessionFaults, ThrottledTransport, type ResolvedFaults } from '../script/transport.js';
+import { SessionFaults, ThrottledTransport, type ResolvedFaults, type TransportRuleFields } from '../script/transport.js';
 import type { SessionRecorder } from '../transcript/transcripts.js';
 
 /** Unread input above which the socket is paused until the protocol catches up. */
@@ -77,6 +77,11 @@ export class Connection {
   private drainWaiters: (() => void)[] = [];
   /** The socket corked by `coalesce`, until the end of this turn of the event loop. */
   private corked: Duplex | null = null;
+  /** Shaped output (delays, chunks, the FIN of a fault): later output waits behind `outTail` while `outBusy` > 0. */
+  private outTail: Promise<void> = Promise.resolve();
+  private outBusy = 0;
+  /** The idle-timeout listener is on the TCP socket (added once, at the first `setIdleTimeout`). */
+  private idleArmed = false;
 
   constructor(
     private readonly host: ConnectionHost,
@@ -200,6 +205,36 @@ export class Connection {
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
+  // ------------------------------------------------------------ the output queue
+
+  /** True while queued output is still going out: later writes must queue behind it (`after`). */
+  get queued(): boolean {
+    return this.outBusy > 0;
+  }
+
+  /** Resolves once the output queued so far is out. */
+  get queueDone(): Promise<void> {
+    return this.outTail;
+  }
+
+  /**
+   * Runs `step` once the output queued before it is out; until it has run,
+   * `queued` is true, so later output waits for it too. With `swallow`, a
+   * failed step (or one before it) does not stop the queue.
+   */
+  hold(step: () => unknown, swallow = false): void {
+    this.outBusy++;
+    const next = this.outTail.then(step);
+    this.outTail = (swallow ? next.catch(() => undefined) : next).finally(() => {
+      this.outBusy--;
+    }) as Promise<void>;
+  }
+
+  /** Runs `step` once the output queued before it is out (a write, or the end, behind shaped output). */
+  after(step: () => unknown): void {
+    this.outTail = this.outTail.then(step) as Promise<void>;
+  }
+
   // ------------------------------------------------------------ layers
 
   /**
@@ -234,6 +269,19 @@ export class Connection {
   }
 
   // ------------------------------------------------------------ transport faults (issue 14)
+
+  /**
+   * A rule's transport actions that act on the connection itself:
+   * bandwidth, slowClose, tlsFailure and stall. (`stripStartTls` rewrites
+   * a protocol's capability list, so the protocol applies it; `halfClose`
+   * waits for the rule's output, so it is queued with `halfClose`.)
+   */
+  applyFaults(rule: TransportRuleFields): void {
+    if (rule.bandwidth !== undefined) this.setBandwidth(rule.bandwidth);
+    if (rule.slowClose !== undefined) this.faults.slowClose = rule.slowClose;
+    if (rule.tlsFailure === true) this.faults.tlsFailure = true;
+    if (rule.stall !== undefined) this.stall(rule.stall);
+  }
 
   /** Caps the output at `rate` bytes per second (0: no cap). */
   setBandwidth(rate: number): void {
@@ -285,6 +333,25 @@ export class Connection {
     this.faults.halfClosed = true;
     this.uncork();
     this.socket.end();
+  }
+
+  // ------------------------------------------------------------ timers
+
+  /**
+   * Calls `onTimeout` after `ms` without input or output on the TCP
+   * connection (an autologout timer); a later call only changes the time.
+   */
+  setIdleTimeout(ms: number, onTimeout: () => void): void {
+    if (!this.idleArmed) {
+      this.idleArmed = true;
+      this.tcp.on('timeout', onTimeout);
+    }
+    this.tcp.setTimeout(ms);
+  }
+
+  /** Stops the idle timeout (its listener stays, for a later `setIdleTimeout`). */
+  clearIdleTimeout(): void {
+    this.tcp.setTimeout(0);
   }
 
   // ------------------------------------------------------------ the end

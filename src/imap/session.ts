@@ -124,9 +124,6 @@ export class ImapSession implements SessionHandle {
   /** Output gathered by `batch()`, written when large or at the end. */
   private pendingOutput: Buffer[] | null = null;
   private pendingBytes = 0;
-  /** Script output shaping: later output waits behind `outTail` while `outBusy` > 0. */
-  private outTail: Promise<void> = Promise.resolve();
-  private outBusy = 0;
   /** Output of a command a script rule shapes, gathered until it finishes. */
   private capture: { parts: Buffer[]; action: ScriptAction } | null = null;
   /** Script rules on structured responses (mutate, literals, defer, continuation): src/script/shaping.ts. */
@@ -143,8 +140,6 @@ export class ImapSession implements SessionHandle {
   private tokenTimer: NodeJS.Timeout | null = null;
   /** The command whose tagged response is being written. */
   private finishing: { name: string; tag: string } | null = null;
-  /** The autologout listener is on the TCP socket (it is added once, at the first login). */
-  private autologoutArmed = false;
   /** The login timeout, the count of unauthenticated connections and the sessions registry (src/connection/admission.ts). */
   private readonly admission: Admission;
   /** Set by a graceful shutdown: `* BYE` as soon as the running command has answered. */
@@ -348,14 +343,9 @@ export class ImapSession implements SessionHandle {
   private applyLayer(layer: TransportLayer): void {
     const wrapped = this.conn.addLayer(layer, () => this.reader.discardBuffered());
     // The answer that asked for the layer goes out as it was written; what follows is transformed.
-    if (this.outBusy > 0) {
+    if (this.conn.queued) {
       // Later output queues behind the start, not just behind the answer.
-      this.outBusy++;
-      this.outTail = this.outTail
-        .then(() => wrapped.start())
-        .finally(() => {
-          this.outBusy--;
-        });
+      this.conn.hold(() => wrapped.start());
     } else {
       wrapped.start();
     }
@@ -363,7 +353,7 @@ export class ImapSession implements SessionHandle {
 
   private async upgrade(context: tls.SecureContext): Promise<void> {
     this.flushOutput();
-    if (this.outBusy > 0) await this.outTail;
+    if (this.conn.queued) await this.conn.queueDone;
     const refused = this.conn.startTls(context, () => this.reader.discardBuffered());
     if (refused) {
       // A `tlsFailure` fault: the handshake the client starts is refused with an alert.
@@ -406,25 +396,18 @@ export class ImapSession implements SessionHandle {
 
   /** Applies a rule's transport actions; returns `normal` as it now goes out (STARTTLS stripped). */
   private applyTransport(rule: ScriptRule, normal: Buffer | null): Buffer | null {
-    if (rule.bandwidth !== undefined) this.setBandwidth(rule.bandwidth);
-    if (rule.slowClose !== undefined) this.faults.slowClose = rule.slowClose;
-    if (rule.tlsFailure === true) this.faults.tlsFailure = true;
+    this.conn.applyFaults(rule);
+    // The man in the middle rewrites IMAP's capability lists: the connection does not know them.
     if (rule.stripStartTls === true) {
       this.faults.stripStartTls = true;
       if (normal) normal = stripStartTlsFrom(normal);
     }
-    if (rule.stall !== undefined) this.stall(rule.stall);
     return normal;
   }
 
   /** `halfClose`: FIN once this event's output (queued before it) is out. */
   private queueHalfClose(): void {
-    this.outBusy++;
-    this.outTail = this.outTail
-      .then(() => this.conn.halfClose())
-      .finally(() => {
-        this.outBusy--;
-      });
+    this.conn.hold(() => this.conn.halfClose());
   }
 
   /** Caps the session's output at `rate` bytes per second (0: no cap). */
@@ -543,7 +526,7 @@ export class ImapSession implements SessionHandle {
   private socketWrite(data: Buffer): void {
     this.touch();
     if (this.server.options.debug) this.logOutput(data);
-    if (this.outBusy > 0) this.outTail = this.outTail.then(() => this.rawWrite(data));
+    if (this.conn.queued) this.conn.after(() => this.rawWrite(data));
     else if (this.notices !== null) this.notices.push(data);
     else if (this.idling && !this.conn.layered) {
       this.notices = [data];
@@ -587,7 +570,7 @@ export class ImapSession implements SessionHandle {
 
   /** Ends the connection once queued output is out. */
   private endSocket(): void {
-    if (this.outBusy > 0) this.outTail = this.outTail.then(() => this.closeSocket());
+    if (this.conn.queued) this.conn.after(() => this.closeSocket());
     else this.closeSocket();
   }
 
@@ -629,7 +612,6 @@ export class ImapSession implements SessionHandle {
 
   /** Writes `data` with a rule's delay, chunking, truncation and close; later output waits. */
   private shapedWrite(data: Buffer, rule: ScriptRule): void {
-    this.outBusy++;
     const step = async (): Promise<void> => {
       if (rule.delay) await wait(rule.delay);
       const cut = rule.truncate !== undefined && rule.truncate < data.length;
@@ -654,12 +636,7 @@ export class ImapSession implements SessionHandle {
         }
       }
     };
-    this.outTail = this.outTail
-      .then(step)
-      .catch(() => undefined)
-      .finally(() => {
-        this.outBusy--;
-      });
+    this.conn.hold(step, true);
   }
 
   /**
@@ -897,13 +874,9 @@ export class ImapSession implements SessionHandle {
     // RFC 3501 §5.4: an autologout timer of at least 30 minutes of inactivity (the option's default).
     if (idle > 0) {
       // One listener for the life of the connection: a login after UNAUTHENTICATE only re-arms the timer.
-      if (!this.autologoutArmed) {
-        this.autologoutArmed = true;
-        this.conn.tcp.on('timeout', () => {
-          if (!this.closed && this.user !== null) this.bye(`Autologout: idle for ${Math.round(idle / 1000)} seconds`);
-        });
-      }
-      this.conn.tcp.setTimeout(idle);
+      this.conn.setIdleTimeout(idle, () => {
+        if (!this.closed && this.user !== null) this.bye(`Autologout: idle for ${Math.round(idle / 1000)} seconds`);
+      });
     }
     this.emitSession('login');
     if (token.sessionTimeout !== null) {
@@ -991,7 +964,7 @@ export class ImapSession implements SessionHandle {
     this.tokenTimer = null;
     this.tokenExpiresAt = null;
     this.server.clockListeners.delete(this.onClockMoved);
-    this.conn.tcp.setTimeout(0);
+    this.conn.clearIdleTimeout();
     this.emitSession('unauthenticate');
   }
 
