@@ -1,14 +1,15 @@
 import type * as net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type * as tls from 'node:tls';
-import { nodeTls } from '../tls/node-tls.js';
+import { Connection, OUTPUT_HIGH_WATER, type TransportLayer } from '../connection/connection.js';
+import { Admission } from '../connection/admission.js';
 import { isServiceError } from '../errors.js';
 import type { ScriptAction } from '../script/engine.js';
 import type { ScriptContext, ScriptOn, ScriptRule } from '../script/rule.js';
 import { ResponseShaper, type ShaperHost } from '../script/shaping.js';
 import type { SessionEventType, SessionInfo, SessionState } from '../events.js';
 import type { Server } from '../server.js';
-import type { SessionHandle } from '../session/registry.js';
+import type { SessionHandle } from '../connection/registry.js';
 import type { SessionRules } from '../extensions/extension.js';
 import type { StoreChange } from '../store/changes.js';
 import type { Mailbox } from '../store/mailbox.js';
@@ -22,44 +23,18 @@ import { ArgParser, ParseError } from './parser.js';
 import { SelectedMailbox } from './selected.js';
 import { CommandReader, type Segment } from './wire/reader.js';
 import { describeCommand, describeOutput } from './wire/log.js';
-import type { SessionRecorder } from '../transcript/transcripts.js';
 import { continuation, encodeResponseOf, tagged, untaggedStatus } from './wire/serializer.js';
 import { fromStatus, fromValues } from '../script/response.js';
 import { utf8Text, type ImapValue } from './wire/values.js';
-import { failTlsHandshake, hasTransport, SessionFaults, stripStartTlsFrom, ThrottledTransport } from '../script/transport.js';
+import { failTlsHandshake, hasTransport, type SessionFaults, stripStartTlsFrom } from '../script/transport.js';
 import { SessionTimers } from './timers.js';
 import { SessionLimits } from '../session/limits.js';
-
-/** Unread input above which the socket is paused until commands catch up. */
-const INPUT_HIGH_WATER = 1024 * 1024;
 
 /** Size at which batched output is written out. */
 const BATCH_BYTES = 256 * 1024;
 
-/**
- * Unsent output above which the session reads no further command (and
- * long commands wait between messages) until the client has read down to
- * `OUTPUT_LOW_WATER`: a client that pipelines and never reads costs about
- * this much, not the size of everything it asked for.
- */
-export const OUTPUT_HIGH_WATER = 1024 * 1024;
-const OUTPUT_LOW_WATER = 256 * 1024;
-
-/**
- * A layer the session can put over its connection after a command (RFC
- * 4978 compression is one): `wrap` gets the current connection (plain or
- * TLS) and returns the stream the session reads and writes from then on.
- * Input goes through the layer from the moment of `wrap` (right after the
- * command's tagged answer was written); output only from `start()`, which
- * the session calls once that answer has gone out, so the answer itself is
- * not transformed. `writableLength` of the layer must count everything
- * still waiting in it and under it (output backpressure).
- */
-export interface TransportLayer {
-  wrap(connection: Duplex): Duplex & { start(): void };
-  /** The session info shows `compressed: true` once this layer is on. */
-  readonly compresses: boolean;
-}
+// Moved to the protocol-neutral connection layer; exported here as before.
+export { OUTPUT_HIGH_WATER, type TransportLayer };
 
 /**
  * When the changes others make to the selected mailbox reach the client
@@ -88,8 +63,6 @@ const DEFAULT_UPDATES: SelectedUpdatePolicy = { timing: 'command', flags: true }
  */
 const HELD_LIMIT = 10_000;
 
-/** How long the server waits for the client's FIN after its own before it closes for good. */
-const CLOSE_GRACE_MS = 2000;
 /** What a running command's `segments` become once parsed (see runCommand). */
 const NO_SEGMENTS: Segment[] = [];
 /** The hidden capabilities of a session that hides none. */
@@ -141,8 +114,6 @@ export class ImapSession implements SessionHandle {
   readonly enabled = new Set<string>();
   /** The protocol's `rules(session)` as last worked out, with the `enabled` it was made for (src/imap/protocol.ts). */
   rulesMemo: { enabled: string[]; rules: Readonly<Required<SessionRules>> } | null = null;
-  compressed = false;
-  private readonly remoteAddress: string | null;
   private readonly reader: CommandReader;
   private readonly unsubscribe: () => void;
   private lineWaiter: { resolve: (line: Buffer | null) => void; reject: (err: CommandFailure) => void } | null = null;
@@ -150,13 +121,9 @@ export class ImapSession implements SessionHandle {
   private current: { name: string; tag: string } | null = null;
   /** True while IDLE waits for DONE: updates go out at once. */
   idling = false;
-  private closed = false;
   /** Output gathered by `batch()`, written when large or at the end. */
   private pendingOutput: Buffer[] | null = null;
   private pendingBytes = 0;
-  /** Script output shaping: later output waits behind `outTail` while `outBusy` > 0. */
-  private outTail: Promise<void> = Promise.resolve();
-  private outBusy = 0;
   /** Output of a command a script rule shapes, gathered until it finishes. */
   private capture: { parts: Buffer[]; action: ScriptAction } | null = null;
   /** Script rules on structured responses (mutate, literals, defer, continuation): src/script/shaping.ts. */
@@ -168,28 +135,15 @@ export class ImapSession implements SessionHandle {
   private tlsUpgrade: tls.SecureContext | null = null;
   /** Set by a command (COMPRESS): a layer goes over the connection right after its answer. */
   private layerUpgrade: TransportLayer | null = null;
-  /** True once a transport layer is on: TLS can no longer start under it. */
-  private layered = false;
-  /**
-   * The connection the session talks over: the TCP socket, its TLS layer
-   * after STARTTLS, or a transport layer over either (compression).
-   */
-  socket: Duplex;
   /** Server-clock time at which an XOAUTH2 login's sessionTimeout ends the session. */
   private tokenExpiresAt: number | null = null;
   private tokenTimer: NodeJS.Timeout | null = null;
   /** The command whose tagged response is being written. */
   private finishing: { name: string; tag: string } | null = null;
-  /** The autologout listener is on the TCP socket (it is added once, at the first login). */
-  private autologoutArmed = false;
-  /** Ends a connection that has not logged in within `loginTimeout`. */
-  private loginTimer: NodeJS.Timeout | null = null;
-  /** Counted in the server's unauthenticated connections until login or close. */
-  private countedUnauthenticated = true;
+  /** The login timeout, the count of unauthenticated connections and the sessions registry (src/connection/admission.ts). */
+  private readonly admission: Admission;
   /** Set by a graceful shutdown: `* BYE` as soon as the running command has answered. */
   private byeAfterCommand: string | null = null;
-  /** Waiters for the client to read its output down to the low-water mark. */
-  private drainWaiters: (() => void)[] = [];
   private updatePolicy: SelectedUpdatePolicy = DEFAULT_UPDATES;
   /** New messages and flag changes by others in the selected mailbox, held under the `held` policy, in order. */
   private held: StoreChange[] = [];
@@ -211,30 +165,33 @@ export class ImapSession implements SessionHandle {
   private scriptHidden: string[] = [];
   /** The client checker of this session; null when `clientCheck` is off (no cost then). */
   private readonly checker: SessionChecker | null;
-  /** Transport faults of this session (issue 14; src/script/transport.ts). */
-  readonly faults: SessionFaults;
-  /** The bandwidth cap's layer, once a cap was set. */
-  private throttle: ThrottledTransport | null = null;
   /** Server-clock timers (autologout, maximum IDLE, scheduled BYE; src/imap/timers.ts), null when none is set. */
   private readonly timers: SessionTimers | null;
   /** Connection limit per user and rate limits (src/session/limits.ts), null when none is set. */
   private readonly limits: SessionLimits | null;
-  /** Records the bytes at the socket boundary (`fromSocket` / `toSocket`), or null when transcripts are off. */
-  private readonly transcript: SessionRecorder | null;
+  /**
+   * The connection under the protocol (src/connection/): socket and layers,
+   * write coalescing, backpressure, transport faults, the transcript.
+   */
+  private readonly conn: Connection;
 
   constructor(
     readonly server: Server,
     socket: net.Socket,
-    public secure: boolean,
+    secure: boolean,
     /** The TCP connection under `socket` when that is TLS or a layer: a reset has to go to it. */
-    private readonly tcp: net.Socket = socket,
+    tcp: net.Socket = socket,
   ) {
-    this.socket = socket;
-    this.faults = new SessionFaults(server.options.faults);
     this.id = server.sessions.nextId();
     this.shaper = new ResponseShaper(server.script, () => this.scriptHost());
-    this.remoteAddress = socket.remoteAddress ?? null;
-    this.transcript = server.transcripts.open(this.id, this.remoteAddress, () => this.user);
+    const transcript = server.transcripts.open(this.id, socket.remoteAddress ?? null, () => this.user);
+    const host = {
+      input: this.onData,
+      bufferedInput: () => this.reader.bufferedBytes,
+      flushHeld: () => this.writeNotices(),
+      closed: () => this.onClose(),
+    };
+    this.conn = new Connection(host, socket, secure, tcp, server.options.faults, transcript);
     const options = server.options;
     this.hide(options.hideCapabilities);
     this.checker = options.clientCheck === 'off' ? null : new SessionChecker(server.clientFindings, this);
@@ -287,21 +244,14 @@ export class ImapSession implements SessionHandle {
         },
       },
     });
-    socket.setNoDelay(true);
-    this.listen(socket);
-    // Transport faults and server-clock timers of the options (issue 14).
-    if (this.faults.bandwidth > 0) this.setBandwidth(this.faults.bandwidth);
+    // Server-clock timers of the options (issue 14).
     this.timers = SessionTimers.forSession(this);
     this.limits = SessionLimits.forSession(this);
-    if (options.loginTimeout > 0) {
-      this.loginTimer = setTimeout(() => {
-        this.loginTimer = null;
-        if (this.state === 'notAuthenticated') this.bye(`No login within ${options.loginTimeout / 1000} seconds`);
-      }, options.loginTimeout);
-      this.loginTimer.unref();
-    }
+    this.admission = new Admission(server, options.loginTimeout, () => {
+      if (this.state === 'notAuthenticated') this.bye(`No login within ${options.loginTimeout / 1000} seconds`);
+    });
     this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
-    server.sessions.add(this);
+    this.admission.register(this);
     this.emitSession('open');
     const greetingText = (): Buffer => {
       const code = options.greetingCapabilities ? `[CAPABILITY ${this.announceCapabilities().join(' ')}] ` : '';
@@ -316,26 +266,9 @@ export class ImapSession implements SessionHandle {
     this.reader.next('command');
   }
 
-  private listen(socket: Duplex): void {
-    socket.on('data', this.onData);
-    socket.on('error', () => undefined);
-    socket.on('close', () => this.onClose());
-    socket.on('drain', this.onDrain);
-  }
-
-  private readonly onDrain = (): void => {
-    if (this.socket.writableLength > OUTPUT_LOW_WATER) return;
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const w of waiters) w();
-  };
-
   /** True when output not yet read by the client (queued or batched) is above the high-water mark. */
   outputPressure(): boolean {
-    if (this.socket.writableLength + this.pendingBytes <= OUTPUT_HIGH_WATER) return false;
-    // Bytes gathered this turn are sent before they count as unread (see `unreadBeyond`).
-    this.uncorkWrites();
-    return this.socket.writableLength + this.pendingBytes > OUTPUT_HIGH_WATER;
+    return this.conn.unreadBeyond(OUTPUT_HIGH_WATER, this.pendingBytes);
   }
 
   /**
@@ -344,18 +277,41 @@ export class ImapSession implements SessionHandle {
    * that what a non-reading client costs stays bounded.
    */
   outputRoom(): Promise<void> | null {
-    if (this.closed || this.socket.destroyed || !this.unreadBeyond(OUTPUT_HIGH_WATER)) return null;
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+    return this.conn.outputRoom();
   }
 
+  /**
+   * The connection the session talks over: the TCP socket, its TLS layer
+   * after STARTTLS, or a transport layer over either (compression).
+   */
+  get socket(): Duplex {
+    return this.conn.socket;
+  }
+
+  /** True once the connection is gone. */
+  private get closed(): boolean {
+    return this.conn.closed;
+  }
+
+  get secure(): boolean {
+    return this.conn.secure;
+  }
+
+  get compressed(): boolean {
+    return this.conn.compressed;
+  }
+
+  /** Transport faults of this session (issue 14; src/script/transport.ts). */
+  get faults(): SessionFaults {
+    return this.conn.faults;
+  }
+
+  /** Input from the connection (after the transcript recorded it). */
   private readonly onData = (chunk: Buffer): void => {
-    this.fromSocket(chunk);
     this.checker?.receivedBytes(chunk.length);
     this.touch();
     this.timers?.activity();
     this.reader.push(chunk);
-    // A client that pipelines faster than commands run waits in TCP, not in our memory.
-    if (this.reader.bufferedBytes > INPUT_HIGH_WATER) this.socket.pause();
   };
 
   /**
@@ -366,7 +322,7 @@ export class ImapSession implements SessionHandle {
    */
   startTls(context: tls.SecureContext): void {
     // TLS cannot start under a transport layer (RFC 4978 §3); the states already forbid it.
-    if (this.layered) return;
+    if (this.conn.layered) return;
     this.tlsUpgrade = context;
   }
 
@@ -381,29 +337,15 @@ export class ImapSession implements SessionHandle {
 
   /** True once a transport layer (compression) is on. */
   get transportLayered(): boolean {
-    return this.layered;
+    return this.conn.layered;
   }
 
   private applyLayer(layer: TransportLayer): void {
-    this.uncorkWrites();
-    const under = this.socket;
-    under.off('data', this.onData);
-    this.reader.discardBuffered();
-    const wrapped = layer.wrap(under);
-    this.socket = wrapped;
-    this.layered = true;
-    if (layer.compresses) this.compressed = true;
-    this.listen(wrapped);
-    if (under.isPaused()) under.resume();
+    const wrapped = this.conn.addLayer(layer, () => this.reader.discardBuffered());
     // The answer that asked for the layer goes out as it was written; what follows is transformed.
-    if (this.outBusy > 0) {
+    if (this.conn.queued) {
       // Later output queues behind the start, not just behind the answer.
-      this.outBusy++;
-      this.outTail = this.outTail
-        .then(() => wrapped.start())
-        .finally(() => {
-          this.outBusy--;
-        });
+      this.conn.hold(() => wrapped.start());
     } else {
       wrapped.start();
     }
@@ -411,23 +353,15 @@ export class ImapSession implements SessionHandle {
 
   private async upgrade(context: tls.SecureContext): Promise<void> {
     this.flushOutput();
-    if (this.outBusy > 0) await this.outTail;
-    this.uncorkWrites();
-    const plain = this.socket;
-    plain.off('data', this.onData);
-    this.reader.discardBuffered();
-    if (this.faults.tlsFailure) {
+    if (this.conn.queued) await this.conn.queueDone;
+    const refused = this.conn.startTls(context, () => this.reader.discardBuffered());
+    if (refused) {
       // A `tlsFailure` fault: the handshake the client starts is refused with an alert.
       this.setState('logout');
-      failTlsHandshake(plain);
+      failTlsHandshake(refused);
       return;
     }
-    const secure = new (nodeTls().TLSSocket)(plain, { isServer: true, secureContext: context });
-    this.socket = secure;
-    this.secure = true;
     this.checker?.tlsStarted();
-    this.listen(secure);
-    if (plain.isPaused()) plain.resume();
   }
 
   // ------------------------------------------------------------ what the control API sees
@@ -442,7 +376,7 @@ export class ImapSession implements SessionHandle {
       enabled: [...this.enabled],
       secure: this.secure,
       compressed: this.compressed,
-      remoteAddress: this.closed ? null : this.remoteAddress,
+      remoteAddress: this.closed ? null : this.conn.remoteAddress,
     };
   }
 
@@ -450,7 +384,7 @@ export class ImapSession implements SessionHandle {
     if (options.reset) this.resetConnection();
     else this.bye(options.text ?? 'Disconnected by the server');
     // Gone from the listing once the control API has answered, not when the peer's FIN arrives.
-    this.server.sessions.remove(this.id);
+    this.admission.unregister(this.id);
   }
 
   inject(data: Buffer): void {
@@ -462,73 +396,28 @@ export class ImapSession implements SessionHandle {
 
   /** Applies a rule's transport actions; returns `normal` as it now goes out (STARTTLS stripped). */
   private applyTransport(rule: ScriptRule, normal: Buffer | null): Buffer | null {
-    if (rule.bandwidth !== undefined) this.setBandwidth(rule.bandwidth);
-    if (rule.slowClose !== undefined) this.faults.slowClose = rule.slowClose;
-    if (rule.tlsFailure === true) this.faults.tlsFailure = true;
+    this.conn.applyFaults(rule);
+    // The man in the middle rewrites IMAP's capability lists: the connection does not know them.
     if (rule.stripStartTls === true) {
       this.faults.stripStartTls = true;
       if (normal) normal = stripStartTlsFrom(normal);
     }
-    if (rule.stall !== undefined) this.stall(rule.stall);
     return normal;
   }
 
   /** `halfClose`: FIN once this event's output (queued before it) is out. */
   private queueHalfClose(): void {
-    this.outBusy++;
-    this.outTail = this.outTail
-      .then(() => this.halfClose())
-      .finally(() => {
-        this.outBusy--;
-      });
+    this.conn.hold(() => this.conn.halfClose());
   }
 
   /** Caps the session's output at `rate` bytes per second (0: no cap). */
   setBandwidth(rate: number): void {
-    this.faults.bandwidth = rate;
-    if (this.throttle) {
-      this.throttle.setRate(rate);
-      return;
-    }
-    if (rate <= 0 || this.closed) return;
-    // Bytes gathered this turn go out on the connection they were written to.
-    this.uncorkWrites();
-    const under = this.socket;
-    under.off('data', this.onData);
-    const throttle = new ThrottledTransport(under, rate);
-    this.throttle = throttle;
-    this.socket = throttle;
-    this.listen(throttle);
+    this.conn.setBandwidth(rate);
   }
 
   /** Stops reading input: for good (`true`), for `ms`, or no longer (`false`). */
   stall(how: boolean | number): void {
-    if (this.faults.stallTimer) clearTimeout(this.faults.stallTimer);
-    this.faults.stallTimer = null;
-    if (how === false) {
-      this.faults.stalled = false;
-      this.resumeInput();
-      return;
-    }
-    this.faults.stalled = true;
-    this.socket.pause();
-    if (typeof how === 'number') {
-      this.faults.stallTimer = setTimeout(() => {
-        this.faults.stallTimer = null;
-        this.faults.stalled = false;
-        if (!this.closed) this.resumeInput();
-      }, how);
-      this.faults.stallTimer.unref();
-    }
-  }
-
-  /** Sends FIN and keeps reading (`halfClose`). */
-  private halfClose(): void {
-    if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
-    this.writeNotices();
-    this.faults.halfClosed = true;
-    this.uncorkWrites();
-    this.socket.end();
+    this.conn.stall(how);
   }
 
   // ------------------------------------------------------------ output
@@ -536,8 +425,8 @@ export class ImapSession implements SessionHandle {
   /** Writes bytes to the client. Every byte the session sends goes through here. */
   write(data: Buffer): void {
     // After a `halfClose` fault the sending side is gone: what the session still says is dropped.
-    if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
-    if (this.unreadBeyond(this.server.options.maxOutputBuffer)) {
+    if (this.conn.ended) return;
+    if (this.conn.unreadBeyond(this.server.options.maxOutputBuffer)) {
       // The client reads nothing while updates pile up: it cannot even be told BYE.
       this.resetConnection();
       return;
@@ -568,9 +457,9 @@ export class ImapSession implements SessionHandle {
 
   /** `write` past the response rules: a rule has seen (and shaped) these bytes already. */
   private writeOut(data: Buffer): void {
-    if (this.closed || this.socket.destroyed) return;
+    if (this.conn.closed || this.conn.socket.destroyed) return;
     // Responses the rules shaped come here without passing write(): the same bound applies.
-    if (this.unreadBeyond(this.server.options.maxOutputBuffer)) {
+    if (this.conn.unreadBeyond(this.server.options.maxOutputBuffer)) {
       this.resetConnection();
       return;
     }
@@ -610,7 +499,7 @@ export class ImapSession implements SessionHandle {
    * literal, in AUTHENTICATE, when IDLE starts. `continuation` rules see it.
    */
   continueRequest(text: string): void {
-    if (this.closed || this.socket.destroyed) return;
+    if (this.conn.closed || this.conn.socket.destroyed) return;
     if (!this.shaper.active('continuation')) {
       this.write(continuation(text));
       return;
@@ -637,13 +526,14 @@ export class ImapSession implements SessionHandle {
   private socketWrite(data: Buffer): void {
     this.touch();
     if (this.server.options.debug) this.logOutput(data);
-    if (this.outBusy > 0) this.outTail = this.outTail.then(() => this.rawWrite(data));
+    if (this.conn.queued) this.conn.after(() => this.rawWrite(data));
     else if (this.notices !== null) this.notices.push(data);
-    else if (this.idling && !this.layered) {
+    else if (this.idling && !this.conn.layered) {
       this.notices = [data];
       queueNotices(this);
     } else {
-      this.coalesceWrites();
+      // A notice in IDLE is one write already: deferring it would only delay it behind every other session's.
+      if (!this.idling) this.conn.coalesce();
       this.toSocket(data);
     }
   }
@@ -661,71 +551,18 @@ export class ImapSession implements SessionHandle {
     const list = this.notices;
     if (list === null) return;
     this.notices = null;
-    if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
+    if (this.conn.ended) return;
     for (const data of list) this.toSocket(data);
   }
 
-  /**
-   * The socket boundary, inbound: every byte the client sends arrives here,
-   * decrypted (TLS) and decompressed (COMPRESS), before anything parses it.
-   */
-  private fromSocket(chunk: Buffer): void {
-    this.transcript?.fromClient(chunk);
-  }
-
-  /**
-   * The socket boundary, outbound: every byte written to the connection
-   * leaves here, before compression and encryption. The transcript records
-   * exactly these bytes (after script shaping and batching).
-   */
+  /** Every byte the session writes to the connection leaves here (after script shaping and batching), behind its notices. */
   private toSocket(data: Buffer): void {
     if (this.notices !== null) this.writeNotices();
-    this.transcript?.fromServer(data);
-    this.socket.write(data);
+    this.conn.write(data);
   }
-
-  // ------------------------------------------------------------ one write per turn of the event loop
-
-  /** The socket corked by `coalesceWrites`, until the end of this turn of the event loop. */
-  private corked: Duplex | null = null;
-
-  /**
-   * Gathers what the session writes during this turn of the event loop
-   * (a command's untagged lines and its tagged answer, several commands
-   * of one read) into one system call, made in the same turn: a SELECT
-   * was nine writes, and a write costs more than the command.
-   */
-  private coalesceWrites(): void {
-    // A compression layer batches by itself, and its backpressure reads its own buffer, which corking would hide.
-    // A notice in IDLE is one write already: deferring it would only delay it behind every other session's.
-    if (this.corked !== null || this.layered || this.idling) return;
-    const socket = this.socket;
-    this.corked = socket;
-    socket.cork();
-    setImmediate(this.uncorkWrites);
-  }
-
-  /** Sends what `coalesceWrites` gathered; before a transport change too, so those bytes go out as they were. */
-  private readonly uncorkWrites = (): void => {
-    const socket = this.corked;
-    if (socket === null) return;
-    this.corked = null;
-    if (!socket.destroyed) socket.uncork();
-  };
-  /**
-   * True when more than `limit` bytes wait for the client to read them.
-   * Bytes gathered this turn are not unread yet: they are sent first, and
-   * only what the kernel would not take counts.
-   */
-  private unreadBeyond(limit: number): boolean {
-    if (this.socket.writableLength <= limit) return false;
-    this.uncorkWrites();
-    return this.socket.writableLength > limit;
-  }
-  // ------------------------------------------------------------ end of one write per turn
 
   private rawWrite(data: Buffer): void {
-    if (this.closed || this.socket.destroyed || this.socket.writableEnded || data.length === 0) return;
+    if (this.conn.ended || data.length === 0) return;
     this.touch();
     if (this.server.options.debug) this.logOutput(data);
     this.toSocket(data);
@@ -733,41 +570,13 @@ export class ImapSession implements SessionHandle {
 
   /** Ends the connection once queued output is out. */
   private endSocket(): void {
-    if (this.outBusy > 0) this.outTail = this.outTail.then(() => this.closeSocket());
+    if (this.conn.queued) this.conn.after(() => this.closeSocket());
     else this.closeSocket();
   }
 
-  /**
-   * Sends FIN after the last queued byte and then closes for good, when the
-   * client's FIN arrives or after CLOSE_GRACE_MS at the latest: a client that
-   * keeps its socket open cannot hold the session, or `stop()`, for longer.
-   * Input that still arrives is read and dropped meanwhile.
-   */
+  /** Sends FIN after the last queued byte and then closes for good (src/connection/connection.ts). */
   private closeSocket(): void {
-    this.writeNotices();
-    const socket = this.socket;
-    if (socket.destroyed) return;
-    socket.off('data', this.onData);
-    socket.on('data', () => undefined);
-    socket.resume();
-    if (this.faults.slowClose > 0) {
-      // A `slowClose` fault: the FIN (and the end of the session) comes that much later.
-      const delay = this.faults.slowClose;
-      this.faults.slowClose = 0;
-      setTimeout(() => this.closeSocket(), delay).unref();
-      return;
-    }
-    // Destroyed only when the client has closed its side too (or after a grace period): closing
-    // while its input still arrives makes the kernel send a reset, which can destroy the BYE
-    // and the last answers in flight.
-    const destroy = (): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      if (this.tcp !== socket) this.tcp.destroy();
-    };
-    const timer = setTimeout(destroy, CLOSE_GRACE_MS);
-    socket.once('end', destroy);
-    socket.end();
+    this.conn.close();
   }
 
   /** Sends what a rule says instead of / around `normal` (null: no normal output). */
@@ -789,7 +598,7 @@ export class ImapSession implements SessionHandle {
     if (hasTransport(rule) && rule.delay === undefined && rule.chunk === undefined && rule.truncate === undefined && !rule.close) {
       // Nothing to shape: written now (behind shaped output still going out), so it counts as
       // unread output at once and the backpressure check after the command sees it.
-      if (data.length > 0 && !this.closed && !this.socket.destroyed && !this.socket.writableEnded) this.socketWrite(data);
+      if (data.length > 0 && !this.conn.ended) this.socketWrite(data);
     } else {
       this.shapedWrite(data, rule);
     }
@@ -798,15 +607,11 @@ export class ImapSession implements SessionHandle {
 
   /** Ends the connection with a TCP reset (RST), under TLS too. */
   private resetConnection(): void {
-    this.writeNotices();
-    this.uncorkWrites();
-    if (!this.tcp.destroyed) this.tcp.resetAndDestroy();
-    if (this.socket !== this.tcp) this.socket.destroy();
+    this.conn.reset();
   }
 
   /** Writes `data` with a rule's delay, chunking, truncation and close; later output waits. */
   private shapedWrite(data: Buffer, rule: ScriptRule): void {
-    this.outBusy++;
     const step = async (): Promise<void> => {
       if (rule.delay) await wait(rule.delay);
       const cut = rule.truncate !== undefined && rule.truncate < data.length;
@@ -823,20 +628,15 @@ export class ImapSession implements SessionHandle {
         this.state = 'logout';
         if (rule.close === 'reset') {
           // Wait until the bytes have left Node's buffer, then reset.
-          while (!this.socket.destroyed && this.socket.writableLength > 0) await wait(1);
+          while (!this.conn.socket.destroyed && this.conn.socket.writableLength > 0) await wait(1);
           await wait(20);
-          if (!this.socket.destroyed) this.resetConnection();
+          if (!this.conn.socket.destroyed) this.resetConnection();
         } else {
           this.closeSocket();
         }
       }
     };
-    this.outTail = this.outTail
-      .then(step)
-      .catch(() => undefined)
-      .finally(() => {
-        this.outBusy--;
-      });
+    this.conn.hold(step, true);
   }
 
   /**
@@ -914,7 +714,7 @@ export class ImapSession implements SessionHandle {
   }
 
   private onQuiet(ms: number): void {
-    if (this.closed || this.socket.destroyed) return;
+    if (this.conn.closed || this.conn.socket.destroyed) return;
     // Quiet is between commands, or inside IDLE.
     if (this.current && !this.idling) return;
     const ctx = this.scriptContext('quiet', null);
@@ -956,7 +756,7 @@ export class ImapSession implements SessionHandle {
     if (!parts || parts.length === 0) return;
     this.pendingOutput = [];
     this.pendingBytes = 0;
-    if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
+    if (this.conn.ended) return;
     this.socketWrite(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
   }
 
@@ -1069,18 +869,14 @@ export class ImapSession implements SessionHandle {
     this.user = user;
     this.hide(this.server.options.users.get(user)?.hide ?? []);
     this.state = 'authenticated';
-    this.leaveUnauthenticated();
+    this.admission.leaveUnauthenticated();
     const idle = this.server.options.idleTimeout;
     // RFC 3501 §5.4: an autologout timer of at least 30 minutes of inactivity (the option's default).
     if (idle > 0) {
       // One listener for the life of the connection: a login after UNAUTHENTICATE only re-arms the timer.
-      if (!this.autologoutArmed) {
-        this.autologoutArmed = true;
-        this.tcp.on('timeout', () => {
-          if (!this.closed && this.user !== null) this.bye(`Autologout: idle for ${Math.round(idle / 1000)} seconds`);
-        });
-      }
-      this.tcp.setTimeout(idle);
+      this.conn.setIdleTimeout(idle, () => {
+        if (!this.closed && this.user !== null) this.bye(`Autologout: idle for ${Math.round(idle / 1000)} seconds`);
+      });
     }
     this.emitSession('login');
     if (token.sessionTimeout !== null) {
@@ -1168,7 +964,7 @@ export class ImapSession implements SessionHandle {
     this.tokenTimer = null;
     this.tokenExpiresAt = null;
     this.server.clockListeners.delete(this.onClockMoved);
-    this.tcp.setTimeout(0);
+    this.conn.clearIdleTimeout();
     this.emitSession('unauthenticate');
   }
 
@@ -1304,7 +1100,7 @@ export class ImapSession implements SessionHandle {
       const layer = this.layerUpgrade;
       this.layerUpgrade = null;
       // At once: a client that has read the answer sends through the layer.
-      if (!this.closed && !this.socket.destroyed) this.applyLayer(layer);
+      if (!this.closed && !this.conn.socket.destroyed) this.applyLayer(layer);
     }
     if (this.byeAfterCommand !== null) this.bye(this.byeAfterCommand);
     if (this.state === 'logout') {
@@ -1330,17 +1126,8 @@ export class ImapSession implements SessionHandle {
     this.reader.next('command');
   }
 
-  private leaveUnauthenticated(): void {
-    if (!this.countedUnauthenticated) return;
-    this.countedUnauthenticated = false;
-    if (this.loginTimer) clearTimeout(this.loginTimer);
-    this.loginTimer = null;
-    this.server.unauthenticatedLeft();
-  }
-
   private resumeInput(): void {
-    if (this.faults.stalled) return;
-    if (this.socket.isPaused() && this.reader.bufferedBytes <= INPUT_HIGH_WATER) this.socket.resume();
+    this.conn.resumeInput();
   }
 
   private wrongState(spec: CommandSpec): CommandResult {
@@ -1423,7 +1210,7 @@ export class ImapSession implements SessionHandle {
   }
 
   private deliverUnsolicited(): void {
-    if (this.closed || this.socket.destroyed || this.state === 'logout' || this.user === null) return;
+    if (this.conn.closed || this.conn.socket.destroyed || this.state === 'logout' || this.user === null) return;
     if (this.busy && !this.idling) return;
     // Nothing more for a client that has not read what it got: what is owed waits in the extensions, bounded.
     const room = this.outputRoom();
@@ -1514,32 +1301,26 @@ export class ImapSession implements SessionHandle {
   }
 
   private onClose(): void {
-    if (this.closed) return;
+    // Called once, by the connection, which is marked closed already.
     this.checker?.closed(this.state === 'logout');
     if (this.state !== 'logout') this.state = 'logout';
-    this.closed = true;
-    this.faults.clear();
     this.timers?.stop();
     this.server.clockListeners.delete(this.onClockMoved);
     for (const t of this.quietTimers) clearTimeout(t);
     this.quietTimers = [];
     if (this.tokenTimer) clearTimeout(this.tokenTimer);
-    if (this.loginTimer) clearTimeout(this.loginTimer);
-    this.leaveUnauthenticated();
-    const drainWaiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const w of drainWaiters) w();
+    this.admission.closed();
     this.lastMailbox = this.selected ? this.mailboxes.nameOf(this.selected.mailbox) : this.lastMailbox;
     this.selected = null;
     this.unsubscribe();
-    this.server.sessions.remove(this.id);
+    this.admission.unregister(this.id);
     this.shaper.close();
     this.server.script.forgetSession(this.id);
     const waiter = this.lineWaiter;
     this.lineWaiter = null;
     waiter?.resolve(null);
     // Before the close event, so that a test waiting for it finds the transcript among the closed ones.
-    this.transcript?.close();
+    this.conn.transcript?.close();
     this.emitSession('close');
   }
 }

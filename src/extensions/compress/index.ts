@@ -11,7 +11,7 @@
  * than DEFLATE is BAD (an invalid argument).
  */
 import { AUTHENTICATED, bad, no, ok, type CommandSpec } from '../../imap/command.js';
-import type { TransportLayer } from '../../imap/session.js';
+import type { TransportLayer } from '../../connection/connection.js';
 import { DeflateTransport } from '../../imap/wire/deflate.js';
 import type { Extension } from '../extension.js';
 import { always } from '../shared.js';

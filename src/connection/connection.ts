@@ -1,0 +1,399 @@
+import type * as net from 'node:net';
+import type { Duplex } from 'node:stream';
+import type * as tls from 'node:tls';
+import { nodeTls } from '../tls/node-tls.js';
+import { SessionFaults, ThrottledTransport, type ResolvedFaults, type TransportRuleFields } from '../script/transport.js';
+import type { SessionRecorder } from '../transcript/transcripts.js';
+
+/** Unread input above which the socket is paused until the protocol catches up. */
+export const INPUT_HIGH_WATER = 1024 * 1024;
+
+/**
+ * Unsent output above which a session reads no further command (and long
+ * commands wait between messages) until the client has read down to
+ * `OUTPUT_LOW_WATER`: a client that pipelines and never reads costs about
+ * this much, not the size of everything it asked for.
+ */
+export const OUTPUT_HIGH_WATER = 1024 * 1024;
+export const OUTPUT_LOW_WATER = 256 * 1024;
+
+/** How long the server waits for the client's FIN after its own before it closes for good. */
+const CLOSE_GRACE_MS = 2000;
+
+/**
+ * A layer a session can put over its connection after a command (RFC
+ * 4978 compression is one): `wrap` gets the current connection (plain or
+ * TLS) and returns the stream the session reads and writes from then on.
+ * Input goes through the layer from the moment of `wrap` (right after the
+ * command's answer was written); output only from `start()`, which the
+ * session calls once that answer has gone out, so the answer itself is not
+ * transformed. `writableLength` of the layer must count everything still
+ * waiting in it and under it (output backpressure).
+ */
+export interface TransportLayer {
+  wrap(connection: Duplex): Duplex & { start(): void };
+  /** The session info shows `compressed: true` once this layer is on. */
+  readonly compresses: boolean;
+}
+
+/** What the protocol on top of a connection supplies to it. */
+export interface ConnectionHost {
+  /** Bytes the client sent, decrypted and unwrapped, after the transcript recorded them. */
+  input(chunk: Buffer): void;
+  /** Input the protocol holds unparsed: above `INPUT_HIGH_WATER` the socket is paused. */
+  bufferedInput(): number;
+  /** Output the protocol holds back that must go out before the connection ends or half-closes. */
+  flushHeld(): void;
+  /** The connection is gone (called once). */
+  closed(): void;
+}
+
+/**
+ * One client connection, whatever the protocol: the socket and the layers
+ * put over it (TLS, a protocol's layer such as compression, a bandwidth
+ * cap), writes gathered into one system call per turn, output backpressure,
+ * the transport faults of src/script/transport.ts, the transcript's view of
+ * the bytes, and the ways a connection ends (FIN with a grace period, a
+ * reset, a half-close). The protocol owns framing and state, and talks to
+ * the client only through `write`.
+ */
+export class Connection {
+  /**
+   * The stream the protocol talks over: the TCP socket, its TLS layer
+   * after an upgrade, or a layer over either (compression, throttling).
+   */
+  socket: Duplex;
+  /** True once set by `close` handling: nothing more is read or written. */
+  closed = false;
+  /** True once a protocol layer (compression) is on: TLS can no longer start under it. */
+  layered = false;
+  compressed = false;
+  /** Transport faults of this connection (issue 14; src/script/transport.ts). */
+  readonly faults: SessionFaults;
+  readonly remoteAddress: string | null;
+  /** The bandwidth cap's layer, once a cap was set. */
+  private throttle: ThrottledTransport | null = null;
+  /** Waiters for the client to read its output down to the low-water mark. */
+  private drainWaiters: (() => void)[] = [];
+  /** The socket corked by `coalesce`, until the end of this turn of the event loop. */
+  private corked: Duplex | null = null;
+  /** Shaped output (delays, chunks, the FIN of a fault): later output waits behind `outTail` while `outBusy` > 0. */
+  private outTail: Promise<void> = Promise.resolve();
+  private outBusy = 0;
+  /** The idle-timeout listener is on the TCP socket (added once, at the first `setIdleTimeout`). */
+  private idleArmed = false;
+
+  constructor(
+    private readonly host: ConnectionHost,
+    socket: net.Socket,
+    public secure: boolean,
+    /** The TCP connection under `socket` when that is TLS or a layer: a reset has to go to it. */
+    readonly tcp: net.Socket,
+    faults: ResolvedFaults,
+    /** Records the bytes at the socket boundary, or null when transcripts are off. */
+    readonly transcript: SessionRecorder | null,
+  ) {
+    this.socket = socket;
+    this.remoteAddress = socket.remoteAddress ?? null;
+    this.faults = new SessionFaults(faults);
+    socket.setNoDelay(true);
+    this.listen(socket);
+    if (this.faults.bandwidth > 0) this.setBandwidth(this.faults.bandwidth);
+  }
+
+  private listen(socket: Duplex): void {
+    socket.on('data', this.onData);
+    socket.on('error', () => undefined);
+    socket.on('close', this.onClose);
+    socket.on('drain', this.onDrain);
+  }
+
+  /** Stops reading from the current stream, before a layer goes over it; returns it. */
+  private detach(): Duplex {
+    this.uncork();
+    const under = this.socket;
+    under.off('data', this.onData);
+    return under;
+  }
+
+  /**
+   * The socket boundary, inbound: every byte the client sends arrives here,
+   * decrypted (TLS) and decompressed (COMPRESS), before anything parses it.
+   */
+  private readonly onData = (chunk: Buffer): void => {
+    this.transcript?.fromClient(chunk);
+    this.host.input(chunk);
+    // A client that pipelines faster than commands run waits in TCP, not in our memory.
+    if (this.host.bufferedInput() > INPUT_HIGH_WATER) this.socket.pause();
+  };
+
+  private readonly onClose = (): void => {
+    if (this.closed) return;
+    this.closed = true;
+    this.faults.clear();
+    const drainWaiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of drainWaiters) w();
+    this.host.closed();
+  };
+
+  private readonly onDrain = (): void => {
+    if (this.socket.writableLength > OUTPUT_LOW_WATER) return;
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
+  };
+
+  /** True when the sending side is gone (closed, destroyed, or ended by a half-close). */
+  get ended(): boolean {
+    return this.closed || this.socket.destroyed || this.socket.writableEnded;
+  }
+
+  // ------------------------------------------------------------ output
+
+  /**
+   * The socket boundary, outbound: every byte written to the connection
+   * leaves here, before compression and encryption. The transcript records
+   * exactly these bytes.
+   */
+  write(data: Buffer): void {
+    this.transcript?.fromServer(data);
+    this.socket.write(data);
+  }
+
+  /**
+   * Gathers what is written during this turn of the event loop (a
+   * command's untagged lines and its tagged answer, several commands of one
+   * read) into one system call, made in the same turn: a SELECT was nine
+   * writes, and a write costs more than the command.
+   */
+  coalesce(): void {
+    // A compression layer batches by itself, and its backpressure reads its own buffer, which corking would hide.
+    if (this.corked !== null || this.layered) return;
+    const socket = this.socket;
+    this.corked = socket;
+    socket.cork();
+    setImmediate(this.uncork);
+  }
+
+  /** Sends what `coalesce` gathered; before a transport change too, so those bytes go out as they were. */
+  readonly uncork = (): void => {
+    const socket = this.corked;
+    if (socket === null) return;
+    this.corked = null;
+    if (!socket.destroyed) socket.uncork();
+  };
+
+  /**
+   * True when more than `limit` bytes (plus `extra` the protocol holds)
+   * wait for the client to read them. Bytes gathered this turn are not
+   * unread yet: they are sent first, and only what the kernel would not
+   * take counts.
+   */
+  unreadBeyond(limit: number, extra = 0): boolean {
+    if (this.socket.writableLength + extra <= limit) return false;
+    this.uncork();
+    return this.socket.writableLength + extra > limit;
+  }
+
+  /**
+   * Resolves when the client has read its output down to the low-water
+   * mark; null when there is no need to wait.
+   */
+  outputRoom(): Promise<void> | null {
+    if (this.closed || this.socket.destroyed || !this.unreadBeyond(OUTPUT_HIGH_WATER)) return null;
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  // ------------------------------------------------------------ the output queue
+
+  /** True while queued output is still going out: later writes must queue behind it (`after`). */
+  get queued(): boolean {
+    return this.outBusy > 0;
+  }
+
+  /** Resolves once the output queued so far is out. */
+  get queueDone(): Promise<void> {
+    return this.outTail;
+  }
+
+  /**
+   * Runs `step` once the output queued before it is out; until it has run,
+   * `queued` is true, so later output waits for it too. With `swallow`, a
+   * failed step (or one before it) does not stop the queue.
+   */
+  hold(step: () => unknown, swallow = false): void {
+    this.outBusy++;
+    const next = this.outTail.then(step);
+    this.outTail = (swallow ? next.catch(() => undefined) : next).finally(() => {
+      this.outBusy--;
+    }) as Promise<void>;
+  }
+
+  /** Runs `step` once the output queued before it is out (a write, or the end, behind shaped output). */
+  after(step: () => unknown): void {
+    this.outTail = this.outTail.then(step) as Promise<void>;
+  }
+
+  // ------------------------------------------------------------ layers
+
+  /**
+   * Switches to TLS: input still buffered in plain text is for the caller to
+   * drop (`discard`, called after reading from the plain socket stops). With
+   * a `tlsFailure` fault the handshake is not made and the plain socket is
+   * returned for the caller to refuse it.
+   */
+  startTls(context: tls.SecureContext, discard: () => void): Duplex | null {
+    const plain = this.detach();
+    discard();
+    if (this.faults.tlsFailure) return plain;
+    const secure = new (nodeTls().TLSSocket)(plain, { isServer: true, secureContext: context });
+    this.socket = secure;
+    this.secure = true;
+    this.listen(secure);
+    if (plain.isPaused()) plain.resume();
+    return null;
+  }
+
+  /** Puts a protocol layer (compression) over the connection; the caller starts its output. */
+  addLayer(layer: TransportLayer, discard: () => void): Duplex & { start(): void } {
+    const under = this.detach();
+    discard();
+    const wrapped = layer.wrap(under);
+    this.socket = wrapped;
+    this.layered = true;
+    if (layer.compresses) this.compressed = true;
+    this.listen(wrapped);
+    if (under.isPaused()) under.resume();
+    return wrapped;
+  }
+
+  // ------------------------------------------------------------ transport faults (issue 14)
+
+  /**
+   * A rule's transport actions that act on the connection itself:
+   * bandwidth, slowClose, tlsFailure and stall. (`stripStartTls` rewrites
+   * a protocol's capability list, so the protocol applies it; `halfClose`
+   * waits for the rule's output, so it is queued with `halfClose`.)
+   */
+  applyFaults(rule: TransportRuleFields): void {
+    if (rule.bandwidth !== undefined) this.setBandwidth(rule.bandwidth);
+    if (rule.slowClose !== undefined) this.faults.slowClose = rule.slowClose;
+    if (rule.tlsFailure === true) this.faults.tlsFailure = true;
+    if (rule.stall !== undefined) this.stall(rule.stall);
+  }
+
+  /** Caps the output at `rate` bytes per second (0: no cap). */
+  setBandwidth(rate: number): void {
+    this.faults.bandwidth = rate;
+    if (this.throttle) {
+      this.throttle.setRate(rate);
+      return;
+    }
+    if (rate <= 0 || this.closed) return;
+    // Bytes gathered this turn go out on the connection they were written to.
+    const throttle = new ThrottledTransport(this.detach(), rate);
+    this.throttle = throttle;
+    this.socket = throttle;
+    this.listen(throttle);
+  }
+
+  /** Stops reading input: for good (`true`), for `ms`, or no longer (`false`). */
+  stall(how: boolean | number): void {
+    const faults = this.faults;
+    if (faults.stallTimer) clearTimeout(faults.stallTimer);
+    faults.stallTimer = null;
+    if (how === false) {
+      faults.stalled = false;
+      this.resumeInput();
+      return;
+    }
+    faults.stalled = true;
+    this.socket.pause();
+    if (typeof how === 'number') {
+      faults.stallTimer = setTimeout(() => {
+        faults.stallTimer = null;
+        faults.stalled = false;
+        if (!this.closed) this.resumeInput();
+      }, how);
+      faults.stallTimer.unref();
+    }
+  }
+
+  /** Reads input again, unless stalled or the protocol has too much of it unparsed. */
+  resumeInput(): void {
+    if (this.faults.stalled) return;
+    if (this.socket.isPaused() && this.host.bufferedInput() <= INPUT_HIGH_WATER) this.socket.resume();
+  }
+
+  /** Sends FIN and keeps reading (`halfClose`). */
+  halfClose(): void {
+    if (this.ended) return;
+    this.host.flushHeld();
+    this.faults.halfClosed = true;
+    this.uncork();
+    this.socket.end();
+  }
+
+  // ------------------------------------------------------------ timers
+
+  /**
+   * Calls `onTimeout` after `ms` without input or output on the TCP
+   * connection (an autologout timer); a later call only changes the time.
+   */
+  setIdleTimeout(ms: number, onTimeout: () => void): void {
+    if (!this.idleArmed) {
+      this.idleArmed = true;
+      this.tcp.on('timeout', onTimeout);
+    }
+    this.tcp.setTimeout(ms);
+  }
+
+  /** Stops the idle timeout (its listener stays, for a later `setIdleTimeout`). */
+  clearIdleTimeout(): void {
+    this.tcp.setTimeout(0);
+  }
+
+  // ------------------------------------------------------------ the end
+
+  /**
+   * Sends FIN after the last written byte and then closes for good, when
+   * the client's FIN arrives or after CLOSE_GRACE_MS at the latest: a client
+   * that keeps its socket open cannot hold the session, or `stop()`, for
+   * longer. Input that still arrives is read and dropped meanwhile.
+   */
+  close(): void {
+    this.host.flushHeld();
+    const socket = this.socket;
+    if (socket.destroyed) return;
+    socket.off('data', this.onData);
+    socket.on('data', () => undefined);
+    socket.resume();
+    if (this.faults.slowClose > 0) {
+      // A `slowClose` fault: the FIN (and the end of the session) comes that much later.
+      const delay = this.faults.slowClose;
+      this.faults.slowClose = 0;
+      setTimeout(() => this.close(), delay).unref();
+      return;
+    }
+    // Destroyed only when the client has closed its side too (or after a grace period): closing
+    // while its input still arrives makes the kernel send a reset, which can destroy the last
+    // answers in flight.
+    const destroy = (): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (this.tcp !== socket) this.tcp.destroy();
+    };
+    const timer = setTimeout(destroy, CLOSE_GRACE_MS);
+    socket.once('end', destroy);
+    socket.end();
+  }
+
+  /** Ends the connection with a TCP reset (RST), under TLS too. */
+  reset(): void {
+    this.host.flushHeld();
+    this.uncork();
+    if (!this.tcp.destroyed) this.tcp.resetAndDestroy();
+    if (this.socket !== this.tcp) this.socket.destroy();
+  }
+}
