@@ -377,6 +377,27 @@ describe('NOTIFY delivery', () => {
     server.control.deleteMailbox('Later');
   });
 
+  test("RFC 7162 section 3.1: with CONDSTORE on, MessageNew's FETCH carries UID and MODSEQ too (once each)", async () => {
+    const c = await rawSession(port);
+    server.control.createMailbox('Modseq', { subscribed: false });
+    try {
+      await c.command('ENABLE CONDSTORE');
+      await c.command('NOTIFY SET (selected (MessageNew (FLAGS) MessageExpunge))');
+      await c.command('SELECT Modseq');
+      const { uid } = server.control.addMessage('Modseq', { raw: mail('with modseq') });
+      const modseq = server.store.get('Modseq')!.messages.at(-1)!.modseq;
+      assert.deepEqual(await linesUntil(c, /FETCH/), ['* 1 EXISTS', '* 1 RECENT', `* 1 FETCH (UID ${uid} FLAGS (\\Recent) MODSEQ (${modseq}))`]);
+      // Asked for by the client: not sent twice.
+      await c.command('NOTIFY SET (selected (MessageNew (UID MODSEQ) MessageExpunge))');
+      const second = server.control.addMessage('Modseq', { raw: mail('asked') });
+      const secondModseq = server.store.get('Modseq')!.messages.at(-1)!.modseq;
+      assert.deepEqual(await linesUntil(c, /FETCH/), ['* 2 EXISTS', '* 2 RECENT', `* 2 FETCH (UID ${second.uid} MODSEQ (${secondModseq}))`]);
+      c.close();
+    } finally {
+      server.control.deleteMailbox('Modseq');
+    }
+  });
+
   test('QRESYNC: expunges pushed between commands are VANISHED', async () => {
     const started = await startServer({ plugins: ['NOTIFY', 'QRESYNC', 'ENABLE'] });
     try {

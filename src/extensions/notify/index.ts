@@ -40,7 +40,7 @@ import { itemValue } from '../../imap/commands/fetch.js';
 import { imapProtocol } from '../../imap/protocol.js';
 import type { Numbered } from '../../imap/sequence.js';
 import type { ImapSession, SelectedUpdatePolicy } from '../../imap/session.js';
-import { atom, type ImapValue } from '../../imap/wire/values.js';
+import { Atom, atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Server } from '../../server.js';
 import type { Extension } from '../extension.js';
 import type { MetadataApi } from '../metadata-server/state.js';
@@ -208,9 +208,20 @@ export const extension: Extension<State> = {
       const items = watch.fetch;
       // §5.2: the FETCH of each new message right after its EXISTS; none for the session's own APPEND/COPY.
       const fresh = added.filter(({ message }) => !watch.own.delete(message.uid));
+      const asked = new Set(items.map((att) => att.label.toUpperCase()));
       return fresh.map(({ seq, message }) => {
         const values: ImapValue[] = [];
+        // What every untagged FETCH of this session must carry (CONDSTORE's UID and MODSEQ, RFC 7162 section 3.1),
+        // as the loaded extensions word it for flag updates, unless the client's list has it already.
+        const owed = selected.shape?.flagFetch(message);
+        if (owed?.uid && !asked.has('UID')) values.push(atom('UID'), message.uid);
         for (const att of items) values.push(atom(att.label), itemValue(att, message, selected, session));
+        if (owed) {
+          for (let i = 0; i + 1 < owed.items.length; i += 2) {
+            const name = owed.items[i];
+            if (!(name instanceof Atom) || !asked.has(name.value.toUpperCase())) values.push(owed.items[i]!, owed.items[i + 1]!);
+          }
+        }
         return [seq, atom('FETCH'), values];
       });
     },
