@@ -725,29 +725,35 @@ async function storeRss(): Promise<ScoreRow[]> {
   ];
 }
 
+/** The anchor of the start-up rows: a bare node:http process that prints the same ready line. */
+const BARE_HTTP_READY = `const s=require('node:http').createServer();s.listen(0,'127.0.0.1',()=>{console.log(JSON.stringify({ready:true}));});process.on('SIGTERM',()=>process.exit(0));`;
+
+/** Milliseconds from spawning `command` to its `"ready":true` line on stdout; the process is then stopped with SIGTERM. */
+function readyTime(command: string, args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t = process.hrtime.bigint();
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('"ready":true')) {
+        const took = ms(t);
+        child.kill('SIGTERM');
+        child.once('exit', () => resolve(took));
+      }
+    });
+    child.once('exit', (code) => {
+      if (!out.includes('"ready":true')) reject(new Error(`${command} exited ${code} before ready: ${out}`));
+    });
+  });
+}
+
 /** `rookery` from process start to the ready line, beside a bare node:http process doing the same. */
 async function cliStart(s: Settings): Promise<ScoreRow[]> {
   const cli = fileURLToPath(new URL('../src/cli.js', import.meta.url));
-  const bareCode = `const s=require('node:http').createServer();s.listen(0,'127.0.0.1',()=>{console.log(JSON.stringify({ready:true}));});process.on('SIGTERM',()=>process.exit(0));`;
-  const once = (args: string[]): Promise<number> =>
-    new Promise((resolve, reject) => {
-      const t = process.hrtime.bigint();
-      const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('"ready":true')) {
-          const took = ms(t);
-          child.kill('SIGTERM');
-          child.once('exit', () => resolve(took));
-        }
-      });
-      child.once('exit', (code) => {
-        if (!out.includes('"ready":true')) reject(new Error(`exited ${code} before ready: ${out}`));
-      });
-    });
+  const once = (args: string[]): Promise<number> => readyTime(process.execPath, args);
   const rook = (): Promise<number> => once([cli, '--port', '0', '--rest-port', '0', '--ready-json']);
-  const bare = (): Promise<number> => once(['-e', bareCode]);
+  const bare = (): Promise<number> => once(['-e', BARE_HTTP_READY]);
   await rook();
   await bare();
   const [r, b] = await alternate(s.quick ? 5 : 15, rook, bare);
@@ -783,30 +789,12 @@ async function seaStart(s: Settings): Promise<ScoreRow[]> {
   const built = await buildSea({ from: fileURLToPath(new URL('../src/', import.meta.url)), out: `${root}.bench-tmp/sea` });
   const nodeSize = fs.statSync(process.execPath).size;
   const bundleSize = fs.statSync(built.script).size;
-  const once = (command: string, args: string[]): Promise<number> =>
-    new Promise((resolve, reject) => {
-      const t = process.hrtime.bigint();
-      const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'ignore'] });
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('"ready":true')) {
-          const took = ms(t);
-          child.kill('SIGTERM');
-          child.once('exit', () => resolve(took));
-        }
-      });
-      child.once('exit', (code) => {
-        if (!out.includes('"ready":true')) reject(new Error(`${command} exited ${code} before ready: ${out}`));
-      });
-    });
   const flags = ['--port', '0', '--rest-port', '0', '--ready-json'];
-  const bareCode = `const s=require('node:http').createServer();s.listen(0,'127.0.0.1',()=>{console.log(JSON.stringify({ready:true}));});process.on('SIGTERM',()=>process.exit(0));`;
   const sides = {
-    plain: (): Promise<number> => once(process.execPath, [cli, ...flags]),
-    bundle: (): Promise<number> => once(process.execPath, [built.script, ...flags]),
-    exe: (): Promise<number> => once(built.exe, flags),
-    bare: (): Promise<number> => once(process.execPath, ['-e', bareCode]),
+    plain: (): Promise<number> => readyTime(process.execPath, [cli, ...flags]),
+    bundle: (): Promise<number> => readyTime(process.execPath, [built.script, ...flags]),
+    exe: (): Promise<number> => readyTime(built.exe, flags),
+    bare: (): Promise<number> => readyTime(process.execPath, ['-e', BARE_HTTP_READY]),
   };
   const times = { plain: [] as number[], bundle: [] as number[], exe: [] as number[], bare: [] as number[] };
   const order = Object.keys(sides) as (keyof typeof sides)[];

@@ -11,6 +11,7 @@ import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { RawClient } from '../helpers/raw-client.js';
 
 /** Where Debian (and most distributions) install the binary. */
 const CANDIDATES = ['/usr/sbin/dovecot', '/usr/local/sbin/dovecot', '/usr/bin/dovecot'];
@@ -211,4 +212,13 @@ export async function startDovecot(): Promise<Dovecot | null> {
     throw new Error(`${(e as Error).message}\n${stderr}\n${log}`);
   }
   return { port, version, dir, stop };
+}
+
+/** A raw IMAP connection to `port` (Rookery or Dovecot alike), greeted and logged in as `user`. */
+export async function loggedIn(port: number, user: string, password: string): Promise<RawClient> {
+  const c = await RawClient.connect(port);
+  await c.line();
+  c.write(`L1 LOGIN ${user} ${password}\r\n`);
+  await c.until('L1', 20_000);
+  return c;
 }

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RawClient } from '../helpers/raw-client.js';
 import { startServer } from '../helpers/server.js';
-import { findDovecot, startDovecot } from './dovecot.js';
+import { findDovecot, loggedIn as connect, startDovecot } from './dovecot.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -27,14 +27,6 @@ function dateTime(secondsAgo: number): string {
 }
 
 const AGES = [86400 * 3, 86400, 7200, 3000, 900, 600, 120, 30, 20, 10];
-
-async function connect(port: number, user: string, password: string): Promise<RawClient> {
-  const c = await RawClient.connect(port);
-  await c.line();
-  c.write(`L1 LOGIN ${user} ${password}\r\n`);
-  await c.until('L1', 20_000);
-  return c;
-}
 
 async function load(c: RawClient): Promise<void> {
   let n = 0;

@@ -18,16 +18,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RawClient } from '../helpers/raw-client.js';
 import { startServer } from '../helpers/server.js';
-import { findDovecot, startDovecot } from './dovecot.js';
+import { findDovecot, loggedIn as connect, startDovecot } from './dovecot.js';
 import { parseFetch, show } from './imap-values.js';
-
-async function connect(port: number, user: string, password: string): Promise<RawClient> {
-  const c = await RawClient.connect(port);
-  await c.line();
-  c.write(`L1 LOGIN ${user} ${password}\r\n`);
-  await c.until('L1', 20_000);
-  return c;
-}
 
 async function run(c: RawClient, tag: string, command: string): Promise<string[]> {
   c.write(`${tag} ${command}\r\n`);

@@ -15,11 +15,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
-const PYTHON_DIR = fileURLToPath(new URL('../../../python/', import.meta.url));
-const PYTHON = process.env.PYTHON ?? 'python3';
-const hasPytest = spawnSync(PYTHON, ['-c', 'import pytest']).status === 0;
-const skip = !hasPytest && !process.env.CI ? `${PYTHON} -m pytest not available` : false;
+import { CLI, PYTHON, PYTHON_DIR, skipWithoutPytest as skip } from '../helpers/python.js';
 
 const TESTS = String.raw`
 import imaplib
