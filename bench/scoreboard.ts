@@ -185,15 +185,26 @@ async function resetAndAdd(s: Settings): Promise<ScoreRow[]> {
   };
   const r1 = await measureReset(1000, undefined);
   const r2 = await measureReset(100_000, undefined);
-  const all = await measureReset(100_000, 'all');
+  // What most suites load: every extension's state must come back in O(1) too (issue 37).
+  const a1 = await measureReset(1000, 'all');
+  const a2 = await measureReset(100_000, 'all');
   rows.push({
-    figure: 'control.reset(), 1,000 / 100,000 msgs',
-    rookery: `${fmt(r1.reset, 4)} / ${fmt(r2.reset, 4)} ms`,
-    anchor: `first read after: ${fmt(r1.firstRead, 2)} / ${fmt(r2.firstRead, 1)} ms; plugins "all": ${fmt(all.reset, 1)} ms`,
-    ratio: `${fmt(r2.reset / r1.reset)}x (100k/1k)`,
-    target: '<= 0.05 ms both',
-    result: verdict(r1.reset <= 0.05 && r2.reset <= 0.05),
-    values: { reset1k: r1.reset, reset100k: r2.reset, firstRead1k: r1.firstRead, firstRead100k: r2.firstRead, resetAll100k: all.reset },
+    figure: 'control.reset(), 1,000 / 100,000 msgs, plugins "all"',
+    rookery: `${fmt(a1.reset, 4)} / ${fmt(a2.reset, 4)} ms`,
+    anchor: `first read after: ${fmt(a1.firstRead, 2)} / ${fmt(a2.firstRead, 1)} ms; no plugins: ${fmt(r1.reset, 4)} / ${fmt(r2.reset, 4)} ms, first read ${fmt(r1.firstRead, 2)} / ${fmt(r2.firstRead, 1)} ms`,
+    ratio: `${fmt(a2.reset / a1.reset)}x (100k/1k)`,
+    target: '<= 0.05 ms both, with and without plugins',
+    result: verdict(a1.reset <= 0.05 && a2.reset <= 0.05 && r1.reset <= 0.05 && r2.reset <= 0.05),
+    values: {
+      reset1k: r1.reset,
+      reset100k: r2.reset,
+      firstRead1k: r1.firstRead,
+      firstRead100k: r2.firstRead,
+      resetAll1k: a1.reset,
+      resetAll100k: a2.reset,
+      firstReadAll1k: a1.firstRead,
+      firstReadAll100k: a2.firstRead,
+    },
   });
 
   const raws = Array.from({ length: 1000 }, (_, i) => messageOfSize(i, 2048));

@@ -38,6 +38,11 @@ export class Mailbox {
     this.keywordSet.clear();
   }
 
+  /** False while the messages wait to be copied from the seed (`deferMessages`). */
+  get loaded(): boolean {
+    return this.list !== null;
+  }
+
   private materialize(): Message[] {
     const build = this.build!;
     this.build = null;

@@ -1,5 +1,5 @@
 import { ServiceError } from '../errors.js';
-import type { SeedMailbox, SeedNamespace, StorageSeed, UserRecord } from '../options/types.js';
+import type { SeedMailbox, SeedMessage, SeedNamespace, StorageSeed, UserRecord } from '../options/types.js';
 import { Prng } from '../util/prng.js';
 import type { ChangeListener, Origin, StoreChange } from './changes.js';
 import { canonicalFlag, isSettableFlag } from './flags.js';
@@ -14,6 +14,15 @@ export type FlagMode = 'set' | 'add' | 'remove';
 /** The largest UID (a 32-bit nz-number). */
 const MAX_UID = 0xffffffff;
 export type UidMode = 'keep' | 'renumber' | 'offset' | 'shuffle';
+
+/**
+ * Told when a mailbox's messages are first copied from the seed (at start
+ * or after a reset, on the first read): an extension that gives seeded
+ * messages a value (OBJECTID's EMAILID) gives it here, to the messages a
+ * test reads, instead of walking every message of every mailbox at reset.
+ * Runs before anything else sees the messages.
+ */
+export type SeedLoadListener = (mailbox: Mailbox, messages: readonly Message[]) => void;
 
 /** What a seed mailbox's message list implies for its counters: worked out once per seed, not per reset. */
 const seedFactsCache = new WeakMap<SeedMailbox, { lastUid: number; highestModseq: number; bytes: number }>();
@@ -86,13 +95,27 @@ export class Store {
    */
   private listenerList: readonly ChangeListener[] | null = null;
   private nextUidValidity = 1;
+  /** The seed messages of mailboxes whose messages are not copied yet (`pendingSeed`). */
+  private pending = new WeakMap<Mailbox, readonly SeedMessage[]>();
   constructor(
     private readonly seed: StorageSeed,
     private readonly seedUsers: ReadonlyMap<string, UserRecord>,
     /** The server's budget, shared by every tree; null: none kept. */
     readonly budget: StoreBudget | null = null,
+    /** Told when seeded messages are copied (`SeedLoadListener`); user trees share the shared store's set. */
+    readonly seedLoadListeners: Set<SeedLoadListener> = new Set(),
   ) {
     this.load();
+  }
+
+  /**
+   * The seed messages a mailbox will be filled from when first read, or
+   * null once its messages are copied (or when it has none from the seed):
+   * what an extension counts instead of reading the messages.
+   */
+  pendingSeed(mailbox: Mailbox): readonly SeedMessage[] | null {
+    if (mailbox.loaded) return null;
+    return this.pending.get(mailbox) ?? null;
   }
 
   /**
@@ -206,7 +229,15 @@ export class Store {
       extra: structuredClone(seed.extra),
     });
     // The messages are copied from the seed when first read: the seed is never changed, so a late copy is the same copy.
-    if (seed.messages.length > 0) mailbox.deferMessages(() => seedMessages(seed));
+    if (seed.messages.length > 0) {
+      this.pending.set(mailbox, seed.messages);
+      mailbox.deferMessages(() => {
+        const messages = seedMessages(seed);
+        this.pending.delete(mailbox);
+        for (const listener of this.seedLoadListeners) listener(mailbox, messages);
+        return messages;
+      });
+    }
     mailbox.recentFloor = mailbox.uidnext;
     this.hold(mailbox, seed.messages.length, bytes);
     this.mailboxes.set(mailbox.path, mailbox);

@@ -54,7 +54,7 @@ export class UserTrees {
     let tree = this.trees.get(user);
     if (tree) return tree;
     // The shared budget: every tree's mail counts against the one server-wide limit.
-    tree = new Store(this.seeds.get(user) ?? EMPTY_TREE, new Map(), this.shared.budget);
+    tree = new Store(this.seeds.get(user) ?? EMPTY_TREE, new Map(), this.shared.budget, this.shared.seedLoadListeners);
     this.trees.set(user, tree);
     for (const m of tree.list()) this.owners.set(m, user);
     tree.onChange((change) => this.forward(change, user));

@@ -219,6 +219,31 @@ test('IDs are deterministic, kept as store fields: snapshot writes them, reset r
   assert.deepEqual(snapshotIds(again), start);
 });
 
+test('seeded messages get their EMAILIDs when first read after a reset, the same whatever is read first, and a reset reads no message', () => {
+  const storage = {
+    INBOX: { messages: ['Subject: a\r\n\r\na\r\n', { raw: 'Subject: b\r\n\r\nb\r\n', emailId: 'M40' }, 'Subject: c\r\n\r\nc\r\n'] },
+    '': { folders: { Archive: { messages: ['Subject: d\r\n\r\nd\r\n', 'Subject: e\r\n\r\ne\r\n'] } } },
+  };
+  const server = createServer({ plugins: ['OBJECTID'], storage });
+  const api = server.extension('OBJECTID')!;
+  const ids = (path: string): string[] => server.store.get(path)!.messages.map((m) => api.emailId(m));
+  // Read in the store's order at start, in the other order after the reset: the IDs must not follow the reads.
+  const start = { archive: ids('Archive'), inbox: ids('INBOX') };
+  // The given M40 moves the one counter past it; mailboxes by name (Archive, INBOX) take F41, F42; then messages in that order.
+  assert.deepEqual(start, { archive: ['M43', 'M44'], inbox: ['M45', 'M40', 'M46'] });
+  server.control.addMessage('INBOX', { raw: 'Subject: f\r\n\r\nf\r\n' });
+  server.control.reset();
+  assert.equal(server.store.get('INBOX')!.loaded, false, 'the reset copied no message');
+  assert.equal(server.store.get('Archive')!.loaded, false);
+  const inbox = ids('INBOX');
+  assert.deepEqual({ archive: ids('Archive'), inbox }, start);
+  // The next new message is numbered after every seeded one, read or not.
+  server.control.reset();
+  server.control.addMessage('INBOX', { raw: 'Subject: g\r\n\r\ng\r\n' });
+  assert.equal(ids('INBOX')[3], 'M47');
+  assert.deepEqual(ids('Archive'), start.archive);
+});
+
 test('the storage option: malformed IDs are option errors; one MAILBOXID on two mailboxes is refused', () => {
   assert.throws(() => createServer({ plugins: ['OBJECTID'], storage: { INBOX: { mailboxId: 'has space' } } }), /INBOX\.mailboxId: expected an object ID/);
   assert.throws(() => createServer({ plugins: ['OBJECTID'], storage: { INBOX: { messages: [{ raw: 'x', emailId: '' }] } } }), /emailId: expected an object ID/);

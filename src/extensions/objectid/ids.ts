@@ -24,6 +24,7 @@ import type { Server } from '../../server.js';
 import { getField, serverFields, setField } from '../../store/fields.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import type { Message } from '../../store/message.js';
+import type { SeedMessage } from '../../options/types.js';
 
 export const MAILBOX_ID_KEY = 'mailboxId';
 export const EMAIL_ID_KEY = 'emailId';
@@ -55,6 +56,8 @@ export function validateCounter(value: unknown, report: (message: string) => voi
 /** Per-server state and control API of OBJECTID. */
 export class ObjectIds {
   private readonly threadIds = new WeakMap<Message, string | null>();
+  /** The first M-number of the seed messages of a mailbox not read yet (`assignAll`, `seedLoaded`). */
+  private readonly reserved = new WeakMap<Mailbox, number>();
 
   constructor(readonly server: Server) {}
 
@@ -99,6 +102,12 @@ export class ObjectIds {
    * Gives every mailbox and message of the store that has none its ID, in
    * a fixed order, after moving the counter past the IDs already there.
    * Two mailboxes with one MAILBOXID (storage option) cannot be: INVALID.
+   *
+   * Messages still waiting to be copied from the seed (every message right
+   * after a reset) are not read: their numbers are set aside as a range,
+   * counted from the seed once per seed, and written when the mailbox is
+   * first read (`seedLoaded`), so a reset costs O(mailboxes) and the IDs
+   * are those an eager pass would give.
    */
   assignAll(): void {
     const mailboxes = this.server.everyMailbox();
@@ -119,7 +128,9 @@ export class ObjectIds {
       bump(id);
     }
     for (const mailbox of mailboxes) {
-      for (const message of mailbox.messages) {
+      const seed = this.pendingSeed(mailbox);
+      if (seed !== null) next = Math.max(next, seedIdFacts(seed).highest + 1);
+      else for (const message of mailbox.messages) {
         const id = getField(message, EMAIL_ID_KEY);
         if (isObjectId(id)) bump(id);
       }
@@ -127,9 +138,31 @@ export class ObjectIds {
     // One counter for the pass, written back once (a reset renumbers every seeded object).
     for (const mailbox of mailboxes) if (!isObjectId(getField(mailbox, MAILBOX_ID_KEY))) setField(mailbox, MAILBOX_ID_KEY, `F${next++}`);
     for (const mailbox of mailboxes) {
-      for (const message of mailbox.messages) if (!isObjectId(getField(message, EMAIL_ID_KEY))) setField(message, EMAIL_ID_KEY, `M${next++}`);
+      const seed = this.pendingSeed(mailbox);
+      if (seed !== null) {
+        // Set aside once: a second pass (a new user's tree) must not move a range already given.
+        if (this.reserved.has(mailbox)) continue;
+        this.reserved.set(mailbox, next);
+        next += seedIdFacts(seed).missing;
+      } else {
+        for (const message of mailbox.messages) if (!isObjectId(getField(message, EMAIL_ID_KEY))) setField(message, EMAIL_ID_KEY, `M${next++}`);
+      }
     }
     this.setCounter(next);
+  }
+
+  /** The seed messages of a mailbox not read since the last reset, or null. */
+  private pendingSeed(mailbox: Mailbox): readonly SeedMessage[] | null {
+    return this.server.trees ? this.server.trees.treeOf(mailbox).pendingSeed(mailbox) : this.server.store.pendingSeed(mailbox);
+  }
+
+  /** A mailbox's messages were copied from the seed: those without an EMAILID get the range set aside for them. */
+  seedLoaded(mailbox: Mailbox, messages: readonly Message[]): void {
+    const first = this.reserved.get(mailbox);
+    if (first === undefined) return;
+    this.reserved.delete(mailbox);
+    let n = first;
+    for (const message of messages) if (!isObjectId(getField(message, EMAIL_ID_KEY))) setField(message, EMAIL_ID_KEY, `M${n++}`);
   }
 
   private counter(): number {
@@ -146,6 +179,29 @@ export class ObjectIds {
     this.setCounter(n + 1);
     return `${prefix}${n}`;
   }
+}
+
+/** What the seed gives of EMAILIDs: how many messages have none, and the highest M-number given. */
+const seedFactsCache = new WeakMap<readonly SeedMessage[], { missing: number; highest: number }>();
+
+/** Worked out once per seed (the seed never changes), not per reset. */
+function seedIdFacts(seed: readonly SeedMessage[]): { missing: number; highest: number } {
+  let facts = seedFactsCache.get(seed);
+  if (facts === undefined) {
+    let missing = 0;
+    let highest = 0;
+    for (const message of seed) {
+      const id = Object.hasOwn(message.extra, EMAIL_ID_KEY) ? message.extra[EMAIL_ID_KEY] : undefined;
+      if (!isObjectId(id)) missing++;
+      else {
+        const m = NUMBERED.exec(id);
+        if (m) highest = Math.max(highest, Number(m[1]));
+      }
+    }
+    facts = { missing, highest };
+    seedFactsCache.set(seed, facts);
+  }
+  return facts;
 }
 
 /** The Message-ID a thread hangs from, or null when the message names none. */

@@ -51,6 +51,7 @@ export const extension = defineExtension<ObjectIds>({
   name: 'OBJECTID',
   setup: ({ server }) => {
     const ids = new ObjectIds(server);
+    server.store.seedLoadListeners.add((mailbox, messages) => ids.seedLoaded(mailbox, messages));
     ids.assignAll();
     return ids;
   },
