@@ -2,8 +2,9 @@
 export const VERSION = '5.0.0';
 
 /**
- * How this copy of Rookery was built: `package` is the npm package run by
- * Node (`dist/cli.js`); `bundle` is the one-file script of scripts/sea/ run
+ * How this copy of Rookery was built: `package` is the npm package's
+ * command (dist/command/rookery.cjs, the one-file bundle of dist/, or
+ * `node dist/cli.js`); `bundle` is the one-file script of scripts/sea/ run
  * by Node; `single executable` is that script inside a copy of the `node`
  * binary (docs/languages.md). Only `--version` shows it: a bug report then
  * says which one it is about.

@@ -38,8 +38,12 @@ const REWRITES = new Map([
  */
 const IMPORT_META_ALLOWED = new Set(['dashboard/assets.js']);
 
-/** Bundles `from` (the compiled src/: dist/ or build/src/) into `outfile`; returns the warnings esbuild gave. */
-export async function bundle({ from = path.join(ROOT, 'dist'), outfile }) {
+/**
+ * Bundles `from` (the compiled src/: dist/ or build/src/) into `outfile`;
+ * returns esbuild's result. `build` names what `--version` calls it when it
+ * is not a single executable (default `bundle`; the npm command: `package`).
+ */
+export async function bundle({ from = path.join(ROOT, 'dist'), outfile, build: kind }) {
   from = path.resolve(from);
   const staticDir = path.join(ROOT, 'src', 'dashboard', 'static');
   const { dashboardFileNames } = await import(pathToFileURL(path.join(from, 'dashboard', 'assets.js')).href);
@@ -76,6 +80,7 @@ export async function bundle({ from = path.join(ROOT, 'dist'), outfile }) {
     target: 'node20',
     plugins: [plugin],
     alias: { 'rookery-dist': from },
+    ...(kind ? { define: { ROOKERY_BUILD: JSON.stringify(kind) } } : {}),
     // No source maps, no banner with a date or a path: the same sources give the same bytes.
     sourcemap: false,
     legalComments: 'none',

@@ -9,5 +9,7 @@ import { provideBuild } from 'rookery-dist/version.js';
 import { provideDashboardFiles } from 'rookery-dist/dashboard/assets.js';
 import files from 'rookery-sea:dashboard-files';
 
-provideBuild(isSea() ? 'single executable' : 'bundle');
+// ROOKERY_BUILD is set by the bundler for the npm package's command (scripts/command/build.mjs).
+// eslint-disable-next-line no-undef
+provideBuild(isSea() ? 'single executable' : typeof ROOKERY_BUILD === 'string' ? ROOKERY_BUILD : 'bundle');
 provideDashboardFiles(files);

@@ -173,4 +173,7 @@ test('a Python standard-library script drives the installed rookery command', as
   const bin = path.join(project, 'node_modules', '.bin', 'rookery');
   const { stdout } = await exec('python3', [script], { cwd: project, env: { ...process.env, ROOKERY: bin }, timeout: 30_000 });
   assert.match(stdout, /Hello from REST/);
+  // The command npm installs is the bundle of scripts/command/ (issue 37), and says it is the package's.
+  const version = await exec(bin, ['--version'], { cwd: project });
+  assert.match(version.stdout, /^rookery \S+ \(package, node /);
 });

@@ -30,7 +30,7 @@ test('prepare builds dist/ from a checkout without one: main, types and bin exis
   const dir = await mkdtemp(path.join(os.tmpdir(), 'rookery-prepare-'));
   try {
     // A checkout as git has it: sources and configs, no dist/.
-    for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src']) {
+    for (const f of ['package.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'scripts']) {
       await cp(path.join(root, f), path.join(dir, f), { recursive: true });
     }
     await symlink(path.join(root, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
