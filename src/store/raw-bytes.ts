@@ -20,7 +20,8 @@ export function utf8Bytes(text: string): Buffer {
     const exact = Buffer.byteLength(text, 'utf8');
     if (exact > OWN) return Buffer.from(text, 'utf8');
   }
-  if (used + bound > slab.length) {
+  // Near the end of a slab the bound is too rough (a 2 KiB message would leave 4 KiB unused): measure then.
+  if (used + bound > slab.length && used + Buffer.byteLength(text, 'utf8') > slab.length) {
     slab = Buffer.allocUnsafe(SLAB);
     used = 0;
   }
