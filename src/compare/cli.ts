@@ -30,7 +30,7 @@ difference, 1 differences, 2 the compare could not run.
   --allow FILE                allow-list of known differences (COMMAND REGEX per line)
   --keep NAME                 turn a normalization off (repeatable): ${NORMALIZATION_NAMES.join(', ')}
   --fill PATH                 APPEND these messages to INBOX on both servers first (mbox, Maildir, .eml dir)
-  --fill-generate JSON        ... or generated ones, e.g. '{"seed":7,"count":100,"profile":"malformed"}'
+  --fill-generate JSON        ... or generated ones, e.g. '{"seed":7,"count":100,"profile":"malformed"}' (repeatable: appended in turn)
   --names ref,target          how the report names the servers (default reference,rookery)
   --timeout MS                longest silence while a command is open (default 10000)
   --normalizations            list the normalizations and exit`;
@@ -44,21 +44,26 @@ function credentials(value: string | undefined, flag: string): Credentials | und
 
 class UsageError extends Error {}
 
-async function fillMessages(path: string | undefined, generate: string | undefined): Promise<FillMessage[] | null> {
+async function fillMessages(path: string | undefined, generate: string[] | undefined): Promise<FillMessage[] | null> {
   if (path !== undefined && generate !== undefined) throw new UsageError('give --fill or --fill-generate, not both');
   if (path !== undefined) {
     const { importMessages } = await import('../fixtures/import.js');
     return importMessages(path).map((m) => ({ raw: m.raw, flags: m.flags, internaldate: m.internaldate }));
   }
   if (generate !== undefined) {
-    let options: unknown;
-    try {
-      options = JSON.parse(generate.trimStart().startsWith('{') ? generate : readFileSync(generate, 'utf8'));
-    } catch (err) {
-      throw new UsageError(`--fill-generate: not JSON: ${(err as Error).message}`);
-    }
     const { generateMailbox } = await import('../generator/generate.js');
-    return generateMailbox(options as never).messages.map((m) => ({ raw: m.raw, flags: m.flags, internaldate: m.internaldate, label: m.case ?? m.body ?? undefined }) as FillMessage);
+    const out: FillMessage[] = [];
+    // Each --fill-generate adds its messages after the previous one's, so one mailbox can mix profiles.
+    for (const g of generate) {
+      let options: unknown;
+      try {
+        options = JSON.parse(g.trimStart().startsWith('{') ? g : readFileSync(g, 'utf8'));
+      } catch (err) {
+        throw new UsageError(`--fill-generate: not JSON: ${(err as Error).message}`);
+      }
+      for (const m of generateMailbox(options as never).messages) out.push({ raw: m.raw, flags: m.flags, internaldate: m.internaldate, label: m.case ?? m.body ?? 'message' });
+    }
+    return out;
   }
   return null;
 }
@@ -79,7 +84,7 @@ export async function runCompare(argv: string[]): Promise<number> {
         allow: { type: 'string' },
         keep: { type: 'string', multiple: true },
         fill: { type: 'string' },
-        'fill-generate': { type: 'string' },
+        'fill-generate': { type: 'string', multiple: true },
         names: { type: 'string' },
         timeout: { type: 'string' },
         normalizations: { type: 'boolean' },

@@ -5,7 +5,7 @@
  * and no allow-list rule explains is a difference.
  */
 import type { Transcript } from '../transcript/transcript.js';
-import { allowedBy, type AllowRule } from './allow.js';
+import { allowedBy, masked, masksFor, type AllowRule } from './allow.js';
 import type { Endpoint } from './connection.js';
 import { driveSession, recordedCommands, type Credentials, type SessionRun } from './drive.js';
 import { fillBoth, type FillMessage } from './fill.js';
@@ -95,8 +95,36 @@ export async function compareServers(options: CompareOptions): Promise<CompareRe
   const report: CompareReport = { referenceName: refName, targetName: tgtName, sessions: 0, commands: 0, differences: [], allowed: new Map(), skipped: [] };
 
   const judge = (session: number, index: number, command: string, line: string, ref: string[], tgt: string[], ordered: boolean): void => {
-    const onlyRef = minus(ref, tgt, ordered).filter((l) => !isAllowed(command, l));
-    const onlyTgt = minus(tgt, ref, ordered).filter((l) => !isAllowed(command, l));
+    let onlyRef = minus(ref, tgt, ordered);
+    let onlyTgt = minus(tgt, ref, ordered);
+    const masks = masksFor(allow, command);
+    if (masks.length > 0 && (onlyRef.length > 0 || onlyTgt.length > 0)) {
+      // Lines equal once the masks cut their allowed part out pair up, order aside.
+      const pair = (lines: string[], other: string[]): { kept: string[]; paired: string[] } => {
+        const left = counts(other.map((l) => masked(masks, l)));
+        const kept: string[] = [];
+        const paired: string[] = [];
+        for (const l of lines) {
+          const key = masked(masks, l);
+          const n = left.get(key) ?? 0;
+          if (n > 0) {
+            left.set(key, n - 1);
+            paired.push(l);
+          } else kept.push(l);
+        }
+        return { kept, paired };
+      };
+      const r = pair(onlyRef, onlyTgt);
+      const g = pair(onlyTgt, onlyRef);
+      for (const m of masks) {
+        const used = [...r.paired, ...g.paired].filter((l) => l.replace(m.pattern, '') !== l).length;
+        if (used > 0) report.allowed.set(m.line, (report.allowed.get(m.line) ?? 0) + used);
+      }
+      onlyRef = r.kept;
+      onlyTgt = g.kept;
+    }
+    onlyRef = onlyRef.filter((l) => !isAllowed(command, l));
+    onlyTgt = onlyTgt.filter((l) => !isAllowed(command, l));
     if (onlyRef.length > 0 || onlyTgt.length > 0) report.differences.push({ session, index, command, line, reference: onlyRef, target: onlyTgt });
   };
   const isAllowed = (command: string, line: string): boolean => {

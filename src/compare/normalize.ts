@@ -17,12 +17,13 @@ export type Normalization =
   | 'modseq'
   | 'object-ids'
   | 'server-id'
+  | 'flag-order'
   | 'fetch-item-order'
   | 'status-item-order'
   | 'untagged-order';
 
 export const NORMALIZATIONS: readonly { name: Normalization; what: string }[] = [
-  { name: 'string-form', what: 'quoted strings and literals with the same bytes are equal; atoms compare case-insensitively where IMAP says so (NIL, keywords of the grammar)' },
+  { name: 'string-form', what: 'quoted strings and literals with the same bytes are equal, and so are a mailbox name sent as an atom and as a string (LIST, LSUB, STATUS); NIL in any case' },
   { name: 'response-text', what: 'the human-readable text of OK, NO, BAD, BYE, PREAUTH and + is dropped (response codes are kept)' },
   { name: 'capability-order', what: 'capabilities (CAPABILITY responses and [CAPABILITY] codes) are sorted' },
   { name: 'uidvalidity', what: 'UIDVALIDITY values ([UIDVALIDITY n], STATUS, APPENDUID, COPYUID) become *' },
@@ -30,6 +31,7 @@ export const NORMALIZATIONS: readonly { name: Normalization; what: string }[] = 
   { name: 'modseq', what: 'MODSEQ, HIGHESTMODSEQ and [MODIFIED] values become * (each server counts its own)' },
   { name: 'object-ids', what: 'MAILBOXID, EMAILID and THREADID values (RFC 8474) become *' },
   { name: 'server-id', what: 'the ID response (RFC 2971) becomes * ID *: it names the server' },
+  { name: 'flag-order', what: 'flag lists (FLAGS in FETCH, the FLAGS response, [PERMANENTFLAGS]) are sorted: a flag list is a set' },
   { name: 'fetch-item-order', what: 'the items of a FETCH response are sorted by name' },
   { name: 'status-item-order', what: 'the items of a STATUS response are sorted by name' },
   { name: 'untagged-order', what: 'the untagged responses to one command compare as a set: order aside, each must be there on both sides' },
@@ -160,6 +162,22 @@ function pairs(list: Value[], hide: ReadonlySet<string>, sort: boolean): Value[]
   return items.flat();
 }
 
+const byName = (a: string, b: string): number => {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
+};
+
+/** A parenthesized flag list `(\\Seen $Junk)` with its flags sorted. */
+function sortFlagList(text: string): string {
+  return `(${text.slice(1, -1).split(' ').filter((f) => f !== '').sort(byName).join(' ')})`;
+}
+
+function sortedFlags(v: Value): Value {
+  if (v === null || !('list' in v)) return v;
+  return { list: [...v.list].sort((a, b) => byName(show(a), show(b))) };
+}
+
 const STATUS_WORDS = new Set(['OK', 'NO', 'BAD', 'BYE', 'PREAUTH']);
 
 /** A response code `[...]` normalized: capability order, UIDVALIDITY and MODSEQ values. */
@@ -173,6 +191,7 @@ function normalizeCode(code: string, on: ReadonlySet<Normalization>): string {
   if ((name === 'APPENDUID' || name === 'COPYUID') && on.has('uidvalidity')) return `[${name} * ${args.split(' ').slice(1).join(' ')}]`;
   if ((name === 'HIGHESTMODSEQ' || name === 'MODIFIED' || name === 'NOMODSEQ') && on.has('modseq')) return name === 'NOMODSEQ' ? code : `[${name} *]`;
   if (name === 'MAILBOXID' && on.has('object-ids')) return '[MAILBOXID *]';
+  if (name === 'PERMANENTFLAGS' && on.has('flag-order') && /^\(.*\)$/.test(args)) return `[PERMANENTFLAGS ${sortFlagList(args)}]`;
   return code;
 }
 
@@ -207,8 +226,16 @@ export function normalizeResponse(unit: Buffer, on: ReadonlySet<Normalization>):
     if (on.has('internaldate')) hide.add('INTERNALDATE').add('SAVEDATE');
     if (on.has('modseq')) hide.add('MODSEQ');
     if (on.has('object-ids')) hide.add('EMAILID').add('THREADID');
-    values = [values[0]!, values[1]!, { list: pairs(values[2].list, hide, on.has('fetch-item-order')) }, ...values.slice(3)];
+    let items = pairs(values[2].list, hide, on.has('fetch-item-order'));
+    if (on.has('flag-order')) items = items.map((v, i) => (i % 2 === 1 && atomName(items[i - 1]) === 'FLAGS' ? sortedFlags(v) : v));
+    values = [values[0]!, values[1]!, { list: items }, ...values.slice(3)];
+  } else if ((first === 'LIST' || first === 'LSUB') && on.has('string-form') && values[3] && values[3] !== null && 'atom' in values[3]) {
+    // A mailbox name is an astring: the atom INBOX and the string "INBOX" are one name.
+    values = [...values.slice(0, 3), { str: Buffer.from(values[3].atom, 'latin1') }, ...values.slice(4)];
+  } else if (first === 'FLAGS' && on.has('flag-order')) {
+    values = [values[0]!, ...values.slice(1).map(sortedFlags)];
   } else if (first === 'STATUS' && values[2] && values[2] !== null && 'list' in values[2]) {
+    if (on.has('string-form') && values[1] && values[1] !== null && 'atom' in values[1]) values[1] = { str: Buffer.from(values[1].atom, 'latin1') };
     const hide = new Set<string>();
     if (on.has('uidvalidity')) hide.add('UIDVALIDITY');
     if (on.has('modseq')) hide.add('HIGHESTMODSEQ');
