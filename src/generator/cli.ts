@@ -61,7 +61,7 @@ function optionsFlag(value: string | undefined): Record<string, unknown> {
 
 /** Writes with backpressure: a slow reader of stdout holds the generator back instead of filling the memory. */
 async function put(out: Writable, data: Buffer | string): Promise<void> {
-  if (!out.write(data)) await once(out, 'drain');
+  if (!out.write(data)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
 }
 
 function jsonMessage(m: GeneratedMessage): string {
@@ -125,9 +125,16 @@ export async function runGenerate(argv: string[]): Promise<number> {
     return 0;
   }
   const out: Writable = values.out === undefined ? process.stdout : createWriteStream(values.out);
+  // A reader that stops early (`| head`) ends the run quietly, as other Unix tools do.
+  let closed = false;
+  out.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    closed = true;
+  });
   let n = 0;
   if (format === 'json') await put(out, '{"INBOX":{"messages":[\n');
   for (const m of messagesOf(opts)) {
+    if (closed) return 0;
     if (format === 'mbox') await put(out, writeMbox([{ raw: m.raw, ms: m.internaldate.ms }]));
     else await put(out, `${n > 0 ? ',\n' : ''}${jsonMessage(m)}`);
     n++;
