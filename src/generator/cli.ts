@@ -61,7 +61,8 @@ function optionsFlag(value: string | undefined): Record<string, unknown> {
 
 /** Writes with backpressure: a slow reader of stdout holds the generator back instead of filling the memory. */
 async function put(out: Writable, data: Buffer | string): Promise<void> {
-  if (!out.write(data)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+  // once() rejects on 'error': the stream's own error handler decides what an error means.
+  if (!out.write(data)) await Promise.race([once(out, 'drain'), once(out, 'close')]).catch(() => undefined);
 }
 
 function jsonMessage(m: GeneratedMessage): string {

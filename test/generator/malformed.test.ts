@@ -11,6 +11,7 @@ import { generateMailbox, MALFORMED_CASES, MALFORMED_CASE_NAMES } from '../../sr
 import { rawSession, startServer } from '../helpers/server.js';
 
 const MIME_DOC = fileURLToPath(new URL('../../../docs/mime.md', import.meta.url));
+const GENERATOR_DOC = fileURLToPath(new URL('../../../docs/generator.md', import.meta.url));
 
 const byCase = (count = MALFORMED_CASE_NAMES.length, seed = 13): Map<string, Buffer> => {
   const out = new Map<string, Buffer>();
@@ -43,6 +44,14 @@ test('every numbered item of docs/mime.md about broken MIME has a case that name
   for (const n of items.filter((n) => n >= 2)) {
     assert.ok(MALFORMED_CASES.some((c) => c.ref.includes(`docs/mime.md item ${n}`)), `no case for docs/mime.md item ${n}`);
   }
+});
+
+test('docs/generator.md names every case, and only cases that exist', () => {
+  const doc = readFileSync(GENERATOR_DOC, 'utf8');
+  const section = doc.slice(doc.indexOf('## The malformed profile'), doc.indexOf('## Speed'));
+  for (const name of MALFORMED_CASE_NAMES) assert.ok(section.includes(`\`${name}\``), `docs/generator.md does not name ${name}`);
+  const named = new Set([...section.matchAll(/`([a-z0-9]+(?:-[a-z0-9]+)+|bare-lf)`/g)].map((m) => m[1]!));
+  for (const n of named) assert.ok(MALFORMED_CASE_NAMES.includes(n) || ['case-header'].includes(n), `docs/generator.md names ${n}, which is no case`);
 });
 
 test('each case has the breakage its name promises', () => {
