@@ -55,6 +55,8 @@ export interface CompareReport {
   allowed: Map<number, number>;
   /** Messages of the fill the reference refused (left out on both sides). */
   skipped: { index: number; label: string | null; reason: string }[];
+  /** Sessions whose replay stopped early on both servers alike (no difference, but less was compared). */
+  incomplete: { session: number; index: number; reason: string }[];
 }
 
 /** Count of each line (a multiset), for comparing untagged responses order aside. */
@@ -92,7 +94,7 @@ export async function compareServers(options: CompareOptions): Promise<CompareRe
   const timeoutMs = options.timeoutMs ?? 10_000;
   const refName = options.reference.name ?? 'reference';
   const tgtName = options.target.name ?? 'target';
-  const report: CompareReport = { referenceName: refName, targetName: tgtName, sessions: 0, commands: 0, differences: [], allowed: new Map(), skipped: [] };
+  const report: CompareReport = { referenceName: refName, targetName: tgtName, sessions: 0, commands: 0, differences: [], allowed: new Map(), skipped: [], incomplete: [] };
 
   const judge = (session: number, index: number, command: string, line: string, ref: string[], tgt: string[], ordered: boolean): void => {
     let onlyRef = minus(ref, tgt, ordered);
@@ -169,6 +171,7 @@ export async function compareServers(options: CompareOptions): Promise<CompareRe
       report.commands++;
       const rLines = r ? r.responses.map((b) => normalizeResponse(b, on)) : [];
       const gLines = g ? g.responses.map((b) => normalizeResponse(b, on)) : [];
+      if (r?.unfinished && g?.unfinished) report.incomplete.push({ session: t.session, index: i + 1, reason: r.unfinished });
       if (r?.unfinished) rLines.push(`(unfinished: ${r.unfinished})`);
       if (g?.unfinished) gLines.push(`(unfinished: ${g.unfinished})`);
       if (!r) rLines.push('(not sent: the session ended before)');
@@ -188,6 +191,7 @@ export function formatReport(report: CompareReport, allow: readonly AllowRule[] 
     for (const l of d.reference) out.push(`  - ${report.referenceName.padEnd(width)}  ${l}`);
     for (const l of d.target) out.push(`  + ${report.targetName.padEnd(width)}  ${l}`);
   }
+  for (const s of report.incomplete) out.push(`session ${s.session}: the replay stopped at command ${s.index} on both servers (${s.reason}); the commands after it were not compared`);
   for (const s of report.skipped) out.push(`fill: message ${s.index + 1}${s.label ? ` (${s.label})` : ''} left out: ${report.referenceName} refused it: ${s.reason}`);
   const allowedTotal = [...report.allowed.values()].reduce((a, b) => a + b, 0);
   if (allowedTotal > 0) {

@@ -1,0 +1,104 @@
+/**
+ * How compare replays a recording, between two Rookery servers (no Dovecot
+ * needed): AUTHENTICATE PLAIN without an initial response gets the given
+ * credentials after the `+`, a synchronizing literal waits for its `+`,
+ * IDLE's DONE goes after `+ idling`; equal servers show no difference, one
+ * changed answer shows exactly that command.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { compareServers, formatReport } from '../../src/index.js';
+import { parseTranscripts } from '../../src/transcript/text.js';
+import { startServer } from '../helpers/server.js';
+
+const RECORDING = `# Rookery transcript 1
+# session: 1
+# opened: 2026-12-01T00:00:00.000Z
+0 S: * OK [CAPABILITY IMAP4rev1 AUTH=PLAIN] ready
+1 C: a1 AUTHENTICATE PLAIN
+2 S: +\\x20
+3 C: ***
+4 S: a1 OK done
+5 C: a2 SELECT INBOX
+6 S: a2 OK [READ-WRITE] done
+7 C: a3 APPEND INBOX (\\Seen) {22}
+8 S: + OK
+9 C: Subject: replayed\\r\\n\\r\\nx
+10 S: a3 OK [APPENDUID 1 1] done
+11 C: a4 IDLE
+12 S: + idling
+13 C: DONE
+14 S: a4 OK idle done
+15 C: a5 FETCH 1:* (FLAGS RFC822.SIZE)
+16 S: a5 OK done
+17 C: a6 LOGOUT
+18 S: * BYE bye
+19 S: a6 OK done
+`;
+
+const login = { user: 'testuser', password: 'testpass' };
+
+test('equal servers: no difference, and every step of the recording reached both', { timeout: 30_000 }, async () => {
+  const a = await startServer({ plugins: 'all' });
+  const b = await startServer({ plugins: 'all' });
+  try {
+    const transcripts = parseTranscripts(RECORDING);
+    const started = Date.now();
+    const report = await compareServers({
+      transcripts,
+      reference: { host: '127.0.0.1', port: a.port, login },
+      target: { host: '127.0.0.1', port: b.port, login },
+      timeoutMs: 3000,
+    });
+    assert.deepEqual(report.differences, [], formatReport(report));
+    assert.equal(report.commands, 6);
+    // No step waited for the timeout: each went out when its server asked for it.
+    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+    for (const s of [a.server, b.server]) {
+      const [m] = s.control.listMessages('INBOX', { raw: true });
+      assert.equal(Buffer.from(m!.raw!, 'base64').toString(), 'Subject: replayed\r\n\r\nx');
+      assert.deepEqual(m!.flags, ['\\Seen']);
+    }
+  } finally {
+    await a.server.stop();
+    await b.server.stop();
+  }
+});
+
+test('a changed answer is a difference of that command only; wrong credentials make the login differ', { timeout: 30_000 }, async () => {
+  const a = await startServer({ plugins: 'all' });
+  const b = await startServer({ plugins: 'all', script: [{ on: 'command', command: 'FETCH', send: '$TAG NO [SERVERBUG] changed\r\n' }] });
+  try {
+    const report = await compareServers({
+      transcripts: parseTranscripts(RECORDING),
+      reference: { host: '127.0.0.1', port: a.port, login, name: 'a' },
+      target: { host: '127.0.0.1', port: b.port, login, name: 'b' },
+      timeoutMs: 3000,
+    });
+    assert.equal(report.differences.length, 1, formatReport(report));
+    const d = report.differences[0]!;
+    assert.equal(d.command, 'FETCH');
+    assert.equal(d.index, 5);
+    assert.ok(d.reference.some((l) => /^\* 1 FETCH \(FLAGS \(\\Recent \\Seen\) RFC822.SIZE 22\)$/.test(l)), d.reference.join('\n'));
+    assert.deepEqual(d.target, ['a5 NO [SERVERBUG]']);
+    assert.match(formatReport(report), /session 1, command 5 \(FETCH\): a5 FETCH 1:\* \(FLAGS RFC822.SIZE\)\n {2}- a {2}\* 1 FETCH/);
+  } finally {
+    await a.server.stop();
+    await b.server.stop();
+  }
+  const c = await startServer({});
+  const d = await startServer({});
+  try {
+    const report = await compareServers({
+      transcripts: parseTranscripts(RECORDING),
+      reference: { host: '127.0.0.1', port: c.port, login },
+      target: { host: '127.0.0.1', port: d.port, login: { user: 'testuser', password: 'wrong' } },
+      timeoutMs: 3000,
+    });
+    assert.equal(report.differences[0]?.command, 'AUTHENTICATE', formatReport(report));
+    assert.match(report.differences[0]!.target.join('\n'), /^a1 NO/m);
+  } finally {
+    await c.server.stop();
+    await d.server.stop();
+  }
+});
