@@ -62,22 +62,8 @@ export class Bytes {
 
   /** Lines of filler text until `octets` more bytes are written (the last line cut to fit, CRLF kept). */
   filler(rng: Rng, octets: number): this {
-    const lines = fillerLines();
-    let left = octets;
     this.room(octets);
-    while (left > 2) {
-      const line = lines[rng.below(lines.length)]!;
-      const take = Math.min(line.length, left);
-      if (take === line.length) {
-        this.raw(line);
-      } else {
-        // A cut line still ends in CRLF so the body stays well formed.
-        this.raw(line.subarray(0, take - 2)).text('\r\n');
-      }
-      left -= take;
-    }
-    if (left === 2) this.text('\r\n');
-    else if (left === 1) this.text(' ');
+    this.length = fillInto(this.buf, this.length, rng, octets);
     return this;
   }
 
@@ -98,11 +84,11 @@ export class Bytes {
   done(rng?: Rng, size = 0): Buffer {
     const missing = size - this.length;
     if (!rng || this.holeAt < 0 || missing <= 0) return Buffer.from(this.buf.subarray(0, this.length));
-    const fill = new Bytes(missing + 8).filler(rng, missing).view();
-    const out = Buffer.allocUnsafe(this.length + fill.length);
+    // The filler is written straight into the message's own Buffer, between the two halves.
+    const out = Buffer.allocUnsafe(this.length + missing);
     this.buf.copy(out, 0, 0, this.holeAt);
-    fill.copy(out, this.holeAt);
-    this.buf.copy(out, this.holeAt + fill.length, this.holeAt, this.length);
+    const end = fillInto(out, this.holeAt, rng, missing);
+    this.buf.copy(out, end, this.holeAt, this.length);
     return out;
   }
 
@@ -110,6 +96,33 @@ export class Bytes {
   view(): Buffer {
     return this.buf.subarray(0, this.length);
   }
+}
+
+/** Writes `octets` bytes of filler lines into `buf` at `at` (room must be there); returns the end offset. */
+function fillInto(buf: Buffer, at: number, rng: Rng, octets: number): number {
+  const pool = fillerLines();
+  let left = octets;
+  let i = at;
+  while (left > 2) {
+    const line = pool[rng.below(pool.length)]!;
+    if (line.length <= left) {
+      line.copy(buf, i);
+      i += line.length;
+      left -= line.length;
+    } else {
+      // A cut line still ends in CRLF so the body stays well formed.
+      line.copy(buf, i, 0, left - 2);
+      i += left - 2;
+      buf[i++] = 0x0d;
+      buf[i++] = 0x0a;
+      left = 0;
+    }
+  }
+  if (left === 2) {
+    buf[i++] = 0x0d;
+    buf[i++] = 0x0a;
+  } else if (left === 1) buf[i++] = 0x20;
+  return i;
 }
 
 export const WORDS: readonly string[] = (
