@@ -274,7 +274,7 @@ export function resolveGenerateOptions(input: unknown, problems: Problems, path:
   const caseHeader = o.caseHeader === undefined ? true : o.caseHeader;
   if (typeof caseHeader !== 'boolean') problems.expected(at('caseHeader'), 'a boolean', caseHeader);
 
-  return {
+  const resolved: ResolvedOptions = {
     seed: integer(problems, o.seed, at('seed'), 1, 0, 0xffffffff),
     count: integer(problems, o.count, at('count'), 100, 0, MAX_COUNT),
     profile: profile === 'malformed' ? 'malformed' : 'realistic',
@@ -319,4 +319,11 @@ export function resolveGenerateOptions(input: unknown, problems: Problems, path:
     },
     caseHeader: caseHeader !== false,
   };
+  // Dates (and the calendar's event times a month later) must stay writable as RFC 5322 years.
+  const last = resolved.dates.start + (resolved.count + 1) * resolved.dates.spacing + 31 * 86_400_000;
+  if (last > LAST_DATE) problems.add(dp, `start + count × spacing reaches past the year 9999; use a smaller spacing or an earlier start`);
+  return resolved;
 }
+
+/** 9999-12-31T23:59:59Z: the last instant a four-digit year can write. */
+const LAST_DATE = 253_402_300_799_000;
