@@ -8,7 +8,9 @@
  *
  * The first word is the command the difference belongs to (`UID FETCH` is
  * written `UID_FETCH`; `*` any command, `GREETING` the greeting, `FILL` the
- * APPENDs that put the mailbox on both servers); the rest of the line is a
+ * APPENDs that put the mailbox on both servers), optionally with the side
+ * whose lines it allows (`STORE:target`, `STORE:reference`; both without);
+ * the rest of the line is a
  * regular expression matched against the normalized response line (of
  * either server) that has no equal on the other side: such a line is
  * allowed. A rule whose expression starts with `~ ` is a mask instead:
@@ -16,8 +18,12 @@
  * lines that are then equal are allowed (`STORE ~ UID \d+ ` lets a server
  * add UID to its FETCH responses and nothing else).
  */
+export type Side = 'reference' | 'target';
+
 export interface AllowRule {
   command: string;
+  /** Only lines of this server; null: either. */
+  side: Side | null;
   pattern: RegExp;
   /** A mask rule (`~ REGEX`): cuts what it matches out of both sides' lines before they are paired again. */
   mask: boolean;
@@ -51,14 +57,19 @@ export function parseAllowList(text: string, file = 'allow-list'): AllowRule[] {
     } catch (err) {
       throw new AllowListError(`${file} line ${i + 1}: ${(err as Error).message}`);
     }
-    rules.push({ command: m[1]!.toUpperCase().replace(/_/g, ' '), pattern, mask, reason: reason.join(' '), line: i + 1 });
+    const [name, side, extra] = m[1]!.split(':');
+    if (extra !== undefined || (side !== undefined && side !== 'reference' && side !== 'target')) {
+      throw new AllowListError(`${file} line ${i + 1}: the side after ":" is "reference" or "target", got ${JSON.stringify(m[1])}`);
+    }
+    if (mask && side !== undefined) throw new AllowListError(`${file} line ${i + 1}: a mask rule applies to both sides; drop ":${side}"`);
+    rules.push({ command: name!.toUpperCase().replace(/_/g, ' '), side: (side as Side | undefined) ?? null, pattern, mask, reason: reason.join(' '), line: i + 1 });
   });
   return rules;
 }
 
 /** The rule that allows `response` in answer to `command`, if any. */
-export function allowedBy(rules: readonly AllowRule[], command: string, response: string): AllowRule | undefined {
-  return rules.find((r) => !r.mask && (r.command === '*' || r.command === command) && r.pattern.test(response));
+export function allowedBy(rules: readonly AllowRule[], command: string, response: string, side: Side | null = null): AllowRule | undefined {
+  return rules.find((r) => !r.mask && (r.side === null || r.side === side) && (r.command === '*' || r.command === command) && r.pattern.test(response));
 }
 
 /** The mask rules that apply to `command`. */

@@ -125,12 +125,12 @@ export async function compareServers(options: CompareOptions): Promise<CompareRe
       onlyRef = r.kept;
       onlyTgt = g.kept;
     }
-    onlyRef = onlyRef.filter((l) => !isAllowed(command, l));
-    onlyTgt = onlyTgt.filter((l) => !isAllowed(command, l));
+    onlyRef = onlyRef.filter((l) => !isAllowed(command, l, 'reference'));
+    onlyTgt = onlyTgt.filter((l) => !isAllowed(command, l, 'target'));
     if (onlyRef.length > 0 || onlyTgt.length > 0) report.differences.push({ session, index, command, line, reference: onlyRef, target: onlyTgt });
   };
-  const isAllowed = (command: string, line: string): boolean => {
-    const rule = allowedBy(allow, command, line);
+  const isAllowed = (command: string, line: string, side: 'reference' | 'target'): boolean => {
+    const rule = allowedBy(allow, command, line, side);
     if (rule) report.allowed.set(rule.line, (report.allowed.get(rule.line) ?? 0) + 1);
     return rule !== undefined;
   };

@@ -72,6 +72,10 @@ test('allow-list: line rules, mask rules, comments as reasons, and errors that n
   const masks = masksFor(rules, 'STORE');
   assert.equal(masked(masks, '* 1 FETCH (FLAGS (\\Seen) MODSEQ * UID 1)'), masked(masks, '* 1 FETCH (FLAGS (\\Seen) MODSEQ *)'));
   assert.notEqual(masked(masks, '* 1 FETCH (FLAGS (\\Seen) UID 1)'), masked(masks, '* 1 FETCH (FLAGS () UID 1)'));
+  const sided = parseAllowList('STORE:target ^\\* \\d+ FETCH', 'b.txt');
+  assert.equal(allowedBy(sided, 'STORE', '* 1 FETCH (FLAGS ())', 'target')?.line, 1);
+  assert.equal(allowedBy(sided, 'STORE', '* 1 FETCH (FLAGS ())', 'reference'), undefined);
+  assert.throws(() => parseAllowList('STORE:both x', 'b.txt'), /b\.txt line 1: the side after ":" is "reference" or "target"/);
   assert.throws(() => parseAllowList('FETCH\n', 'a.txt'), (e: unknown) => e instanceof AllowListError && /a\.txt line 1: expected "COMMAND REGEX"/.test(e.message));
   assert.throws(() => parseAllowList('\n\nFETCH (unclosed\n', 'a.txt'), (e: unknown) => e instanceof AllowListError && /a\.txt line 3: /.test(e.message));
 });
