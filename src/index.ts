@@ -66,7 +66,7 @@ export { importMessages } from './fixtures/import.js';
 export type { ImportedMessage } from './fixtures/import.js';
 export { exportStorage, EXPORT_FORMATS } from './fixtures/export.js';
 export { generateMailbox, generateMessages, MALFORMED_CASES, MALFORMED_CASE_NAMES, BODY_KINDS } from './generator/index.js';
-export type { GeneratedMailbox, GeneratedMessage, GenerateOptions, MalformedCase, BodyKind, Profile, SizeRange, ThreadOptions, AddressOptions, DateOptions, FlagOptions, Script } from './generator/index.js';
+export type { GeneratedMailbox, GeneratedMessage, GenerateOptions, MalformedCase, BodyKind, Profile, SizeRange, ThreadOptions, AddressOptions, DateOptions, FlagOptions, Script as NameScript } from './generator/index.js';
 export { compareServers, formatReport, parseAllowList, NORMALIZATIONS } from './compare/index.js';
 export type { CompareOptions, CompareReport, CompareSide, Difference, AllowRule, Normalization, Credentials, FillMessage } from './compare/index.js';
 export type { ExportFormat, ExportRequest } from './fixtures/export.js';

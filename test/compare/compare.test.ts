@@ -18,6 +18,8 @@ import { compareServers, createServer, formatReport, generateMailbox, MALFORMED_
 import type { ServerOptions } from '../../src/options/types.js';
 import type { Transcript } from '../../src/transcript/transcript.js';
 import { startDovecot, type Dovecot } from '../dovecot/dovecot.js';
+// Malformed cases Dovecot refuses to store (its APPEND answers NO): left out of the fill.
+import { REFUSED_BY_DOVECOT } from '../dovecot/generator.js';
 import { startRecorder } from '../../src/transcript/record.js';
 import { recorders } from './record-clients.js';
 import { spawn } from 'node:child_process';
@@ -25,11 +27,6 @@ import { spawn } from 'node:child_process';
 const ALLOW_FILE = fileURLToPath(new URL('../../../test/compare/allow-dovecot.txt', import.meta.url));
 const CLI = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
 
-/**
- * Malformed cases left out of the fill because Dovecot refuses to store them
- * (its APPEND answers NO), so they cannot be compared: see docs/compare.md.
- */
-export const REFUSED_BY_DOVECOT = ['empty-message', 'nul-in-header', 'nul-in-body'];
 
 const REALISTIC: GenerateOptions = { seed: 36, count: 30, size: { min: 400, max: 6000 }, attachmentSize: { min: 100, max: 3000 } };
 const MALFORMED: GenerateOptions = { seed: 36, count: MALFORMED_CASE_NAMES.length - REFUSED_BY_DOVECOT.length, profile: 'malformed', cases: MALFORMED_CASE_NAMES.filter((n) => !REFUSED_BY_DOVECOT.includes(n)) };
