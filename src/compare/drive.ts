@@ -115,6 +115,11 @@ export async function driveSession(
     for (const command of commands) {
       const exchange: Exchange = { command, responses: [], unfinished: null };
       exchanges.push(exchange);
+      // What follows these is TLS or deflate on the wire, which a replay of recorded plain text cannot speak.
+      if (command.name === 'STARTTLS' || command.name === 'COMPRESS') {
+        exchange.unfinished = `${command.name} cannot be replayed (compare speaks plain IMAP; record with rookery record, which keeps both out)`;
+        break;
+      }
       let index = 0;
       let finished = false;
       const sendNext = (): void => {

@@ -102,3 +102,18 @@ test('a changed answer is a difference of that command only; wrong credentials m
     await d.server.stop();
   }
 });
+
+test('a recorded STARTTLS ends the replay of its session on both sides, said in the report, not a difference', { timeout: 30_000 }, async () => {
+  const a = await startServer({ plugins: 'all' });
+  const b = await startServer({ plugins: 'all' });
+  try {
+    const text = '# Rookery transcript 1\n# session: 4\n0 S: * OK ready\n1 C: a1 CAPABILITY\n2 S: a1 OK done\n3 C: a2 STARTTLS\n4 S: a2 OK go\n5 C: \\x16\\x03\\x01\\\n';
+    const report = await compareServers({ transcripts: parseTranscripts(text), reference: { host: '127.0.0.1', port: a.port }, target: { host: '127.0.0.1', port: b.port }, timeoutMs: 2000 });
+    assert.deepEqual(report.differences, []);
+    assert.deepEqual(report.incomplete.map((i) => [i.session, i.index]), [[4, 2]]);
+    assert.match(formatReport(report), /session 4: the replay stopped at command 2 on both servers \(STARTTLS cannot be replayed/);
+  } finally {
+    await a.server.stop();
+    await b.server.stop();
+  }
+});
