@@ -156,6 +156,12 @@ export async function compareServers(options: CompareOptions): Promise<CompareRe
     }
   }
 
+  if (options.transcripts.some((t) => t.redacted)) {
+    // `***` sent as a password would fail both logins alike and hide everything after them.
+    for (const side of [options.reference, options.target]) {
+      if (!side.login) throw new Error(`the recording's credentials are redacted (***): give the credentials of ${side === options.reference ? refName : tgtName} (--${side === options.reference ? 'reference' : 'target'}-login user:password)`);
+    }
+  }
   for (const t of options.transcripts) {
     const commands = recordedCommands(t);
     const ref: SessionRun = await driveSession(options.reference, refName, commands, options.reference.login ?? null, timeoutMs);

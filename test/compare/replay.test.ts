@@ -117,3 +117,11 @@ test('a recorded STARTTLS ends the replay of its session on both sides, said in 
     await b.server.stop();
   }
 });
+
+test('a redacted recording without credentials for a server is refused before anything is sent', async () => {
+  const text = '# Rookery transcript 1\n# session: 1\n# credentials: redacted (***)\n0 S: * OK ready\n1 C: a1 LOGIN testuser ***\n2 S: a1 OK done\n';
+  await assert.rejects(
+    compareServers({ transcripts: parseTranscripts(text), reference: { host: '127.0.0.1', port: 1, login }, target: { host: '127.0.0.1', port: 1 } }),
+    /credentials are redacted \(\*\*\*\): give the credentials of target \(--target-login user:password\)/,
+  );
+});
