@@ -70,6 +70,13 @@ export class Bytes {
   /** Where filler text goes once the rest of the message is written and its size known. */
   private holeAt = -1;
 
+  /** Empties the buffer for the next message, keeping its memory: one scratch buffer serves a whole run. */
+  reset(): this {
+    this.length = 0;
+    this.holeAt = -1;
+    return this;
+  }
+
   /** Marks the place for filler (the first mark counts). */
   hole(): this {
     if (this.holeAt < 0) this.holeAt = this.length;

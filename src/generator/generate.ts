@@ -125,6 +125,8 @@ function addressBook(opts: ResolvedOptions): (k: number) => Person {
 }
 
 interface Maker {
+  /** The scratch buffer messages are written into before each is copied out at its own size. */
+  scratch: Bytes;
   opts: ResolvedOptions;
   threads: Threads;
   people: (k: number) => Person;
@@ -150,7 +152,7 @@ function realistic(m: Maker, i: number): GeneratedMessage {
 
   const fromPerson = people(rng.below(opts.addresses.people));
   const toPerson = people(rng.below(opts.addresses.people));
-  const b = new Bytes(4096);
+  const b = m.scratch.reset();
   const id = messageId(opts, i);
   const date = dateHeader(opts, rng, sent);
   b.line(`Return-Path: <${fromPerson.local}@${fromPerson.domain}>`);
@@ -249,6 +251,7 @@ export function* generateMessages(options: GenerateOptions = {}): Generator<Gene
 /** The messages of already checked options. */
 export function* messagesOf(opts: ResolvedOptions): Generator<GeneratedMessage, void, undefined> {
   const maker: Maker = {
+    scratch: new Bytes(64 * 1024),
     opts,
     threads: new Threads(opts.profile === 'realistic' ? opts.count : 0),
     people: addressBook(opts),
