@@ -49,8 +49,8 @@ export function recordedCommands(t: Transcript): RecordedCommand[] {
   const rest = framer.rest();
   if (rest) units.push(rest);
   const out: RecordedCommand[] = [];
-  // Lines that continue a command (DONE, SASL answers) are told apart by what the server said in the recording,
-  // which we do not have per unit here; the rule the protocol gives works: they never look like `tag COMMAND`.
+  // A line that continues the open command (IDLE's DONE, a SASL answer) is told from a new command by
+  // its shape: those lines are never `tag COMMAND` (RFC 3501 §7.5, §6.2.2).
   for (const unit of units) {
     const text = unit.bytes.toString('latin1');
     const last = out[out.length - 1];

@@ -64,9 +64,9 @@ class Reader {
       this.skipSpaces();
       if (this.done()) return out;
       const c = this.peek();
+      // The line's own CRLF (a literal's is read with the literal).
       if (c === 0x0d || c === 0x0a) {
         this.i++;
-        if (!nested) continue;
         continue;
       }
       if (c === 0x29) {
