@@ -44,10 +44,11 @@ function textBody(c: BodyContext, b: Bytes): void {
   b.line(c.rng.pick(['Thanks', 'Regards', 'Cheers', 'Best']));
 }
 
-function plainPart(c: BodyContext, b: Bytes): void {
+/** `sevenBit`: the part is signed, and RFC 3156 §3 wants signed data in 7bit (or quoted-printable). */
+function plainPart(c: BodyContext, b: Bytes, sevenBit = false): void {
   const qp = c.rng.chance(0.2);
   b.line(`Content-Type: text/plain; charset=${qp ? 'utf-8' : c.rng.pick(['us-ascii', 'utf-8', 'UTF-8', '"utf-8"; format=flowed'])}`);
-  b.line(`Content-Transfer-Encoding: ${qp ? 'quoted-printable' : c.rng.pick(['7bit', '7bit', '8bit'])}`);
+  b.line(`Content-Transfer-Encoding: ${qp ? 'quoted-printable' : sevenBit ? '7bit' : c.rng.pick(['7bit', '7bit', '8bit'])}`);
   b.line('');
   if (qp) b.line('Gr=C3=BC=C3=9Fe aus K=C3=B6ln, caf=C3=A9 at 10?');
   textBody(c, b);
@@ -168,9 +169,9 @@ function armor(c: BodyContext, b: Bytes, kind: 'SIGNATURE' | 'MESSAGE', size: nu
 
 function signed(c: BodyContext, b: Bytes): void {
   if (c.rng.chance(0.5)) {
-    // RFC 3156 §5: the signed part must be 7bit; its bytes are exactly what the signature covers.
+    // RFC 3156 §5: the signature covers the first part's bytes exactly, so it is 7bit (§3).
     multipart(c, b, 'signed', ' micalg=pgp-sha256;\r\n protocol="application/pgp-signature";', [
-      (b) => plainPart(c, b),
+      (b) => plainPart(c, b, true),
       (b) => {
         b.line('Content-Type: application/pgp-signature; name="signature.asc"');
         b.line('Content-Description: OpenPGP digital signature');
@@ -183,7 +184,7 @@ function signed(c: BodyContext, b: Bytes): void {
   }
   // RFC 8551 §3.5.3: multipart/signed with an application/pkcs7-signature part.
   multipart(c, b, 'signed', ' protocol="application/pkcs7-signature";\r\n micalg=sha-256;', [
-    (b) => plainPart(c, b),
+    (b) => plainPart(c, b, true),
     (b) => {
       b.line('Content-Type: application/pkcs7-signature; name="smime.p7s"');
       b.line('Content-Transfer-Encoding: base64');
