@@ -21,17 +21,23 @@ export async function run(args: string[]): Promise<void> {
   // About 4 KiB each: the default body mix, attachments kept small so they do not outgrow the target.
   const options: GenerateOptions = { seed, count, size: 4096, attachmentSize: { min: 200, max: 1500 } };
 
-  let start = process.hrtime.bigint();
+  // Two rounds, the faster one counts: on a shared 2-core machine one round is often slowed by others.
+  let genMs = Infinity;
   let bytes = 0;
-  let n = 0;
   let sample: Buffer | null = null;
-  for (const m of generateMessages(options)) {
-    bytes += m.raw.length;
-    if (n === count - 1) sample = m.raw;
-    n++;
+  let start = process.hrtime.bigint();
+  for (let round = 0; round < 2; round++) {
+    start = process.hrtime.bigint();
+    bytes = 0;
+    let n = 0;
+    for (const m of generateMessages(options)) {
+      bytes += m.raw.length;
+      if (n === count - 1) sample = m.raw;
+      n++;
+    }
+    genMs = Math.min(genMs, ms(start));
+    if (n !== count) throw new Error(`generated ${n} messages, expected ${count}`);
   }
-  const genMs = ms(start);
-  if (n !== count) throw new Error(`generated ${n} messages, expected ${count}`);
 
   start = process.hrtime.bigint();
   const server = createServer({ storage: { INBOX: { generate: options } } });
@@ -56,7 +62,7 @@ export async function run(args: string[]): Promise<void> {
 
   table(`generator: ${count} messages, ${fmt(bytes / 1048576)} MiB (mean ${fmt(bytes / count)} octets), seed ${seed}`, [
     ['step', 'ms', 'messages/s', 'MiB/s'],
-    ['generate (generateMessages)', fmt(genMs), fmt((count / genMs) * 1000), fmt((bytes / 1048576 / genMs) * 1000)],
+    ['generate (generateMessages, best of 2)', fmt(genMs), fmt((count / genMs) * 1000), fmt((bytes / 1048576 / genMs) * 1000)],
     ['createServer with storage generate', fmt(buildMs), fmt((count / buildMs) * 1000), fmt((bytes / 1048576 / buildMs) * 1000)],
     ['first read of INBOX (load into the store)', fmt(firstReadMs), '', ''],
     ['reset after a change', fmt(resetMs), '', ''],
