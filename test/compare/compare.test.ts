@@ -71,7 +71,9 @@ before(async () => {
   const recorder = createServer({ ...ROOKERY, storage: target.control.snapshot() as ServerOptions['storage'] });
   const port = (await recorder.start()).imap.port;
   const closed: number[] = [];
+  let opened = 0;
   recorder.on('session', (e) => {
+    if (e.type === 'open') opened++;
     if (e.type === 'close') closed.push(e.session.session);
   });
   for (const r of recorders()) {
@@ -80,11 +82,11 @@ before(async () => {
       console.log(`# compare corpus: ${r.name} skipped, ${r.missing}`);
       continue;
     }
-    const before = closed.length;
     await r.run(port);
-    for (let i = 0; i < 100 && closed.length === before; i++) await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // Every session the clients opened has closed (its transcript is complete) before the corpus is read.
+  for (let i = 0; i < 250 && closed.length < opened; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(closed.length, opened, 'sessions of the corpus still open');
   corpus = closed.sort((a, b) => a - b).map((n) => recorder.transcript(n)!).filter((t) => t.chunks.length > 0);
   corpusText = corpus.map((t) => t.text()).join('');
   await writeFile(join(dir, 'corpus.txt'), corpusText);
