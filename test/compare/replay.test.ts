@@ -6,8 +6,14 @@
  * changed answer shows exactly that command.
  */
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareServers, formatReport } from '../../src/index.js';
+import { fileURLToPath } from 'node:url';
+import { writeMbox } from '../../src/fixtures/mbox.js';
+import { compareServers, formatReport, generateMailbox } from '../../src/index.js';
 import { parseTranscripts } from '../../src/transcript/text.js';
 import { startServer } from '../helpers/server.js';
 
@@ -124,4 +130,32 @@ test('a redacted recording without credentials for a server is refused before an
     compareServers({ transcripts: parseTranscripts(text), reference: { host: '127.0.0.1', port: 1, login }, target: { host: '127.0.0.1', port: 1 } }),
     /credentials are redacted \(\*\*\*\): give the credentials of target \(--target-login user:password\)/,
   );
+});
+
+test('rookery compare --target --fill: an mbox goes to both servers first; equal servers exit 0', { timeout: 60_000 }, async () => {
+  const cli = fileURLToPath(new URL('../../src/cli.js', import.meta.url));
+  const dir = await mkdtemp(join(tmpdir(), 'rookery-compare-fill-'));
+  const a = await startServer({ plugins: 'all' });
+  const b = await startServer({ plugins: 'all' });
+  try {
+    const mail = generateMailbox({ seed: 4, count: 8 }).messages;
+    await writeFile(join(dir, 'fill.mbox'), writeMbox(mail.map((m) => ({ raw: m.raw, ms: m.internaldate.ms }))));
+    await writeFile(join(dir, 't.txt'), RECORDING.replace('a5 FETCH 1:* (FLAGS RFC822.SIZE)', 'a5 FETCH 1:* (FLAGS RFC822.SIZE ENVELOPE BODYSTRUCTURE)'));
+    const out = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, [cli, 'compare', join(dir, 't.txt'), '--reference', `127.0.0.1:${a.port}`, '--reference-login', 'testuser:testpass', '--target', `127.0.0.1:${b.port}`, '--target-login', 'testuser:testpass', '--fill', join(dir, 'fill.mbox')], { encoding: 'utf8', timeout: 50_000 }, (e, stdout, stderr) =>
+        resolve({ code: e ? Number(e.code ?? 99) : 0, stdout, stderr }),
+      );
+    });
+    assert.equal(out.code, 0, `${out.stdout}\n${out.stderr}`);
+    assert.match(out.stdout, /1 session, 6 commands; 0 differences/);
+    for (const s of [a.server, b.server]) {
+      const stored = s.control.listMessages('INBOX', { raw: true });
+      assert.equal(stored.length, 9);
+      assert.ok(Buffer.from(stored[0]!.raw!, 'base64').equals(mail[0]!.raw));
+    }
+  } finally {
+    await a.server.stop();
+    await b.server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
 });
