@@ -134,6 +134,8 @@ function usage(): string {
     '       rookery replay <transcript> [options]   serve a recorded transcript back (docs/debugging.md)',
     '       rookery record --upstream host:port ...  record a real server (rookery record --help)',
     '       rookery export --format json|mbox|maildir [--out PATH] [--mailbox NAME] [--url REST-URL | options]',
+    '       rookery generate [--seed N] [--count N] [--profile realistic|malformed] ...  a seeded mailbox (docs/generator.md)',
+    '       rookery compare <transcript> --reference host:port [--target host:port] ...  a real server vs Rookery (docs/compare.md)',
     '       rookery health [--url REST-URL | --rest-port PORT] [--rest-token T]  exit 0 when a server answers GET /v1/health',
     '',
     ...lines,
@@ -535,6 +537,8 @@ async function main(): Promise<number> {
   if (argv[0] === 'export') return runExport(argv.slice(1));
   if (argv[0] === 'health') return runHealth(argv.slice(1));
   if (argv[0] === 'record') return (await import('./transcript/record-cli.js')).runRecord(argv.slice(1));
+  if (argv[0] === 'generate') return (await import('./generator/cli.js')).runGenerate(argv.slice(1));
+  if (argv[0] === 'compare') return (await import('./compare/cli.js')).runCompare(argv.slice(1));
   let replay: string | null = null;
   if (argv[0] === 'replay') {
     replay = argv[1] ?? null;

@@ -92,10 +92,38 @@ export const storageSchema: JsonObject = {
             { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
           ],
         },
+        generate: {
+          type: 'object',
+          description:
+            'Generated messages after "messages" and "import" (docs/generator.md): {"seed": 7, "count": 10000, "profile": "realistic" | "malformed", ...}. The same seed gives the same bytes on every machine.',
+          properties: {
+            seed: { type: 'integer', minimum: 0, maximum: 4294967295 },
+            count: { type: 'integer', minimum: 0, maximum: 10000000 },
+            profile: { enum: ['realistic', 'malformed'] },
+            cases: { type: 'array', minItems: 1, items: { type: 'string' } },
+            bodies: { type: 'object', additionalProperties: { type: 'number', minimum: 0 } },
+            size: { $ref: '#/$defs/sizeRange' },
+            attachmentSize: { $ref: '#/$defs/sizeRange' },
+            appendLimit: { type: 'integer', minimum: 1 },
+            threads: { type: 'object' },
+            addresses: { type: 'object' },
+            dates: { type: 'object' },
+            flags: { type: 'object' },
+            caseHeader: { type: 'boolean' },
+          },
+          additionalProperties: false,
+        },
         acl: { type: 'object', description: 'ACL extension: rights by identifier.' },
         metadata: { type: 'object', description: 'METADATA extension: entries by name.' },
       },
       additionalProperties: true,
+    },
+    sizeRange: {
+      description: 'Octets: a number, or a range {min, max} drawn log-uniformly.',
+      oneOf: [
+        { type: 'integer', minimum: 0 },
+        { type: 'object', required: ['min', 'max'], properties: { min: { type: 'integer', minimum: 0 }, max: { type: 'integer', minimum: 0 } }, additionalProperties: false },
+      ],
     },
     message: {
       description: 'A message: its raw source as a string, or an object.',

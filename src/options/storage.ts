@@ -20,6 +20,8 @@ import type { SeedMailbox, SeedMessage, SeedNamespace, StorageSeed } from './typ
 
 // Read with the first `import` key: most storages have none (six modules of mbox, Maildir and date parsing).
 const fixtureImport = loadOnUse<typeof import('../fixtures/import.js')>(import.meta.url, '../fixtures/import.js');
+// Read with the first `generate` key (docs/generator.md).
+const generator = loadOnUse<typeof import('../generator/storage.js')>(import.meta.url, '../generator/storage.js');
 
 /** Keys a mailbox object may hold that the core reads. */
 export const MAILBOX_KEYS = [
@@ -33,6 +35,7 @@ export const MAILBOX_KEYS = [
   'special-use',
   'permanentFlags',
   'import',
+  'generate',
 ] as const;
 
 /** Mailbox keys owned by built-in extensions; kept in `extra` but typo-checked. */
@@ -349,6 +352,7 @@ function walkMailbox(walk: Walk, value: unknown, path: string, full: string, del
   };
   let folders: unknown;
   let imported: SeedMessage[] = [];
+  let generated: SeedMessage[] = [];
   let uidnextPath = '';
   for (const key of Object.keys(value)) {
     const v = value[key];
@@ -387,12 +391,16 @@ function walkMailbox(walk: Walk, value: unknown, path: string, full: string, del
       case 'import':
         imported = resolveImport(problems, v, keyPath);
         break;
+      case 'generate':
+        generated = generator().generatedSeed(v, problems, keyPath);
+        break;
       default:
         setOwn(mailbox.extra, key, fieldValue(problems, walk.context.mailboxFields, key, v, childPath(path, key)));
     }
   }
-  // Imported mail follows the listed messages, whatever the key order.
+  // Imported, then generated mail follows the listed messages, whatever the key order.
   for (const m of imported) mailbox.messages.push(m);
+  for (const m of generated) mailbox.messages.push(m);
   if (mailbox.uidnext !== undefined) {
     let highest = 0;
     for (const m of mailbox.messages) if (m.uid !== undefined && m.uid > highest) highest = m.uid;

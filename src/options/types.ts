@@ -6,6 +6,7 @@
 import type { Extension, Plugin } from '../extensions/extension.js';
 import type { ScriptRule } from '../script/rule.js';
 import type { InternalDate } from '../store/internal-date.js';
+import type { GenerateOptions } from '../generator/options.js';
 import type { PresetName } from '../presets/names.js';
 import type { FaultsOption, ResolvedFaults } from '../script/transport.js';
 import type { ResolvedTimers } from '../imap/timers.js';
@@ -60,6 +61,8 @@ export interface StorageMailbox {
    * `--storage` or `--config` file relative to that file). See docs/fixtures.md.
    */
   import?: string | string[];
+  /** Generated messages after those (docs/generator.md), e.g. `{ seed: 7, count: 10000 }`. */
+  generate?: GenerateOptions;
   /** Keys owned by extensions (`acl`, `metadata`, ...). */
   [key: string]: unknown;
 }

@@ -4,8 +4,10 @@
  * RFC 2047 words, groups and comments in addresses, missing and duplicate
  * headers, bare LF, long and folded lines, empty parts and broken
  * boundaries. Each message carries the names of the features it uses, so
- * the allow-list can say which feature explains a difference.
+ * the allow-list can say which feature explains a difference. The mailbox
+ * generator's whole malformed catalogue follows them.
  */
+import { generateMailbox, MALFORMED_CASE_NAMES } from '../../src/generator/index.js';
 import { Prng } from '../../src/util/prng.js';
 
 export interface Generated {
@@ -380,5 +382,22 @@ export function generateMessages(seed: number, count: number): Generated[] {
     text = lineEndings(g, text);
     out.push({ raw: Buffer.from(text, 'utf8'), features: g.features });
   }
-  return out;
+  return [...out, ...catalogue(seed)];
+}
+
+/** Cases of the generator's catalogue Dovecot will not store (its APPEND answers NO): docs/compare.md. */
+export const REFUSED_BY_DOVECOT: readonly string[] = ['empty-message', 'nul-in-header', 'nul-in-body'];
+
+/**
+ * Every case of the mailbox generator's malformed catalogue (docs/generator.md), after the
+ * messages above, each with its case name as a feature and, where the allow-list knows the
+ * breakage by another name, that one too.
+ */
+function catalogue(seed: number): Generated[] {
+  const cases = MALFORMED_CASE_NAMES.filter((n) => !REFUSED_BY_DOVECOT.includes(n));
+  const alias = new Map([['rfc822-header-no-blank-line', 'empty-message']]);
+  return generateMailbox({ seed, count: cases.length, profile: 'malformed', cases }).messages.map((m) => ({
+    raw: m.raw,
+    features: new Set([m.case!, alias.get(m.case!) ?? m.case!]),
+  }));
 }

@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { createServer, type MailboxScope, type Server, type ServerOptions } from '../../src/index.js';
+import { createServer, MALFORMED_CASE_NAMES, type MailboxScope, type Server, type ServerOptions } from '../../src/index.js';
 import { ShadowFramer } from './framing.js';
 import { Generator, Rand, lineBreakParts, type FuzzState } from './generate.js';
 import { ResponseError, ResponseSplitter, parseResponse, type ParsedResponse, type Response } from './response-check.js';
@@ -113,7 +113,8 @@ function storage(): object {
       ],
       metadata: { '/private/comment': 'line one\r\nline two', '/shared/comment': 'bare\nLF', '/shared/vendor/rookery/8bit': 'caf\u00e9' },
     },
-    '': { folders: { Archive: { messages: [msg(6)], folders: { Sub: {} } }, Trash: { 'special-use': '\\Trash', acl: { testuser: 'lrswipkxtea', Fred: 'lr', '-Fred': 'w', 'two words': 'l', NIL: 'r', '12345': 'l' } }, 'All Mail': { 'special-use': '\\All' } } },
+    // Archive also holds every case of the generator's malformed catalogue (docs/generator.md): the probes SELECT it.
+    '': { folders: { Archive: { messages: [msg(6)], generate: { seed: 36, count: MALFORMED_CASE_NAMES.length, profile: 'malformed' }, folders: { Sub: {} } }, Trash: { 'special-use': '\\Trash', acl: { testuser: 'lrswipkxtea', Fred: 'lr', '-Fred': 'w', 'two words': 'l', NIL: 'r', '12345': 'l' } }, 'All Mail': { 'special-use': '\\All' } } },
   };
 }
 
