@@ -19,6 +19,7 @@ import { failTlsHandshake } from '../script/transport.js';
 import type { Server } from '../server.js';
 import type { StoreChange } from '../store/changes.js';
 import { applyUpdate, maildropMessages } from './behaviour.js';
+import { expireFor } from './capabilities.js';
 import { NO_POP3_CHECK, pop3CheckerFactory, type Pop3Checker } from './checker-hook.js';
 import { pop3Commands } from './commands/index.js';
 import { bad, err, ok, type Pop3Reply, type Pop3State } from './commands/types.js';
@@ -393,7 +394,7 @@ export class Pop3Session implements SessionHandle {
     this.state = 'update';
     let result: Pop3Reply;
     try {
-      const doomed = drop.doomed(this.config.expire === 0);
+      const doomed = drop.doomed(expireFor(this.config, this.user!) === 0);
       const outcome = applyUpdate(this.config.behaviour, this.server.store, this.server.viewOf(this.user), drop.mailbox, doomed, this.id);
       const left = drop.mailbox.messages.length;
       result = ok(`Bye, ${outcome.removed.length} messages deleted, ${left} left`);

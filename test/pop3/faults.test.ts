@@ -223,3 +223,39 @@ test('the POP3 defects of the library (rookery --defect): pop3-no-dot-stuffing e
     await server.stop();
   }
 });
+
+test('per-user EXPIRE and LOGIN-DELAY (RFC 2449 §6.5, §6.7): the least value with USER before login, the user\'s own after it, and enforced', async () => {
+  const users = { testuser: { password: 'testpass' }, alice: { password: 'alicepass' } };
+  const { server, pop3 } = await startPop3({ users, storage: { INBOX: { messages: ['A: 1\r\n\r\n'] } } }, { expire: 30, expireUsers: { alice: 0 }, loginDelay: 0, loginDelayUsers: { alice: 600 } });
+  try {
+    const c = await WireClient.connect(pop3);
+    await c.line();
+    await c.command('CAPA');
+    const before = (await c.multi()).toString();
+    assert.match(before, /\r\nEXPIRE 0 USER\r\n/);
+    assert.match(before, /\r\nLOGIN-DELAY 0 USER\r\n/);
+    await c.command('USER testuser');
+    await c.command('PASS testpass');
+    await c.command('CAPA');
+    const after = (await c.multi()).toString();
+    assert.match(after, /\r\nEXPIRE 30\r\n/);
+    assert.doesNotMatch(after, /LOGIN-DELAY|USER\r\n.*EXPIRE/);
+    await c.command('RETR 1');
+    await c.multi();
+    assert.match((await c.command('QUIT'))!, /^\+OK /);
+    assert.equal(server.control.listMessages('INBOX').length, 1, 'EXPIRE 30: a retrieved message stays');
+    const a = await loggedIn(pop3, 'alice', 'alicepass');
+    await a.command('CAPA');
+    const alice = (await a.multi()).toString();
+    assert.match(alice, /\r\nEXPIRE 0\r\n/);
+    assert.match(alice, /\r\nLOGIN-DELAY 600\r\n/);
+    a.close();
+    const again = await WireClient.connect(pop3);
+    await again.line();
+    await again.command('USER alice');
+    assert.match((await again.command('PASS alicepass'))!, /^-ERR \[LOGIN-DELAY\] .*600 seconds/);
+    again.close();
+  } finally {
+    await server.stop();
+  }
+});
