@@ -239,6 +239,9 @@ export class Pop3Session implements SessionHandle {
     const rest = space < 0 ? '' : text.slice(space + 1);
     const args = rest === '' ? [] : rest.split(/ +/).filter((a) => a !== '');
     const scriptName = verb === 'AUTH' && args[0] ? `AUTH ${args[0].toUpperCase()}` : verb;
+    // The wire log (`debug`), without credentials.
+    const debug = this.server.options.debug;
+    if (debug) debug(`S${this.id} C: ${verb === 'PASS' ? 'PASS ***' : verb === 'AUTH' && args.length > 1 ? `${scriptName} ***` : text.slice(0, 200)}`);
     const refusal = this.checker.command({
       session: this.id,
       seq,
@@ -294,6 +297,7 @@ export class Pop3Session implements SessionHandle {
     const code = result.code ? `[${result.code}] ` : '';
     const head = result.ok ? `+OK${result.text ? ` ${result.text}` : ''}\r\n` : `-ERR ${code}${result.text}\r\n`;
     const parts: Buffer[] = [Buffer.from(head, 'utf8')];
+    this.server.options.debug?.(`S${this.id} S: ${head.slice(0, -2)}${result.body ? ' (multi-line)' : ''}`);
     if (result.ok && result.body !== undefined && result.body !== null) parts.push(...frameBody(result.body, result.framing ?? RFC_FRAMING));
     this.respond(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
     this.endCapture();

@@ -155,3 +155,20 @@ test('POP3 transcripts keep PASS passwords and AUTH exchanges out (***); the res
     await server.stop();
   }
 });
+
+test('the wire log (debug) shows POP3 commands and answers, never a password', async () => {
+  const lines: string[] = [];
+  const { server, pop3 } = await startPop3({ debug: (line: string) => lines.push(line) });
+  try {
+    const c = await loggedIn(pop3);
+    await c.command('STAT');
+    c.close();
+    const log = lines.join('\n');
+    assert.match(log, /S\d+ C: USER testuser/);
+    assert.match(log, /S\d+ C: PASS \*\*\*/);
+    assert.match(log, /S\d+ S: \+OK 0 0/);
+    assert.ok(!log.includes('testpass'));
+  } finally {
+    await server.stop();
+  }
+});
