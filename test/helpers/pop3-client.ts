@@ -10,6 +10,8 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import { createServer, type Server } from '../../src/index.js';
+import type { ServerOptions } from '../../src/options/types.js';
 
 export interface Pop3ConnectOptions {
   host?: string;
@@ -263,4 +265,13 @@ export async function pop3Login(port: number, user: string, password: string, op
   const p = await c.command(`PASS ${password}`, 20_000);
   if (!p.startsWith('+OK')) throw new Error(`PASS: ${p}`);
   return c;
+}
+
+/** Starts a Rookery with its POP3 listener on a free loopback port (IMAP too); the test must stop it. */
+export async function startPop3Server(options: ServerOptions = {}): Promise<{ server: Server; pop3: number; imap: number }> {
+  const pop3Options = (options as { pop3?: object }).pop3;
+  const server = createServer({ port: 0, ...options, pop3: { port: 0, ...pop3Options } } as ServerOptions);
+  const started = (await server.start()) as { imap: { port: number }; pop3?: { port: number } };
+  if (started.pop3 === undefined) throw new Error('this build has no POP3 listener');
+  return { server, pop3: started.pop3.port, imap: started.imap.port };
 }
