@@ -50,7 +50,7 @@ export interface Pop3FuzzReport {
   sessions: number;
   durationMs: number;
   answers: { ok: number; err: number; continuation: number };
-  /** Inputs sent in each state; `tls` counts those sent after a successful STLS. */
+  /** Lines answered in each state (probes included); `tls` counts those after a successful STLS. */
   states: Record<Pop3FuzzState | 'tls', number>;
   quits: number;
   upgrades: number;
@@ -93,7 +93,8 @@ const keywordOf = (line: string): string => /^\s*([A-Za-z0-9-]+)/.exec(line)?.[1
 /** Whether a positive answer to `line` is multi-line: yes, no, or "depends on how the server read odd spacing". */
 function multiLine(line: string, keyword: string): 'yes' | 'no' | 'maybe' {
   if (keyword === 'CAPA' || keyword === 'RETR' || keyword === 'TOP') return line.toUpperCase() === 'CAPA' || keyword !== 'CAPA' ? 'yes' : 'maybe';
-  if (keyword !== 'LIST' && keyword !== 'UIDL') return 'no';
+  // LANG without an argument lists the languages (RFC 6856 section 3), like LIST and UIDL without one
+  if (keyword !== 'LIST' && keyword !== 'UIDL' && keyword !== 'LANG') return 'no';
   if (line.length === 4) return 'yes';
   if (/^[A-Za-z]{4} \d+$/.test(line)) return 'no';
   return 'maybe';
@@ -145,6 +146,9 @@ class Worker {
   /** Reads and checks the answer to one line sent; false when the session cannot go on. */
   private async answer(line: string, batchText: string): Promise<boolean> {
     const c = this.client!;
+    // the state the server read the line in, as far as the answers so far tell
+    this.report.states[this.state]++;
+    if (this.tls) this.report.states.tls++;
     const answer = await this.nextLine();
     const keyword = keywordOf(line);
     if (Buffer.byteLength(answer, 'latin1') + 2 > 512) this.findings.add('long-status', `${answer.length + 2} octets answering ${keyword}`, batchText);
@@ -192,7 +196,7 @@ class Worker {
       this.checkBody(keyword, [next, ...(await this.body())], batchText);
       return true;
     }
-    if (keyword !== 'CAPA' && this.state !== 'transaction') this.findings.add('accepted-before-login', `${keyword} got +OK in ${this.state}`, batchText);
+    if (keyword !== 'CAPA' && keyword !== 'LANG' && this.state !== 'transaction') this.findings.add('accepted-before-login', `${keyword} got +OK in ${this.state}`, batchText);
     const raw = await c.readBody(this.timeoutMs);
     const text = raw.subarray(0, raw.length - 3).toString('latin1');
     const lines = text === '' ? [] : text.slice(0, -2).split('\r\n');
@@ -207,7 +211,17 @@ class Worker {
   }
 
   private checkBody(keyword: string, lines: string[], batchText: string): void {
-    const form = keyword === 'LIST' ? /^\d+ \d+( |$)/ : keyword === 'UIDL' ? /^\d+ [\x21-\x7e]{1,70}$/ : keyword === 'CAPA' ? /^[\x21-\x7e]+( [\x20-\x7e]*)?$/ : null;
+    const form =
+      keyword === 'LIST'
+        ? /^\d+ \d+( |$)/
+        : keyword === 'UIDL'
+          ? /^\d+ [\x21-\x7e]{1,70}$/
+          : keyword === 'CAPA'
+            ? /^[\x21-\x7e]+( [\x20-\x7e]*)?$/
+            : // RFC 6856 section 3: a language tag, a space, a description in UTF-8
+              keyword === 'LANG'
+              ? /^[A-Za-z0-9*-]+ \S/
+              : null;
     if (form === null) return;
     const bad = lines.find((l) => !form.test(l));
     if (bad !== undefined) this.findings.add('bad-body', `${keyword} line ${JSON.stringify(bad.slice(0, 100))}`, batchText);
@@ -235,8 +249,6 @@ class Worker {
           ends = input.ends;
         }
         this.report.inputs += lines.length;
-        this.report.states[from] += lines.length;
-        if (this.tls) this.report.states.tls += lines.length;
         this.report.batches++;
         const sent = ends === 'stls' ? lines.slice(0, -1) : lines;
         const withProbe = ends === 'quit' ? sent : [...sent, 'NOOP'];
