@@ -13,7 +13,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createServer } from '../src/index.js';
-import type { ServerOptions } from '../src/options/types.js';
 import { Pop3Client, pop3Login } from '../test/helpers/pop3-client.js';
 import { startDovecotPop3, type DovecotPop3 } from '../test/dovecot/pop3.js';
 import { fmt, median, messageOfSize, table } from './client.js';
@@ -40,11 +39,10 @@ function maildrop(): Buffer[] {
 }
 
 async function child(): Promise<void> {
-  const options: ServerOptions = { port: 0, users: { u: { password: 'pass' } } };
-  const server = createServer({ ...options, pop3: { port: 0 } } as ServerOptions);
+  const server = createServer({ port: 0, users: { u: { password: 'pass' } }, pop3: { port: 0 } });
   for (const raw of maildrop()) server.control.addMessage('INBOX', { raw });
-  const started = (await server.start()) as { pop3?: { port: number } };
-  process.send!({ pop3: started.pop3?.port ?? 0 });
+  const { pop3 } = await server.start();
+  process.send!({ pop3: pop3!.port });
 }
 
 interface Target {
@@ -105,9 +103,7 @@ export async function run(args: string[] = []): Promise<void> {
   let dovecot: DovecotPop3 | null = null;
   try {
     const rookeryPort = await new Promise<number>((resolve) => proc.once('message', (m) => resolve((m as { pop3: number }).pop3)));
-    const targets: Target[] = [];
-    if (rookeryPort) targets.push({ name: 'Rookery', port: rookeryPort });
-    else console.log('pop3: this build has no POP3 listener; Rookery is left out');
+    const targets: Target[] = [{ name: 'Rookery', port: rookeryPort }];
     dovecot = await startDovecotPop3().catch((e: Error) => {
       console.log(`pop3: Dovecot did not start: ${e.message.split('\n')[0]}`);
       return null;

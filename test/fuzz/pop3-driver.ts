@@ -21,7 +21,6 @@
  */
 import type { Server } from '../../src/index.js';
 import { createServer } from '../../src/index.js';
-import type { ServerOptions } from '../../src/options/types.js';
 import { Pop3Client, pop3Login } from '../helpers/pop3-client.js';
 import type { Finding } from './driver.js';
 import { Rand } from './generate.js';
@@ -359,14 +358,10 @@ export async function runPop3Fuzz(options: Pop3FuzzOptions): Promise<Pop3FuzzRep
     upgrades: 0,
     findings: [],
   };
-  const server: Server = createServer({ port: 0, storage: { INBOX: { messages: MAILDROP } }, pop3: { port: 0, stls: true, apop: true } } as ServerOptions);
-  const started = (await server.start()) as { pop3?: { port: number } };
-  if (started.pop3 === undefined) {
-    await server.stop();
-    throw new Error('this build has no POP3 listener');
-  }
+  const server: Server = createServer({ port: 0, storage: { INBOX: { messages: MAILDROP } }, pop3: { port: 0, stls: true, apop: true } });
+  const { pop3 } = await server.start();
   const target: Target = {
-    port: started.pop3.port,
+    port: pop3!.port,
     count: async () => server.control.listMessages('INBOX').length,
     refill: async (messages) => {
       for (const raw of messages) server.control.addMessage('INBOX', { raw });

@@ -287,9 +287,7 @@ export async function pop3Login(port: number, user: string, password: string, op
 
 /** Starts a Rookery with its POP3 listener on a free loopback port (IMAP too); the test must stop it. */
 export async function startPop3Server(options: ServerOptions = {}): Promise<{ server: Server; pop3: number; imap: number }> {
-  const pop3Options = (options as { pop3?: object }).pop3;
-  const server = createServer({ port: 0, ...options, pop3: { port: 0, ...pop3Options } } as ServerOptions);
-  const started = (await server.start()) as { imap: { port: number }; pop3?: { port: number } };
-  if (started.pop3 === undefined) throw new Error('this build has no POP3 listener');
-  return { server, pop3: started.pop3.port, imap: started.imap.port };
+  const server = createServer({ port: 0, ...options, pop3: { port: 0, ...options.pop3 } });
+  const { imap, pop3 } = await server.start();
+  return { server, pop3: pop3!.port, imap: imap.port };
 }

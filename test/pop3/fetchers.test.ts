@@ -63,7 +63,7 @@ interface Rig {
 }
 
 async function rig(secure: boolean): Promise<Rig> {
-  const s = await startPop3Server({ plugins: ['IDLE'], users: { [USER]: { password: PASS } }, pop3: { secure } } as never);
+  const s = await startPop3Server({ plugins: ['IDLE'], users: { [USER]: { password: PASS } }, pop3: { secure } });
   for (const raw of MESSAGES) s.server.control.addMessage('INBOX', { raw });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'rookery-fetch-'));
   const out = path.join(dir, 'out');
