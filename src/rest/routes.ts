@@ -707,7 +707,7 @@ const ms = (min: number, description: string): Schema => ({ type: 'integer', min
  */
 export const SCRIPT_RULE: Schema = obj(
   {
-    on: { type: 'string', enum: SCRIPT_EVENTS, description: 'When the rule is asked: greeting, command, input (IDLE DONE, SASL lines), response (bytes about to go out), quiet (no traffic for quietFor ms), smtp (an SMTP MAIL, RCPT or DATA of the SMTP intake), continuation (a + line: before a literal, in AUTHENTICATE, IDLE)' },
+    on: { type: 'string', enum: SCRIPT_EVENTS, description: 'When the rule is asked: greeting, command, input (IDLE DONE, SASL lines), response (bytes about to go out), quiet (no traffic for quietFor ms), smtp (an SMTP MAIL, RCPT or DATA of the SMTP intake), continuation (a + line: before a literal, in AUTHENTICATE, IDLE), pop3 (a POP3 session: its stage says which point)' },
     command: {
       oneOf: [str(), arrayOf(str())],
       description:
@@ -747,6 +747,8 @@ export const SCRIPT_RULE: Schema = obj(
     defer: { type: 'string', enum: ['tagged', 'next'], description: 'Hold the response: until after the next tagged response, or until the next command\'s output' },
     seedScope: dflt({ type: 'string', enum: ['server', 'session', 'rule'] }, 'server', 'With chance: one PRNG stream for the server, one per session and rule (same faults whatever the interleaving), or one per rule'),
     // --- end issue 14 part 1
+    stage: dflt({ type: 'string', enum: ['greeting', 'command', 'response'] }, 'command', 'For on: pop3: the greeting, a command before it runs, or a response about to go out (docs/pop3.md)'),
+    pop3Fault: { type: 'string', enum: ['lf-size', 'no-dot', 'double-dot', 'no-stuffing', 'uidl-repeat', 'uidl-change'], description: 'For on: pop3 command rules: a POP3 defect in the answer of the command, which runs (docs/pop3.md, "Faults")' },
     hideCapabilities: { ...arrayOf(str()), description: 'For on: greeting or command: capabilities the session is not offered from then on (not advertised; their commands are unknown)' },
     // Transport faults (issue 14): src/script/transport.ts, docs/faults-and-timers.md.
     bandwidth: { ...int(0), description: 'From this event on, the session\'s output at most this many bytes per second (0 lifts the cap)' },

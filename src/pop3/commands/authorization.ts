@@ -87,7 +87,9 @@ export const auth: Pop3CommandSpec = {
     if (!(POP3_SASL as readonly string[]).includes(mechanism)) return err(`Unsupported authentication mechanism ${mechanism}`);
     const initial = args[1];
     let first: Buffer | Pop3Reply;
-    if (initial === undefined) first = await response(session, '');
+    // LOGIN's first challenge asks for the name (below); the others start with an empty one.
+    if (initial === undefined && mechanism === 'LOGIN') first = Buffer.alloc(0);
+    else if (initial === undefined) first = await response(session, '');
     else if (initial === '=') first = Buffer.alloc(0); // RFC 5034 §4: "=" is an empty initial response
     else if (!isBase64(initial)) return bad('Invalid base64 data');
     else first = Buffer.from(initial, 'base64');
