@@ -19,7 +19,7 @@
  *   normal session sees the store the control API lists, with LIST sizes
  *   equal to the octets RETR sends.
  */
-import type { Server } from '../../src/index.js';
+import type { ScriptRule, Server } from '../../src/index.js';
 import { createServer } from '../../src/index.js';
 import { Pop3Client, pop3Login } from '../helpers/pop3-client.js';
 import type { Finding } from './driver.js';
@@ -34,6 +34,8 @@ export interface Pop3FuzzOptions {
   batch?: number;
   answerTimeoutMs?: number;
   onProgress?: (done: number) => void;
+  /** Script rules for the server: faults that the oracle must catch (its own tests). */
+  script?: ScriptRule[];
 }
 
 /** What the workers need of the server under test (a Target, so the workers never reach into the server). */
@@ -358,7 +360,7 @@ export async function runPop3Fuzz(options: Pop3FuzzOptions): Promise<Pop3FuzzRep
     upgrades: 0,
     findings: [],
   };
-  const server: Server = createServer({ port: 0, storage: { INBOX: { messages: MAILDROP } }, pop3: { port: 0, stls: true, apop: true } });
+  const server: Server = createServer({ port: 0, storage: { INBOX: { messages: MAILDROP } }, pop3: { port: 0, stls: true, apop: true }, script: options.script ?? [] });
   const { pop3 } = await server.start();
   const target: Target = {
     port: pop3!.port,
@@ -385,7 +387,7 @@ export async function runPop3Fuzz(options: Pop3FuzzOptions): Promise<Pop3FuzzRep
           }
         }),
       );
-      await normalSession(target, findings);
+      await normalSession(target, findings).catch((e: Error) => findings.add('normal-session', e.message.slice(0, 200)));
     });
   } finally {
     await server.stop();
