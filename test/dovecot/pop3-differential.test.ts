@@ -5,7 +5,7 @@
  * throwaway Dovecot, the same command script against both, and every
  * answer compared as far as RFC 1939 and RFC 2449 fix it:
  *
- * - the status indicator (`+OK` / `-ERR`) of every answer, always; the
+ * - the status indicator (`+OK` / `-ERR`, or `+ ` in AUTH) of every answer, always; the
  *   text after it only where the RFC gives it a form;
  * - STAT and LIST n: "+OK", count or number, size (RFC 1939 section 5
  *   "makes no requirement on what follows"), so only those tokens;
@@ -189,12 +189,38 @@ async function runScript(port: number, n: number, user: string): Promise<{ excha
   await single('QUIT');
   await closed();
 
+  // AUTH (RFC 5034): an initial response, a continuation, the LOGIN exchange, an unknown mechanism
+  const b64 = (s: string): string => Buffer.from(s, 'latin1').toString('base64');
+  await open();
+  await single('AUTH X-UNKNOWN');
+  await single(`AUTH PLAIN ${b64(`\0${user}\0pass`)}`);
+  await single('STAT', 'stat');
+  await single('QUIT');
+  await closed();
+  await open();
+  await single('AUTH PLAIN');
+  await single(b64(`\0${user}\0pass`));
+  await single('QUIT');
+  await closed();
+  await open();
+  await single('AUTH LOGIN');
+  await single(b64(user));
+  await single(b64('pass'));
+  await single('STAT', 'stat');
+  await single('QUIT');
+  await closed();
+
   // a refused PASS goes back to AUTHORIZATION (section 7); last, as Dovecot delays the next answer
   await open();
   await single(`USER ${user}`);
   await single('PASS wrong');
   await single('STAT');
   await single('PASS pass');
+  c.close();
+  // a cancelled AUTH exchange (RFC 5034 section 4: "*" gets -ERR), after the refusal for the same reason
+  await open();
+  await single('AUTH PLAIN');
+  await single('*');
   c.close();
   return { exchanges, uidls };
 }
@@ -206,7 +232,9 @@ function compare(r: Exchange, d: Exchange): string[] {
   const where = `${d.command}:`;
   if (r.command !== d.command) return [`${where} scripts out of step (${r.command})`];
   if (r.kind === 'closed') return r.line === d.line ? [] : [`${where} rookery ${r.line}, dovecot ${d.line}`];
-  const status = (l: string): string => (l.startsWith('+OK') ? '+OK' : l.startsWith('-ERR') ? '-ERR' : `malformed ${JSON.stringify(l)}`);
+  // a SASL continuation ("+ " and a challenge, RFC 5034 section 4) is a third status; its challenge may differ
+  const status = (l: string): string =>
+    l.startsWith('+OK') ? '+OK' : l.startsWith('-ERR') ? '-ERR' : l === '+' || l.startsWith('+ ') ? '+' : `malformed ${JSON.stringify(l)}`;
   if (status(r.line) !== status(d.line)) return [`${where} rookery ${JSON.stringify(r.line)}, dovecot ${JSON.stringify(d.line)}`];
   if (!d.line.startsWith('+OK')) return [];
   switch (r.kind) {
