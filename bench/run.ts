@@ -28,10 +28,12 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
 };
 
 const args = process.argv.slice(2);
-const names = args.filter((a) => a in benches);
-const rest = args.filter((a) => !(a in benches));
-// Options that take the next word as their value (`--json out.json`, `--count 1000`).
+// Options that take the next word as their value (`--json out.json`, `--count 1000`, `--protocol pop3`).
 const VALUED = new Set(['--json', '--count', '--inputs', '--seed', '--connections', '--batch', '--protocol']);
+// A value is not a bench name: `fuzz --protocol pop3` runs the fuzz bench only.
+const isName = (a: string, i: number): boolean => a in benches && !VALUED.has(args[i - 1] ?? '');
+const names = args.filter(isName);
+const rest = args.filter((a, i) => !isName(a, i));
 const unknown = rest.filter((a, i) => !a.startsWith('-') && !/^\d+$/.test(a) && !a.includes('=') && !VALUED.has(rest[i - 1] ?? ''));
 if (unknown.length) {
   console.error(`unknown bench: ${unknown.join(', ')} (known: ${Object.keys(benches).join(', ')})`);
