@@ -62,8 +62,8 @@ interface Rig {
   stop(): Promise<void>;
 }
 
-async function rig(secure: boolean): Promise<Rig> {
-  const s = await startPop3Server({ plugins: ['IDLE'], users: { [USER]: { password: PASS } }, pop3: { secure } });
+async function rig(secure: boolean, stls = false): Promise<Rig> {
+  const s = await startPop3Server({ plugins: ['IDLE'], users: { [USER]: { password: PASS } }, pop3: { secure, stls } });
   for (const raw of MESSAGES) s.server.control.addMessage('INBOX', { raw });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'rookery-fetch-'));
   const out = path.join(dir, 'out');
@@ -193,6 +193,21 @@ describe('fetchmail', { skip: FETCHMAIL === null ? 'fetchmail not installed (Deb
       assert.equal(await imapCount(r.imap), 0);
     } finally {
       await idle.close();
+      await r.stop();
+    }
+  });
+
+  test('upgrades with STLS when it is offered (RFC 2595) before USER/PASS, without --keep', { timeout: 60_000 }, async () => {
+    const r = await rig(false, true);
+    try {
+      const res = await fetchmail(r, { keep: false });
+      assert.equal(res.code, 0, res.out);
+      const stls = res.out.indexOf('POP3> STLS');
+      assert.ok(stls >= 0, res.out);
+      assert.ok(stls < res.out.indexOf(`POP3> USER ${USER}`), 'the password went over TLS');
+      assert.deepEqual(await delivered(r.out), ALL);
+      assert.equal(await imapCount(r.imap), 0);
+    } finally {
       await r.stop();
     }
   });
