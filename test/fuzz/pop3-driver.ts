@@ -7,7 +7,7 @@
  * - every line gets exactly one answer: `+OK` or `-ERR` (followed by the
  *   end of the line or a space), or `+ ` during an AUTH exchange (RFC
  *   5034 section 4); a status line is at most 512 octets with its CRLF
- *   (RFC 1939 section 3);
+ *   (RFC 1939 section 3, RFC 2449 section 4);
  * - a positive answer to CAPA, RETR, TOP, LIST and UIDL without argument
  *   is multi-line and ends with `.`; LIST and UIDL bodies have their form
  *   (RFC 1939 section 7, unique-ids of 0x21-0x7E);
@@ -152,7 +152,8 @@ class Worker {
     if (this.tls) this.report.states.tls++;
     const answer = await this.nextLine();
     const keyword = keywordOf(line);
-    if (Buffer.byteLength(answer, 'latin1') + 2 > 512) this.findings.add('long-status', `${answer.length + 2} octets answering ${keyword}`, batchText);
+    // RFC 2449 section 4: the first line of a response stays within 512 octets with its CRLF (SASL challenges are not bound by it)
+    if (STATUS.test(answer) && Buffer.byteLength(answer, 'latin1') + 2 > 512) this.findings.add('long-status', `${answer.length + 2} octets answering ${keyword}`, batchText);
     if (this.state === 'authContinuation') {
       if (answer.startsWith('+ ') || answer === '+') {
         this.report.answers.continuation++;

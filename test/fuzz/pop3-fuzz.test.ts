@@ -48,7 +48,8 @@ for (const [fault, kind] of [
   });
 }
 
-// RFC 1939 section 3: "Responses may be up to 512 characters long, including the terminating CRLF."
+// RFC 1939 section 3: "Responses may be up to 512 characters long, including the terminating CRLF."; RFC 2449
+// section 4 keeps the first line of a response at 512 octets while it lets commands grow to 255.
 // A client reading status lines into a 512-octet buffer must not meet a longer -ERR that echoes its argument.
 test('-ERR answers that name an over-long argument stay within 512 octets', { timeout: 10_000 }, async () => {
   const { server, pop3 } = await startPop3Server();
