@@ -112,7 +112,7 @@ export class Pop3Session implements SessionHandle {
       if (this.state === 'authorization') this.goodbye(`No login within ${server.options.loginTimeout / 1000} seconds`);
     });
     // RFC 1939 §3: an inactivity autologout ends the session without UPDATE: nothing is deleted.
-    if (config.idleTimeout > 0) this.conn.setIdleTimeout(config.idleTimeout, () => this.goodbye(`Autologout: idle for ${Math.round(config.idleTimeout / 1000)} seconds`));
+    if (config.idleTimeout > 0) this.conn.setIdleTimeout(config.idleTimeout, () => this.goodbye(`Autologout: idle for ${idleText(config.idleTimeout)}`));
     this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
     this.admission.register(this);
     this.timestamp = config.apop ? `<${process.pid}.${this.id}.${server.now()}@${(machineName ??= hostnameOnce())}>` : null;
@@ -558,16 +558,9 @@ export class Pop3Session implements SessionHandle {
   }
 }
 
-/** Most octets of a response's first line, CRLF included (RFC 1939 section 3, RFC 2449 section 4). */
-const MAX_STATUS_LINE = 512;
-
-/** The status line as sent: text that repeats a long argument is cut to fit, on a UTF-8 character boundary. */
-function statusLine(head: string): Buffer {
-  const bytes = Buffer.from(head, 'utf8');
-  if (bytes.length <= MAX_STATUS_LINE) return bytes;
-  let end = MAX_STATUS_LINE - '...\r\n'.length;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-  return Buffer.concat([bytes.subarray(0, end), Buffer.from('...\r\n')]);
+/** Seconds, or milliseconds for the short timeouts tests set. */
+function idleText(ms: number): string {
+  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} seconds` : `${ms} ms`;
 }
 
 function firstLine(data: Buffer): string {
@@ -588,4 +581,16 @@ function hostnameOnce(): string {
 
 function wait(ms: number | 'tick'): Promise<void> {
   return new Promise((resolve) => (ms === 'tick' || ms === 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
+}
+
+/** Most octets of a response's first line, CRLF included (RFC 1939 section 3, RFC 2449 section 4). */
+const MAX_STATUS_LINE = 512;
+
+/** The status line as sent: text that repeats a long argument is cut to fit, on a UTF-8 character boundary. */
+function statusLine(head: string): Buffer {
+  const bytes = Buffer.from(head, 'utf8');
+  if (bytes.length <= MAX_STATUS_LINE) return bytes;
+  let end = MAX_STATUS_LINE - '...\r\n'.length;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return Buffer.concat([bytes.subarray(0, end), Buffer.from('...\r\n')]);
 }
