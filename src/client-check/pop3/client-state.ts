@@ -1,26 +1,12 @@
 /**
  * What a POP3 client was told and what it has sent, as the checker needs
  * it: the greeting's APOP timestamp, the CAPA answers it asked for (per
- * state and TLS layer), the answers still in progress when each command
- * arrived, QUIT, and the messages DELE marked. It only records; the rules
- * are in ./checker.ts.
- *
- * "In progress" is judged by byte offsets, as for IMAP: where each command
- * starts in the input, and how much input had arrived when each answer was
- * written in full. A command whose first byte had arrived before an
- * earlier answer was complete was sent without waiting for it. Timing on
- * the wire can only hide a case, never invent one.
+ * state and TLS layer), whether the previous answer was a multi-line one,
+ * QUIT, and the messages DELE marked. It only records; the rules are in
+ * ./checker.ts. Whether a command was pipelined the session itself tells
+ * (it knows whether the next line had arrived before an answer went out).
  */
-
-/** RFC 1939's states, as the POP3 session names them. */
-export type Pop3State = 'authorization' | 'transaction' | 'update';
-
-/** An answer written in full, with the input received by then. */
-interface Answered {
-  verb: string;
-  multiLine: boolean;
-  receivedAtAnswer: number;
-}
+import type { Pop3StateName } from '../../pop3/checker-hook.js';
 
 /** A CAPA answer the client was given. */
 export interface ToldCapa {
@@ -29,11 +15,9 @@ export interface ToldCapa {
   /** Upper-case SASL mechanisms of the `SASL` line. */
   mechanisms: ReadonlySet<string>;
   /** The state the session was in when it was asked. */
-  state: Pop3State;
+  state: Pop3StateName;
 }
 
-/** Answers remembered for the pipelining check: a client has few in flight. */
-const ANSWERED_KEPT = 32;
 /** Most capability tags or mechanisms kept from one CAPA answer (script rules can send any list). */
 const CAPA_MAX = 128;
 /** Longest capability tag kept. */
@@ -47,7 +31,7 @@ const TAG_MAX = 64;
 const toldCache = new Map<string, ToldCapa>();
 const TOLD_CACHE_MAX = 256;
 
-function toldCapa(lines: readonly string[], state: Pop3State): ToldCapa {
+function toldCapa(lines: readonly string[], state: Pop3StateName): ToldCapa {
   const key = `${state}\n${lines.join('\n')}`;
   let told = toldCache.get(key);
   if (told !== undefined) return told;
@@ -70,71 +54,30 @@ function toldCapa(lines: readonly string[], state: Pop3State): ToldCapa {
 const TIMESTAMP = /<[^<>\s]*>/;
 
 export class Pop3ClientState {
-  /** Bytes of input received so far (after TLS). */
-  received = 0;
-  /** Input offset where the next line starts. */
-  private boundary = 0;
-  private answered: Answered[] = [];
   /** Whether the greeting carried an APOP timestamp. */
   timestamp = false;
   /** The last CAPA answer of this TLS layer; null: none asked yet. */
   capa: ToldCapa | null = null;
-  /** Input offset just after the QUIT line; null: no QUIT yet. */
-  quitEnd: number | null = null;
-  /** Whether the input after QUIT was reported already. */
+  /** Whether the connection was under TLS at the last command (a change is STLS taking effect). */
+  secure = false;
+  /** QUIT was sent. */
+  quit = false;
+  /** Whether input after QUIT was reported already. */
   afterQuitReported = false;
+  /** The verb of the command last answered, and whether that answer was multi-line. */
+  previous: { verb: string; multiLine: boolean } | null = null;
   /** Whether the previous command was a USER answered +OK (PASS may only follow one). */
   userAccepted = false;
   /** Messages in the maildrop at login; null: not known (not logged in, or the session did not say). */
   maildrop: number | null = null;
   /** Message numbers DELE marked (at most the maildrop's size). */
   readonly marked = new Set<number>();
-  /** Commands seen, for their number in findings (POP3 has no tags). */
-  commands = 0;
 
   greeting(text: string): void {
     this.timestamp = TIMESTAMP.test(text);
   }
 
-  receivedBytes(n: number): void {
-    this.received += n;
-  }
-
-  /**
-   * A line was read; `buffered` is the input after it already received.
-   * Returns the offset at which it started.
-   */
-  lineRead(buffered: number): number {
-    const start = this.boundary;
-    this.boundary = this.received - buffered;
-    return start;
-  }
-
-  /** Where the input read so far ends (the next line's start). */
-  get readTo(): number {
-    return this.boundary;
-  }
-
-  /**
-   * The answer still in progress when a line starting at `start` arrived,
-   * newest first; null when the client waited for every answer.
-   */
-  inProgressAt(start: number): Answered | null {
-    let found: Answered | null = null;
-    for (let k = this.answered.length - 1; k >= 0 && this.answered[k]!.receivedAtAnswer > start; k--) {
-      const a = this.answered[k]!;
-      // A multi-line answer says more about the client than a one-line one before it.
-      if (found === null || (a.multiLine && !found.multiLine)) found = a;
-    }
-    return found;
-  }
-
-  answer(verb: string, multiLine: boolean): void {
-    this.answered.push({ verb, multiLine, receivedAtAnswer: this.received });
-    if (this.answered.length > ANSWERED_KEPT) this.answered.shift();
-  }
-
-  told(lines: readonly string[], state: Pop3State): void {
+  told(lines: readonly string[], state: Pop3StateName): void {
     this.capa = toldCapa(lines, state);
   }
 
