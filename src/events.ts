@@ -5,7 +5,11 @@
 import type { ClientFinding } from './client-check/findings.js';
 import type { MailboxChangeType } from './store/changes.js';
 
-export type SessionState = 'Not Authenticated' | 'Authenticated' | 'Selected' | 'Logout';
+/** IMAP's states; a POP3 session is in `Authorization`, `Transaction` or `Update` (RFC 1939), and `Logout` once closed. */
+export type SessionState = 'Not Authenticated' | 'Authenticated' | 'Selected' | 'Logout' | 'Authorization' | 'Transaction' | 'Update';
+
+/** The protocol a session speaks. */
+export type SessionProtocol = 'imap' | 'pop3';
 
 /** A session as the control API and events show it. */
 export interface SessionInfo {
@@ -18,6 +22,7 @@ export interface SessionInfo {
   secure: boolean;
   compressed: boolean;
   remoteAddress: string | null;
+  protocol: SessionProtocol;
 }
 
 export type SessionEventType = 'open' | 'login' | 'select' | 'unselect' | 'unauthenticate' | 'logout' | 'waiting' | 'close';
@@ -35,6 +40,8 @@ export interface CommandEvent {
   command: string;
   status: 'OK' | 'NO' | 'BAD';
   user: string | null;
+  /** POP3 commands have no tag: `tag` is their number in the session (`"1"` for the first). */
+  protocol: SessionProtocol;
 }
 
 export interface MailboxEvent {

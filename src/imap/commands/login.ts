@@ -6,6 +6,8 @@
 import { NOT_AUTHENTICATED, bad, no, ok, type CommandResult, type CommandSpec } from '../command.js';
 import type { ImapSession } from '../session.js';
 import { imapProtocol } from '../protocol.js';
+import { passwordMatches, tokenMatches } from '../../auth/credentials.js';
+import { decodeOAuthBearer, decodePlain, decodeXOAuth2, isBase64, OAUTHBEARER_ERROR, XOAUTH2_ERROR } from '../../auth/sasl.js';
 
 function succeed(session: ImapSession, user: string): CommandResult {
   session.login(user);
@@ -16,8 +18,7 @@ const failed = (): CommandResult => no('Invalid credentials (Failure)', 'AUTHENT
 
 /** Checks a password against the users of the store. */
 function verifyPassword(session: ImapSession, user: string, password: string): boolean {
-  const record = session.server.store.users.get(user);
-  return record !== undefined && record.password !== null && record.password === password;
+  return passwordMatches(session.server.store.users, user, password);
 }
 
 /** The `loginDisabled` option on a connection without TLS: no login of any kind until STARTTLS. */
@@ -47,20 +48,17 @@ export const login: CommandSpec = {
 
 /** Decodes `authzid NUL authcid NUL password` (RFC 4616). */
 export function checkPlain(session: ImapSession, response: Buffer): CommandResult {
-  const parts = response.toString('utf8').split('\0');
+  const plain = decodePlain(response);
   // Malformed PLAIN data is an authentication failure, as Dovecot answers it (RFC 3501 §6.2.2 NO).
-  if (parts.length !== 3) return failed();
-  const [authz, user, password] = parts as [string, string, string];
-  if (authz !== '' && authz !== user) return failed();
-  return verifyPassword(session, user, password) ? succeed(session, user) : failed();
+  if (plain === null) return failed();
+  return verifyPassword(session, plain.user, plain.password) ? succeed(session, plain.user) : failed();
 }
 
 /** Logs in with a user's access token, or answers the JSON error challenge and waits for the client's abort. */
 async function tokenLogin(session: ImapSession, user: string | undefined, token: string | undefined, error: object): Promise<CommandResult> {
-  const record = user === undefined ? undefined : session.server.store.users.get(user);
-  const expected = record?.xoauth2;
-  if (user !== undefined && token !== undefined && expected && expected.accessToken === token) {
-    session.login(user, { sessionTimeout: expected.sessionTimeout });
+  const granted = tokenMatches(session.server.store.users, user, token);
+  if (user !== undefined && granted !== null) {
+    session.login(user, granted);
     return ok('Logged in', `CAPABILITY ${session.announceCapabilities().join(' ')}`);
   }
   // Real servers answer a bad token with a challenge carrying a JSON error and expect the
@@ -73,17 +71,14 @@ async function tokenLogin(session: ImapSession, user: string | undefined, token:
 
 /** Google's XOAUTH2: `user=<name>^Aauth=Bearer <token>^A^A`. */
 export function checkXOAuth2(session: ImapSession, response: Buffer): Promise<CommandResult> {
-  const m = /^user=([^\x01]*)\x01auth=Bearer ([^\x01]+)\x01\x01$/.exec(response.toString('utf8'));
-  return tokenLogin(session, m?.[1], m?.[2], { status: '401', schemes: 'Bearer', scope: 'https://mail.google.com/' });
+  const { user, token } = decodeXOAuth2(response);
+  return tokenLogin(session, user, token, XOAUTH2_ERROR);
 }
 
 /** RFC 7628 OAUTHBEARER: `n,a=<name>,^Ahost=...^Aport=...^Aauth=Bearer <token>^A^A`. */
 export function checkOAuthBearer(session: ImapSession, response: Buffer): Promise<CommandResult> {
-  const text = response.toString('utf8');
-  const [gs2, ...pairs] = text.split('\x01');
-  const user = /^[ny],a=([^,]*),$/.exec(gs2 ?? '')?.[1]?.replace(/=2C/g, ',').replace(/=3D/g, '=');
-  const auth = text.endsWith('\x01\x01') ? pairs.find((p) => p.startsWith('auth=Bearer ')) : undefined;
-  return tokenLogin(session, user, auth?.slice('auth=Bearer '.length), { status: 'invalid_token', scope: 'https://mail.google.com/' });
+  const { user, token } = decodeOAuthBearer(response);
+  return tokenLogin(session, user, token, OAUTHBEARER_ERROR);
 }
 
 export const authenticate: CommandSpec = {
@@ -114,7 +109,7 @@ export const authenticate: CommandSpec = {
       text = line.toString('latin1');
       if (text === '*') return bad('Authentication aborted');
     }
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return bad('Invalid base64 data');
+    if (!isBase64(text)) return bad('Invalid base64 data');
     return mechanism.check(session, Buffer.from(text, 'base64'));
   },
 };
