@@ -23,7 +23,7 @@ import { NO_POP3_CHECK, pop3CheckerFactory, type Pop3Checker } from './checker-h
 import { pop3Commands } from './commands/index.js';
 import { bad, err, ok, type Pop3Reply, type Pop3State } from './commands/types.js';
 import { frameBody, RFC_FRAMING } from './framing.js';
-import { LineReader, TOO_LONG } from './line-reader.js';
+import { BARE_LF, LineReader, TOO_LONG } from './line-reader.js';
 import { Maildrop } from './maildrop.js';
 
 /** What the session needs of its listener (src/pop3/listener.ts). */
@@ -121,6 +121,7 @@ export class Pop3Session implements SessionHandle {
     const action = this.fire('greeting', greeting.toString('latin1'));
     if (action) this.applyOutput(action, greeting);
     else this.send([greeting]);
+    this.checker.greeting?.(greeting.toString('latin1', 0, greeting.length - 2));
   }
 
   get config(): ResolvedPop3 {
@@ -251,6 +252,7 @@ export class Pop3Session implements SessionHandle {
       capabilities: this.lastCapa,
       pipelined,
       afterQuit: false,
+      bareLf: BARE_LF.has(line),
     });
     this.current = { verb: scriptName, seq };
     let fault: Pop3Fault | null = null;
@@ -295,6 +297,7 @@ export class Pop3Session implements SessionHandle {
     const parts: Buffer[] = [Buffer.from(head, 'utf8')];
     if (result.ok && result.body !== undefined && result.body !== null) parts.push(...frameBody(result.body, result.framing ?? RFC_FRAMING));
     this.respond(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    this.checker.answered?.(result.ok, parts.length > 1);
     this.endCapture();
     this.current = null;
     this.server.emitCommand(this.id, String(seq), verb, status, this.user, 'pop3');
@@ -375,6 +378,7 @@ export class Pop3Session implements SessionHandle {
     this.state = 'transaction';
     this.admission.leaveUnauthenticated();
     this.emitSession('login');
+    this.checker.authenticated?.(this.maildrop.count);
     return ok(`Logged in, ${this.maildrop.count} messages (${this.maildrop.octets} octets)`);
   }
 
