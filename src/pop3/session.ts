@@ -374,7 +374,7 @@ export class Pop3Session implements SessionHandle {
     if (refused) return refused;
     this.user = user;
     this.prefix = prefix;
-    this.maildrop = new Maildrop(inbox, maildropMessages(this.config.behaviour, prefix, inbox));
+    this.maildrop = new Maildrop(inbox, maildropMessages(this.config.behaviour, prefix, inbox, this.server.now()));
     this.state = 'transaction';
     this.admission.leaveUnauthenticated();
     this.emitSession('login');
