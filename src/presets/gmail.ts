@@ -47,8 +47,9 @@ export function gmail(): PresetOptions {
     maxConnections: 15,
     // Per user, with Gmail's refusal of the login (src/session/limits.ts cites it).
     maxConnectionsPerUser: { limit: 15, style: 'gmail' },
-    // None: a failed login already reads `NO [AUTHENTICATIONFAILED] Invalid credentials (Failure)` ([G2]).
-    script: [],
+    // IMAP: none, a failed login already reads `NO [AUTHENTICATIONFAILED] Invalid credentials (Failure)` ([G2]).
+    // POP3: [GP4] the greeting of pop.gmail.com (no APOP timestamp).
+    script: [{ on: 'pop3', stage: 'greeting', send: '+OK Gpop ready for requests from 127.0.0.1 q5pf21484907pbh.7' }],
     // POP3 (docs/pop3-presets.md). [GP1] support.google.com/mail/answer/7104828: pop.gmail.com, SSL, port 995
     // (a listener's port and `secure` are the caller's). [GP4] fetchmail log of pop.gmail.com ("mutt on 10.4 will
     // not work", 2012): greeting `+OK Gpop ready for requests from <address> <id>` without an APOP timestamp, CAPA

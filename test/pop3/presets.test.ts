@@ -76,10 +76,10 @@ const inbox = (): string[] =>
   server!.control.listMessages('INBOX').map((m) => /Subject: (\S+)/.exec(Buffer.from(server!.control.getMessage('INBOX', m.uid).raw ?? '', 'base64').toString())![1]!);
 
 describe('POP3 presets (poplib)', () => {
-  test('gmail: no APOP timestamp in the greeting, EXPIRE 0 in CAPA', async () => {
+  test("gmail: Gpop's greeting without an APOP timestamp, EXPIRE 0 in CAPA", async () => {
     const port = await start({ preset: 'gmail' });
     const out = (await poplib(port, `print(json.dumps([p.getwelcome().decode(), p.capa().get('EXPIRE')]))`)) as [string, string[]];
-    assert.doesNotMatch(out[0], /<.*@.*>/);
+    assert.equal(out[0], '+OK Gpop ready for requests from 127.0.0.1 q5pf21484907pbh.7');
     assert.deepEqual(out[1], ['0']);
   });
 
@@ -134,16 +134,16 @@ describe('POP3 presets (poplib)', () => {
     assert.equal(presets.yahoo.pop3, undefined, 'no public source for Yahoo POP3 behaviour');
   });
 
-  test('outlook: no APOP timestamp in the greeting', async () => {
+  test("outlook: Exchange's greeting, without an APOP timestamp", async () => {
     const port = await start({ preset: 'outlook' });
     const out = (await poplib(port, `print(json.dumps(p.getwelcome().decode()))`)) as string;
-    assert.doesNotMatch(out, /<.*@.*>/);
+    assert.equal(out, '+OK The Microsoft Exchange POP3 service is ready. [TABPAEMAQQBMAEgATwBTAFQA]');
   });
 
-  test('dovecot: greeting without a timestamp; UIDL is %08Xu%08Xv of UID and UIDVALIDITY', async () => {
+  test("dovecot: Dovecot's greeting without a timestamp; UIDL is %08Xu%08Xv of UID and UIDVALIDITY", async () => {
     const port = await start({ preset: 'dovecot' });
     const out = (await poplib(port, `g = p.getwelcome().decode(); p.user('testuser'); p.pass_('testpass'); u = [l.decode() for l in p.uidl()[1]]; p.quit(); print(json.dumps([g, u]))`)) as [string, string[]];
-    assert.doesNotMatch(out[0], /<.*@.*>/);
+    assert.equal(out[0], '+OK Dovecot ready.');
     const validity = server!.control.getMailbox('INBOX').uidvalidity;
     const hex = (n: number): string => n.toString(16).toUpperCase().padStart(8, '0');
     assert.deepEqual(out[1], server!.control.listMessages('INBOX').map((m, i) => `${i + 1} ${hex(m.uid)}${hex(validity)}`));
