@@ -8,7 +8,7 @@ import type { Pop3Behaviour, ResolvedPop3 } from './types.js';
 
 export const POP3_KEYS = ['port', 'host', 'secure', 'stls', 'apop', 'expire', 'loginDelay', 'exclusive', 'idleTimeout', 'maxLineLength', 'behaviour'] as const;
 const POP3_SET = new Set<string>(POP3_KEYS);
-const BEHAVIOUR_KEYS = ['userPrefixes', 'deleteAction', 'archiveMailbox', 'recentDays', 'hideRetrieved'] as const;
+const BEHAVIOUR_KEYS = ['userPrefixes', 'deleteAction', 'archiveMailbox', 'recentDays', 'hideRetrieved', 'uidlHex'] as const;
 const BEHAVIOUR_SET = new Set<string>(BEHAVIOUR_KEYS);
 const DELETE_ACTIONS = ['delete', 'keep', 'read', 'archive'] as const;
 
@@ -28,6 +28,7 @@ export const DEFAULT_BEHAVIOUR: Readonly<Required<Omit<Pop3Behaviour, 'archiveMa
   archiveMailbox: 'Archive',
   recentDays: 0,
   hideRetrieved: false,
+  uidlHex: 'upper',
 });
 
 export function resolvePop3(problems: Problems, value: unknown, defaultHost: string): ResolvedPop3 | null {
@@ -120,6 +121,11 @@ function resolveBehaviour(problems: Problems, value: unknown): ResolvedPop3['beh
     const h = value.hideRetrieved;
     if (typeof h === 'boolean') out.hideRetrieved = h;
     else problems.expected('pop3.behaviour.hideRetrieved', 'a boolean', h);
+  }
+  if (value.uidlHex !== undefined) {
+    const u = value.uidlHex;
+    if (u === 'upper' || u === 'lower') out.uidlHex = u;
+    else problems.expected('pop3.behaviour.uidlHex', '"upper" or "lower"', u);
   }
   return Object.freeze(out);
 }

@@ -195,6 +195,8 @@ export interface Pop3Behaviour {
    * EXPIRE 0, or marked by DELE) and left in INBOX (Gmail's "popped" messages). Default false.
    */
   hideRetrieved?: boolean;
+  /** Hex digits of the UIDL form (UID and UIDVALIDITY, eight digits each): `upper` (default) or `lower`, as Dovecot's `%08Xu%08Xv` writes them. */
+  uidlHex?: 'upper' | 'lower';
 }
 
 export interface ResolvedPop3 {

@@ -12,6 +12,7 @@ import type { Message } from '../store/message.js';
 import type { Origin } from '../store/changes.js';
 import type { Store } from '../store/store.js';
 import type { MailboxView } from '../store/view.js';
+import { uidlOf } from './maildrop.js';
 
 export type Pop3BehaviourSettings = ResolvedPop3['behaviour'];
 
@@ -39,6 +40,13 @@ export function splitUser(behaviour: Pop3BehaviourSettings, name: string): Split
 const popped = new WeakMap<Mailbox, WeakSet<Message>>();
 
 const DAY_MS = 86_400_000;
+
+const lowerUidl = (uid: number, uidvalidity: number): string => uidlOf(uid, uidvalidity).toLowerCase();
+
+/** How the maildrop spells a message's unique-id (`uidlHex`; Dovecot's `%X` writes lower-case hex). */
+export function uidlFormat(behaviour: Pop3BehaviourSettings): (uid: number, uidvalidity: number) => string {
+  return behaviour.uidlHex === 'lower' ? lowerUidl : uidlOf;
+}
 
 /**
  * The messages of the maildrop for a login, in UID order: all of INBOX by

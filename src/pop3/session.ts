@@ -18,7 +18,7 @@ import type { Pop3Fault, Pop3Stage, ScriptContext, ScriptRule } from '../script/
 import { failTlsHandshake } from '../script/transport.js';
 import type { Server } from '../server.js';
 import type { StoreChange } from '../store/changes.js';
-import { applyUpdate, maildropMessages } from './behaviour.js';
+import { applyUpdate, maildropMessages, uidlFormat } from './behaviour.js';
 import { NO_POP3_CHECK, pop3CheckerFactory, type Pop3Checker } from './checker-hook.js';
 import { pop3Commands } from './commands/index.js';
 import { bad, err, ok, type Pop3Reply, type Pop3State } from './commands/types.js';
@@ -374,7 +374,7 @@ export class Pop3Session implements SessionHandle {
     if (refused) return refused;
     this.user = user;
     this.prefix = prefix;
-    this.maildrop = new Maildrop(inbox, maildropMessages(this.config.behaviour, prefix, inbox, this.server.now()));
+    this.maildrop = new Maildrop(inbox, maildropMessages(this.config.behaviour, prefix, inbox, this.server.now()), uidlFormat(this.config.behaviour));
     this.state = 'transaction';
     this.admission.leaveUnauthenticated();
     this.emitSession('login');
