@@ -53,8 +53,8 @@ export function dovecot(): PresetOptions {
       { on: 'pop3', stage: 'greeting', send: '+OK Dovecot ready.' },
     ],
     // POP3 (docs/pop3-presets.md). [DP1] Dovecot 2.3.19 itself: `+OK Dovecot ready.` without an APOP timestamp
-    // (APOP needs a passdb with plain passwords); UIDL is `%08Xu%08Xv` ([DP2] doc.dovecot.org pop3_uidl_format),
-    // Rookery's own form.
-    pop3: { apop: false },
+    // (APOP needs a passdb with plain passwords); UIDL `%08Xu%08Xv` ([DP2] doc.dovecot.org pop3_uidl_format), which
+    // it writes in lower-case hex (`000000016b0f5973` for UID 1, UIDVALIDITY 1796168051).
+    pop3: { apop: false, behaviour: { uidlHex: 'lower' } },
   };
 }
