@@ -112,7 +112,7 @@ export class Pop3Session implements SessionHandle {
       if (this.state === 'authorization') this.goodbye(`No login within ${server.options.loginTimeout / 1000} seconds`);
     });
     // RFC 1939 §3: an inactivity autologout ends the session without UPDATE: nothing is deleted.
-    if (config.idleTimeout > 0) this.conn.setIdleTimeout(config.idleTimeout, () => this.goodbye(`Autologout: idle for ${Math.round(config.idleTimeout / 1000)} seconds`));
+    if (config.idleTimeout > 0) this.conn.setIdleTimeout(config.idleTimeout, () => this.goodbye(`Autologout: idle for ${idleText(config.idleTimeout)}`));
     this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
     this.admission.register(this);
     this.timestamp = config.apop ? `<${process.pid}.${this.id}.${server.now()}@${(machineName ??= hostnameOnce())}>` : null;
@@ -560,6 +560,11 @@ export class Pop3Session implements SessionHandle {
     this.conn.transcript?.close();
     this.emitSession('close');
   }
+}
+
+/** Seconds, or milliseconds for the short timeouts tests set. */
+function idleText(ms: number): string {
+  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} seconds` : `${ms} ms`;
 }
 
 function firstLine(data: Buffer): string {

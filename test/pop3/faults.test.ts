@@ -205,3 +205,21 @@ test('rules for on: pop3 are checked: unknown commands, IMAP-only fields and fau
     await server.stop();
   }
 });
+
+test('the POP3 defects of the library (rookery --defect): pop3-no-dot-stuffing ends a message at its lone "." line, pop3-uidl-reused repeats ids', async () => {
+  const { server, pop3 } = await startPop3({ defects: ['pop3-no-dot-stuffing', 'pop3-uidl-reused'], storage: { INBOX: { messages: ['A: 1\r\n\r\nbefore\r\n.\r\nafter\r\n', 'A: 2\r\n\r\n'] } } });
+  try {
+    const c = await loggedIn(pop3);
+    assert.equal(await c.command('RETR 1'), '+OK 26 octets');
+    // What a client reads as the whole message: up to the unstuffed lone dot.
+    assert.equal((await c.multi()).toString(), 'A: 1\r\n\r\nbefore\r\n.\r\n');
+    assert.equal(await c.line(), 'after');
+    assert.equal(await c.line(), '.');
+    assert.equal(await c.command('UIDL'), '+OK Unique-ID listing follows');
+    const ids = (await c.multi()).toString().split('\r\n').slice(0, 2).map((l) => l.split(' ')[1]);
+    assert.equal(ids[0], ids[1]);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
