@@ -18,8 +18,15 @@
  *    then refused by the schema, so nothing is stored), with the default
  *    `rest.maxBodyBytesInFlight` of 128 MiB and, in a second server, with
  *    the budget out of the way (what the server did before it had one).
+ * 7. POP3 non-reading pipeliner: USER, PASS and 1,000 `RETR 1` of the 1 MB
+ *    message in one write, never read; besides RSS, the most output any one
+ *    connection had buffered in the server (socket `writableLength`, seen by
+ *    wrapping `net.Socket#write` in the child).
+ * 8. POP3 pre-login flood: 1,200 connections that never log in against the
+ *    default `maxUnauthenticated` of 1,000; then a POP3 login, timed.
+ * A POP3 normal client (NOOP) stands beside the POP3 attacks.
  *
- * `npm run bench -- abuse`.
+ * `npm run bench -- abuse` (`--only=pop3`: the attacks whose name holds the word).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
@@ -33,24 +40,39 @@ async function child(): Promise<void> {
   const body = 'x'.repeat(76) + '\r\n';
   const big = `Subject: big\r\n\r\n${body.repeat(Math.ceil(MB / body.length))}`;
   const restOptions = JSON.parse(process.argv[process.argv.indexOf("--child") + 1] ?? "{}") as object;
-  const server = createServer({ port: 0, plugins: 'all', rest: { port: 0, ...restOptions }, storage: { INBOX: { messages: [big] } } });
-  const { imap, rest } = await server.start();
+  const server = createServer({ port: 0, plugins: 'all', rest: { port: 0, ...restOptions }, storage: { INBOX: { messages: [big] } }, pop3: { port: 0 } });
+  const started = await server.start();
+  // The most output any one connection held unsent: what a client that never reads costs the server per session.
+  let buffered = 0;
+  const write = net.Socket.prototype.write;
+  net.Socket.prototype.write = function (this: net.Socket, ...args: Parameters<net.Socket['write']>): boolean {
+    const flushed = write.apply(this, args);
+    if (this.writableLength > buffered) buffered = this.writableLength;
+    return flushed;
+  } as net.Socket['write'];
   process.on('message', (m: { ask: string }) => {
     if (m.ask === 'rss') process.send!({ rss: process.memoryUsage.rss() });
     if (m.ask === 'gc') {
       global.gc?.();
       process.send!({ rss: process.memoryUsage.rss() });
     }
+    if (m.ask === 'buffered') {
+      process.send!({ buffered });
+      buffered = 0;
+    }
   });
-  process.send!({ imap: imap.port, rest: rest!.port });
+  process.send!({ imap: started.imap.port, rest: started.rest!.port, pop3: started.pop3!.port });
 }
 
 function ask(proc: ChildProcess, what: string): Promise<number> {
+  // answers come back in the order asked, but RSS polls run beside other questions: each waits for its own field
+  const field = what === 'buffered' ? 'buffered' : 'rss';
   return new Promise((resolve) => {
-    const onMessage = (m: { rss?: number }): void => {
-      if (m.rss === undefined) return;
+    const onMessage = (m: { rss?: number; buffered?: number }): void => {
+      const value = m[field];
+      if (value === undefined) return;
       proc.off('message', onMessage);
-      resolve(m.rss);
+      resolve(value);
     };
     proc.on('message', onMessage);
     proc.send({ ask: what });
@@ -276,13 +298,124 @@ async function concurrentBodies(restPort: number): Promise<string> {
   return `${[...counts].map(([s, n]) => `${n} x ${s || 'failed'}`).join(', ')} in ${(ms / 1000).toFixed(1)} s`;
 }
 
-async function startChild(rest: object): Promise<{ proc: ChildProcess; ports: { imap: number; rest: number } }> {
+/** A well-behaved POP3 client: NOOPs one at a time, timing each, until `stop()`. */
+async function normalPop3Client(port: number): Promise<{ stop: () => Promise<number[]> }> {
+  const socket = await connect(port);
+  let buffer = '';
+  let wake: (() => void) | null = null;
+  socket.on('data', (d: Buffer) => {
+    buffer += d.toString('latin1');
+    wake?.();
+  });
+  const answers = async (n: number): Promise<void> => {
+    while ((buffer.match(/\r\n/g) ?? []).length < n) await new Promise<void>((r) => (wake = r));
+    buffer = '';
+  };
+  await answers(1);
+  socket.write('USER testuser\r\nPASS testpass\r\n');
+  await answers(2);
+  const times: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const t = process.hrtime.bigint();
+      socket.write('NOOP\r\n');
+      await answers(1);
+      times.push(Number(process.hrtime.bigint() - t) / 1e6);
+      await sleep(5);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      socket.destroy();
+      return times;
+    },
+  };
+}
+
+/** USER, PASS and 1,000 RETR of the 1 MB message in one write, never read. */
+async function pop3Pipeliner(proc: ChildProcess, port: number): Promise<string> {
+  await ask(proc, 'buffered');
+  const socket = await connect(port);
+  socket.pause();
+  let commands = 'USER testuser\r\nPASS testpass\r\n';
+  for (let i = 0; i < 1000; i++) commands += 'RETR 1\r\n';
+  socket.write(commands);
+  await sleep(2000);
+  const most = await ask(proc, 'buffered');
+  socket.destroy();
+  return `most output buffered for one connection: ${(most / MB).toFixed(2)} MB (of ~1,000 MB asked for)`;
+}
+
+/**
+ * 1,200 connections that never log in against the default maxUnauthenticated of 1,000. A client that
+ * connected before the flood still logs in, a new one is refused while the flood lasts, and one after it is let in.
+ */
+async function pop3PreLoginFlood(port: number): Promise<string> {
+  const early = await connect(port);
+  let earlyText = '';
+  early.on('data', (d: Buffer) => (earlyText += d.toString('latin1')));
+  const sockets: net.Socket[] = [];
+  let refused = 0;
+  for (let i = 0; i < 1200; i++) {
+    try {
+      const s = await connect(port);
+      let text = '';
+      s.on('data', (d: Buffer) => {
+        const first = text === '';
+        text += d.toString('latin1');
+        if (first && text.startsWith('-ERR')) refused++;
+      });
+      sockets.push(s);
+    } catch {
+      refused++;
+    }
+  }
+  await sleep(500);
+  const t = process.hrtime.bigint();
+  early.write('USER testuser\r\nPASS testpass\r\n');
+  const deadline = Date.now() + 5000;
+  while (earlyText.split('\r\n').length < 4 && Date.now() < deadline) await sleep(5);
+  const earlyMs = Number(process.hrtime.bigint() - t) / 1e6;
+  const earlyOk = /^\+OK[^\r]*\r\n\+OK[^\r]*\r\n\+OK/.test(earlyText);
+  early.destroy();
+  const during = await pop3Login(port);
+  for (const s of sockets) s.destroy();
+  await sleep(500);
+  const after = await pop3Login(port);
+  return `${refused} of 1,200 refused with -ERR; connected before: login ${earlyOk ? 'OK' : 'failed'} in ${earlyMs.toFixed(1)} ms; new during: ${during ? 'let in' : 'refused'}; new after: ${after ? 'OK' : 'failed'}`;
+}
+
+async function pop3Login(port: number): Promise<boolean> {
+  const s = await connect(port);
+  let text = '';
+  const ok = await new Promise<boolean>((resolve) => {
+    s.on('data', (d: Buffer) => {
+      text += d.toString('latin1');
+      const lines = text.split('\r\n');
+      if (lines.length === 2 && lines[0]!.startsWith('+OK')) s.write('USER testuser\r\nPASS testpass\r\n');
+      if (lines.length >= 4) resolve(lines[1]!.startsWith('+OK') && lines[2]!.startsWith('+OK'));
+      if (text.startsWith('-ERR')) resolve(false);
+    });
+    s.once('close', () => resolve(false));
+    setTimeout(() => resolve(false), 5000).unref();
+  });
+  s.destroy();
+  return ok;
+}
+
+async function startChild(rest: object): Promise<{ proc: ChildProcess; ports: { imap: number; rest: number; pop3: number } }> {
   const proc = fork(fileURLToPath(import.meta.url), ['--child', JSON.stringify(rest)], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ports = await new Promise<{ imap: number; rest: number }>((resolve) => proc.once('message', (m) => resolve(m as { imap: number; rest: number })));
+  const ports = await new Promise<{ imap: number; rest: number; pop3: number }>((resolve) => proc.once('message', (m) => resolve(m as { imap: number; rest: number; pop3: number })));
   return { proc, ports };
 }
 
-export async function run(): Promise<void> {
+export async function run(args: string[] = []): Promise<void> {
+  // `--only=pop3`: the attacks whose name holds the word (case-insensitive), e.g. to measure one protocol's
+  const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length).toLowerCase();
+  const wanted = (name: string): boolean => only === undefined || name.toLowerCase().includes(only);
   const { proc, ports } = await startChild({});
   const rows: [string, string, string, string][] = [];
   const attacks: [string, () => Promise<string | void>][] = [
@@ -293,9 +426,9 @@ export async function run(): Promise<void> {
     ['REST half-open flood (3,000 connections)', () => restHalfOpenFlood(ports.imap, ports.rest)],
     ['8 concurrent 64 MiB bodies (budget 128 MiB)', () => concurrentBodies(ports.rest)],
   ];
-  const measure = async (target: { proc: ChildProcess; ports: { imap: number } }, name: string, attack: () => Promise<string | void>): Promise<void> => {
+  const measure = async (target: { proc: ChildProcess; ports: { imap: number; pop3?: number } }, name: string, attack: () => Promise<string | void>, pop3 = false): Promise<void> => {
     const before = await ask(target.proc, 'gc');
-    const normal = await normalClient(target.ports.imap);
+    const normal = pop3 ? await normalPop3Client(target.ports.pop3!) : await normalClient(target.ports.imap);
     let note = '';
     const peak = await peakDuring(target.proc, async () => {
       note = (await attack()) ?? '';
@@ -303,13 +436,20 @@ export async function run(): Promise<void> {
     const times = await normal.stop();
     rows.push([name, `${(before / MB).toFixed(0)} -> ${(peak / MB).toFixed(0)} MB`, `${percentile(times, 50)} / ${percentile(times, 99)}`, note]);
   };
-  for (const [name, attack] of attacks) await measure({ proc, ports }, name, attack);
+  for (const [name, attack] of attacks) if (wanted(name)) await measure({ proc, ports }, name, attack);
+  const pop3Attacks: [string, () => Promise<string>][] = [
+    ['POP3 non-reading pipeliner (1,000 x 1 MB RETR)', () => pop3Pipeliner(proc, ports.pop3)],
+    ['POP3 pre-login flood (1,200 connections)', () => pop3PreLoginFlood(ports.pop3)],
+  ];
+  for (const [name, attack] of pop3Attacks) if (wanted(name)) await measure({ proc, ports }, name, attack, true);
   proc.kill();
   // The same bodies against a server whose budget is out of the way: what one costs without it.
-  const unbounded = await startChild({ maxBodyBytesInFlight: 2 ** 40 });
-  await measure(unbounded, '8 concurrent 64 MiB bodies (no budget)', () => concurrentBodies(unbounded.ports.rest));
-  unbounded.proc.kill();
-  table('abuse: server RSS (child process) and a normal client\'s NOOP latency beside each attack', [
+  if (wanted('8 concurrent 64 MiB bodies (no budget)')) {
+    const unbounded = await startChild({ maxBodyBytesInFlight: 2 ** 40 });
+    await measure(unbounded, '8 concurrent 64 MiB bodies (no budget)', () => concurrentBodies(unbounded.ports.rest));
+    unbounded.proc.kill();
+  }
+  table('abuse: server RSS (child process) and a normal client\'s NOOP latency (IMAP, or POP3 beside the POP3 attacks) beside each attack', [
     ['attack', 'RSS before -> peak', 'normal p50 / p99', 'note'],
     ...rows,
   ]);

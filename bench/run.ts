@@ -1,5 +1,5 @@
 /**
- * Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp|sort|wait|script|users|scoreboard|faults|fixtures|dashboard|sessions ...]`.
+ * Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp|sort|wait|script|users|scoreboard|faults|fixtures|dashboard|sessions|pop3 ...]`.
  * No name runs the scoreboard (every figure of the issue-20 table, in about five minutes); the
  * long ones (fuzz, fuzz-rest, abuse) run only when named.
  */
@@ -24,13 +24,16 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   fixtures: () => import('./fixtures.js'),
   dashboard: () => import('./dashboard.js'),
   sessions: () => import('./sessions.js'),
+  pop3: () => import('./pop3.js'),
 };
 
 const args = process.argv.slice(2);
-const names = args.filter((a) => a in benches);
-const rest = args.filter((a) => !(a in benches));
-// Options that take the next word as their value (`--json out.json`, `--count 1000`).
-const VALUED = new Set(['--json', '--count', '--inputs', '--seed', '--connections', '--batch']);
+// Options that take the next word as their value (`--json out.json`, `--count 1000`, `--protocol pop3`).
+const VALUED = new Set(['--json', '--count', '--inputs', '--seed', '--connections', '--batch', '--protocol']);
+// A value is not a bench name: `fuzz --protocol pop3` runs the fuzz bench only.
+const isName = (a: string, i: number): boolean => a in benches && !VALUED.has(args[i - 1] ?? '');
+const names = args.filter(isName);
+const rest = args.filter((a, i) => !isName(a, i));
 const unknown = rest.filter((a, i) => !a.startsWith('-') && !/^\d+$/.test(a) && !a.includes('=') && !VALUED.has(rest[i - 1] ?? ''));
 if (unknown.length) {
   console.error(`unknown bench: ${unknown.join(', ')} (known: ${Object.keys(benches).join(', ')})`);

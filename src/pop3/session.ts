@@ -294,7 +294,7 @@ export class Pop3Session implements SessionHandle {
     const status = result.status ?? (result.ok ? 'OK' : 'NO');
     const code = result.code ? `[${result.code}] ` : '';
     const head = result.ok ? `+OK${result.text ? ` ${result.text}` : ''}\r\n` : `-ERR ${code}${result.text}\r\n`;
-    const parts: Buffer[] = [Buffer.from(head, 'utf8')];
+    const parts: Buffer[] = [statusLine(head)];
     if (result.ok && result.body !== undefined && result.body !== null) parts.push(...frameBody(result.body, result.framing ?? RFC_FRAMING));
     this.respond(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
     this.checker.answered?.(result.ok, parts.length > 1);
@@ -585,4 +585,16 @@ function hostnameOnce(): string {
 
 function wait(ms: number | 'tick'): Promise<void> {
   return new Promise((resolve) => (ms === 'tick' || ms === 0 ? setImmediate(resolve) : setTimeout(resolve, ms)));
+}
+
+/** Most octets of a response's first line, CRLF included (RFC 1939 section 3, RFC 2449 section 4). */
+const MAX_STATUS_LINE = 512;
+
+/** The status line as sent: text that repeats a long argument is cut to fit, on a UTF-8 character boundary. */
+function statusLine(head: string): Buffer {
+  const bytes = Buffer.from(head, 'utf8');
+  if (bytes.length <= MAX_STATUS_LINE) return bytes;
+  let end = MAX_STATUS_LINE - '...\r\n'.length;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return Buffer.concat([bytes.subarray(0, end), Buffer.from('...\r\n')]);
 }

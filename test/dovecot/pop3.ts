@@ -44,6 +44,8 @@ export interface DovecotPop3 {
 export interface DovecotPop3Options {
   /** Extra lines for dovecot.conf (pop3_* settings). */
   extra?: string[];
+  /** Every user's password (default `pass`). */
+  password?: string;
 }
 
 function account(name: string): { name: string; uid: number; gid: number } | null {
@@ -142,7 +144,7 @@ export async function startDovecotPop3(options: DovecotPop3Options = {}): Promis
       'mail_max_userip_connections = 1000',
       'passdb {',
       '  driver = static',
-      '  args = password=pass',
+      `  args = password=${options.password ?? 'pass'}`,
       '}',
       'userdb {',
       '  driver = static',
@@ -210,7 +212,7 @@ export async function startDovecotPop3(options: DovecotPop3Options = {}): Promis
     throw new Error(`${(e as Error).message}\n${stderr}\n${log}`);
   }
   const load = async (user: string, messages: readonly Buffer[]): Promise<void> => {
-    const s = await DiffSession.open(imap, user, 'pass');
+    const s = await DiffSession.open(imap, user, options.password ?? 'pass');
     try {
       for (const m of messages) await s.append('INBOX', m);
     } finally {

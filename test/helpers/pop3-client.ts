@@ -10,6 +10,8 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
+import { createServer, type Server } from '../../src/index.js';
+import type { ServerOptions } from '../../src/options/types.js';
 
 export interface Pop3ConnectOptions {
   host?: string;
@@ -67,8 +69,8 @@ export class Pop3Client {
   private chunks: Buffer[] = [];
   private buffered = 0;
   private waiters: (() => void)[] = [];
-  /** Where the search for a multi-line terminator goes on, so a long body is scanned once. */
-  private scanFrom = 0;
+  /** Where the search for a multi-line terminator goes on: chunk index, its offset, the octets before it. */
+  private scan = { chunk: 0, base: 0, carry: Buffer.alloc(0) };
   closed = false;
   /** The greeting line, when connect() read it. */
   greeting = '';
@@ -117,7 +119,10 @@ export class Pop3Client {
   }
 
   private joined(): Buffer {
-    if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks)];
+    if (this.chunks.length > 1) {
+      this.chunks = [Buffer.concat(this.chunks)];
+      this.scan = { chunk: 0, base: 0, carry: Buffer.alloc(0) };
+    }
     return this.chunks[0] ?? Buffer.alloc(0);
   }
 
@@ -127,7 +132,7 @@ export class Pop3Client {
     const rest = all.subarray(n);
     this.chunks = rest.length ? [rest] : [];
     this.buffered = rest.length;
-    this.scanFrom = 0;
+    this.scan = { chunk: 0, base: 0, carry: Buffer.alloc(0) };
     return taken;
   }
 
@@ -192,15 +197,30 @@ export class Pop3Client {
   /** The octets of a multi-line body up to and including its terminating `.CRLF`. */
   async readBody(timeoutMs = 5000): Promise<Buffer> {
     return this.waitFor(() => {
-      const all = this.joined();
-      if (all.length >= 3 && all[0] === 0x2e && all[1] === 0x0d && all[2] === 0x0a) return this.consume(3);
-      const at = all.indexOf(TERMINATOR, Math.max(0, this.scanFrom));
-      if (at < 0) {
-        this.scanFrom = Math.max(0, all.length - TERMINATOR.length + 1);
-        return undefined;
-      }
-      return this.consume(at + TERMINATOR.length);
+      if (this.buffered < 3) return undefined;
+      const head = this.chunks[0]!.length >= 3 ? this.chunks[0]! : this.joined();
+      if (head[0] === 0x2e && head[1] === 0x0d && head[2] === 0x0a) return this.consume(3);
+      const end = this.findTerminator();
+      return end < 0 ? undefined : this.consume(end);
     }, timeoutMs);
+  }
+
+  /**
+   * The end offset of the first CRLF.CRLF in what is buffered, or -1.
+   * Each chunk is searched once, with the last octets of the one before it,
+   * so a body of many chunks costs linear time.
+   */
+  private findTerminator(): number {
+    while (this.scan.chunk < this.chunks.length) {
+      const chunk = this.chunks[this.scan.chunk]!;
+      const window = this.scan.carry.length ? Buffer.concat([this.scan.carry, chunk]) : chunk;
+      const at = window.indexOf(TERMINATOR);
+      if (at >= 0) return this.scan.base - this.scan.carry.length + at + TERMINATOR.length;
+      this.scan.carry = Buffer.from(window.subarray(Math.max(0, window.length - TERMINATOR.length + 1)));
+      this.scan.base += chunk.length;
+      this.scan.chunk++;
+    }
+    return -1;
   }
 
   /**
@@ -263,4 +283,11 @@ export async function pop3Login(port: number, user: string, password: string, op
   const p = await c.command(`PASS ${password}`, 20_000);
   if (!p.startsWith('+OK')) throw new Error(`PASS: ${p}`);
   return c;
+}
+
+/** Starts a Rookery with its POP3 listener on a free loopback port (IMAP too); the test must stop it. */
+export async function startPop3Server(options: ServerOptions = {}): Promise<{ server: Server; pop3: number; imap: number }> {
+  const server = createServer({ port: 0, ...options, pop3: { port: 0, ...options.pop3 } });
+  const { imap, pop3 } = await server.start();
+  return { server, pop3: pop3!.port, imap: imap.port };
 }
