@@ -5,7 +5,10 @@
  * finding (docs/pop3-checker.md, "What real clients get").
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 import Pop3Command from 'node-pop3';
 import { createServer, type Server } from '../../src/index.js';
@@ -39,6 +42,37 @@ function poplib(port: number, script: string): Promise<string> {
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`poplib exited ${code}: ${err}`))));
   });
+}
+
+const HAS_FETCHMAIL = spawnSync('fetchmail', ['--version']).error === undefined;
+
+/** One fetchmail poll (USER/PASS, no keep) into a temporary directory; resolves with its verbose output. */
+async function fetchmail(port: number): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'rookery-check-fetchmail-'));
+  try {
+    const rc = path.join(dir, 'fetchmailrc');
+    await writeFile(
+      rc,
+      [
+        'set no bouncemail',
+        `poll 127.0.0.1 with proto POP3 port ${port} auth password`,
+        `  user 'testuser' there with password 'testpass' is '${os.userInfo().username}' here`,
+        '  options no keep no sslcertck',
+        `  mda "/bin/sh -c 'cat > /dev/null'"`,
+        '',
+      ].join('\n'),
+      { mode: 0o600 },
+    );
+    return await new Promise((resolve) => {
+      const child = spawn('fetchmail', ['-f', rc, '-i', path.join(dir, 'ids'), '--nodetach', '--nosyslog', '-N', '-v'], { env: { ...process.env, HOME: dir } });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      child.on('close', () => resolve(out));
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 const PRELUDE = `
@@ -86,6 +120,14 @@ p.quit()
     const port = await start({ apop: true });
     await poplib(port, `${PRELUDE}\np.apop('testuser', 'testpass'); p.stat(); p.quit()\n`);
     assert.deepEqual(rules(), []);
+  });
+
+  test('fetchmail: CAPA, STLS, CAPA again, USER/PASS, UIDL, TOP, DELE, QUIT: no findings', { skip: HAS_FETCHMAIL ? false : 'fetchmail not installed', timeout: 60_000 }, async () => {
+    const port = await start({ stls: true });
+    const out = await fetchmail(port);
+    assert.match(out, /POP3> STLS[\s\S]*POP3> CAPA[\s\S]*POP3> UIDL[\s\S]*POP3> QUIT/);
+    assert.deepEqual(rules(), []);
+    assert.equal(server!.control.listMessages('INBOX').length, 0, 'fetched and deleted');
   });
 
   test('node-pop3: STAT, LIST, RETR, DELE, QUIT: no findings', async () => {
