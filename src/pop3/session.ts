@@ -93,7 +93,7 @@ export class Pop3Session implements SessionHandle {
     this.id = server.sessions.nextId();
     const config = host.config;
     this.reader = new LineReader(config.maxLineLength);
-    const transcript = server.transcripts.open(this.id, socket.remoteAddress ?? null, () => this.user);
+    const transcript = server.transcripts.open(this.id, socket.remoteAddress ?? null, () => this.user, 'pop3');
     this.conn = new Connection(
       {
         input: (chunk) => this.onData(chunk),

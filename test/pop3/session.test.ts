@@ -132,3 +132,26 @@ test('bad pop3 options are refused with what is expected', () => {
   assert.throws(() => createServer({ pop3: { port: 0, behaviour: { deleteAction: 'shred' } } as never }), /pop3\.behaviour\.deleteAction: expected one of delete, keep, read, archive/);
   assert.throws(() => createServer({ pop3: { prot: 110 } as never }), /pop3\.prot/);
 });
+
+test('POP3 transcripts keep PASS passwords and AUTH exchanges out (***); the rest byte for byte', async () => {
+  const { server, pop3 } = await startPop3();
+  try {
+    const c = await WireClient.connect(pop3);
+    await c.line();
+    await c.command('USER testuser');
+    await c.command('PASS wrong-secret');
+    c.send('AUTH PLAIN\r\n');
+    assert.equal(await c.line(), '+ ');
+    assert.match((await c.command(Buffer.from('\0testuser\0testpass').toString('base64')))!, /^\+OK /);
+    assert.equal(await c.command('STAT'), '+OK 0 0');
+    const id = server.control.sessions()[0]!.session;
+    const text = server.transcript(id)!.text();
+    assert.ok(!text.includes('wrong-secret') && !text.includes(Buffer.from('\0testuser\0testpass').toString('base64')), text);
+    assert.match(text, /PASS \*\*\*/);
+    assert.match(text, /USER testuser/);
+    assert.match(text, /STAT/);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
