@@ -2,12 +2,14 @@
  * The raw POP3 test client (test/helpers/pop3-client.ts) frames what a
  * server sends as RFC 1939 section 3 says, however the bytes are split:
  * a listening socket here writes fixed answers in chunks of every size,
- * so the terminator and the stuffing octets fall across chunk boundaries.
+ * so the terminator and the stuffing octets fall across chunk boundaries;
+ * and it reaches Rookery over implicit TLS and through STLS.
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'node:test';
-import { Pop3Client, unstuff } from '../helpers/pop3-client.js';
+import type tls from 'node:tls';
+import { Pop3Client, pop3Login, startPop3Server, unstuff } from '../helpers/pop3-client.js';
 
 /** RFC 1939 section 3: a line starting with "." is sent with one more "."; the answer ends with CRLF "." CRLF. */
 const BODY = 'Subject: x\r\n\r\n.leading\r\n..two\r\n.\r\nlast\r\n';
@@ -59,3 +61,26 @@ for (const chunk of [1, 2, 3, 5, 7, 4096]) {
     }
   });
 }
+
+test('implicit TLS and the STLS upgrade reach a logged-in session on Rookery', { timeout: 10_000 }, async () => {
+  const secure = await startPop3Server({ pop3: { secure: true } });
+  const plain = await startPop3Server({ pop3: { stls: true } });
+  try {
+    const a = await pop3Login(secure.pop3, 'testuser', 'testpass', { tls: true });
+    assert.equal((a.socket as tls.TLSSocket).encrypted, true);
+    assert.match(await a.command('STAT'), /^\+OK 0 0/);
+    a.close();
+    const b = await Pop3Client.connect(plain.pop3);
+    const { status, leftover } = await b.stls();
+    assert.match(status, /^\+OK/);
+    assert.equal(leftover.length, 0, 'nothing follows +OK in clear text (RFC 2595 section 4)');
+    assert.equal((b.socket as tls.TLSSocket).encrypted, true);
+    assert.match(await b.command('USER testuser'), /^\+OK/);
+    assert.match(await b.command('PASS testpass'), /^\+OK/);
+    assert.match(await b.command('STLS'), /^-ERR/, 'no second STLS');
+    b.close();
+  } finally {
+    await secure.server.stop();
+    await plain.server.stop();
+  }
+});
