@@ -5,15 +5,17 @@
  * report (JUnit, JSON, text) when the run ends.
  */
 import { ServiceError } from '../errors.js';
-import { CLIENT_RULES, clientRule, type ClientCheckMode, type FindingSeverity } from './rules.js';
+import { CLIENT_RULES, clientRule, type CheckedProtocol, type ClientCheckMode, type FindingSeverity } from './rules.js';
 
 /** One place where a client broke the protocol. */
 export interface ClientFinding {
   /** Grows by one per finding (a `since` for later listings). */
   id: number;
+  /** The session's protocol (the rule's). */
+  protocol: CheckedProtocol;
   session: number;
   user: string | null;
-  /** Tag of the offending command; null where there is none (a close, a bad tag). */
+  /** Tag of the offending command (POP3: the command's number in the session); null where there is none (a close, a bad tag). */
   tag: string | null;
   /** Its name (`UID FETCH`); null where there is none. */
   command: string | null;
@@ -49,9 +51,11 @@ export interface ClientFindingsQuery {
 /** The report `server.clientReport()` returns and `--client-report json:` writes. */
 export interface ClientReport {
   mode: ClientCheckMode;
-  rules: { id: string; severity: FindingSeverity; rfc: string; summary: string }[];
+  rules: { id: string; protocol: CheckedProtocol; severity: FindingSeverity; rfc: string; summary: string }[];
   /** Sessions the checker saw (newest MAX_SESSIONS). */
   sessions: number[];
+  /** The same sessions by protocol (each gets the test cases of its protocol's rules). */
+  protocols: Record<CheckedProtocol, number[]>;
   findings: ClientFinding[];
   /** Findings dropped because more than MAX_FINDINGS were kept. */
   dropped: number;
@@ -62,7 +66,7 @@ export class ClientFindingLog {
   private head = 0;
   private nextId = 1;
   private droppedCount = 0;
-  private readonly seen = new Set<number>();
+  private readonly seen = new Map<number, CheckedProtocol>();
 
   constructor(
     readonly mode: ClientCheckMode,
@@ -72,9 +76,9 @@ export class ClientFindingLog {
   ) {}
 
   /** A session the checker looks at: it gets passing test cases in the report. */
-  sawSession(session: number): void {
-    this.seen.add(session);
-    if (this.seen.size > MAX_SESSIONS) this.seen.delete(this.seen.values().next().value!);
+  sawSession(session: number, protocol: CheckedProtocol = 'imap'): void {
+    this.seen.set(session, protocol);
+    if (this.seen.size > MAX_SESSIONS) this.seen.delete(this.seen.keys().next().value!);
   }
 
   enabled(rule: string): boolean {
@@ -85,6 +89,7 @@ export class ClientFindingLog {
     const rule = clientRule(input.rule)!;
     const finding: ClientFinding = {
       id: this.nextId++,
+      protocol: rule.protocol,
       session: input.session,
       user: input.user,
       tag: input.tag,
@@ -135,10 +140,15 @@ export class ClientFindingLog {
   }
 
   report(): ClientReport {
+    const sessions = [...this.seen.keys()].sort((a, b) => a - b);
     return {
       mode: this.mode,
-      rules: CLIENT_RULES.filter((r) => this.rules.has(r.id)).map((r) => ({ id: r.id, severity: r.severity, rfc: r.rfc, summary: r.summary })),
-      sessions: [...this.seen].sort((a, b) => a - b),
+      rules: CLIENT_RULES.filter((r) => this.rules.has(r.id)).map((r) => ({ id: r.id, protocol: r.protocol, severity: r.severity, rfc: r.rfc, summary: r.summary })),
+      sessions,
+      protocols: {
+        imap: sessions.filter((s) => this.seen.get(s) === 'imap'),
+        pop3: sessions.filter((s) => this.seen.get(s) === 'pop3'),
+      },
       findings: this.list(),
       dropped: this.droppedCount,
     };

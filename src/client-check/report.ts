@@ -4,6 +4,7 @@
  * broke that rule, so CI shows client bugs as test failures.
  */
 import type { ClientReport } from './findings.js';
+import type { CheckedProtocol } from './rules.js';
 
 export type ClientReportFormat = 'junit' | 'json' | 'text';
 
@@ -36,14 +37,25 @@ function sessionsOf(report: ClientReport): number[] {
   return [...new Set([...report.sessions, ...report.findings.map((f) => f.session)])].sort((a, b) => a - b);
 }
 
+/** A session's protocol: from the sessions seen, else from its findings (a session dropped from the seen list). */
+function protocolOf(report: ClientReport, session: number): CheckedProtocol {
+  if (report.protocols?.pop3.includes(session)) return 'pop3';
+  if (report.protocols?.imap.includes(session)) return 'imap';
+  return report.findings.find((f) => f.session === session)?.protocol ?? 'imap';
+}
+
 function renderJunit(report: ClientReport): string {
   const sessions = sessionsOf(report);
   const cases: string[] = [];
   let failures = 0;
   for (const session of sessions) {
+    const protocol = protocolOf(report, session);
+    // IMAP keeps the class names it always had; other protocols are named in theirs.
+    const classname = protocol === 'imap' ? `rookery.client.session-${session}` : `rookery.client.${protocol}.session-${session}`;
     for (const rule of report.rules) {
+      if ((rule.protocol ?? 'imap') !== protocol) continue;
       const found = report.findings.filter((f) => f.session === session && f.rule === rule.id);
-      const head = `    <testcase classname="rookery.client.session-${session}" name="${xml(rule.id)}">`;
+      const head = `    <testcase classname="${classname}" name="${xml(rule.id)}">`;
       if (found.length === 0) {
         cases.push(`${head}</testcase>`);
         continue;
@@ -67,7 +79,8 @@ function renderJunit(report: ClientReport): string {
 function renderText(report: ClientReport): string {
   const lines = [`rookery client check (${report.mode}): ${report.findings.length} finding(s) in ${sessionsOf(report).length} session(s)`];
   for (const f of report.findings) {
-    lines.push(`  S${f.session} ${f.tag ?? '-'} ${f.command ?? '-'}: ${f.severity} ${f.rule} (${f.rfc}): ${f.text}`);
+    const where = f.protocol === 'pop3' ? `S${f.session} pop3` : `S${f.session}`;
+    lines.push(`  ${where} ${f.tag ?? '-'} ${f.command ?? '-'}: ${f.severity} ${f.rule} (${f.rfc}): ${f.text}`);
   }
   if (report.dropped > 0) lines.push(`  ... and ${report.dropped} older finding(s) dropped`);
   return `${lines.join('\n')}\n`;

@@ -1,8 +1,10 @@
 /**
  * The client checker's rules: each has a stable id (findings, JUnit test
  * names and `clientCheckRules` use it), a severity and the RFC section it
- * comes from. The checks themselves are in ./session-checker.ts.
+ * comes from. The checks themselves are in ./session-checker.ts (IMAP)
+ * and ./pop3/checker.ts (POP3, rules in ./pop3-rules.ts).
  */
+import { POP3_RULES } from './pop3-rules.js';
 
 export type ClientCheckMode = 'off' | 'report' | 'strict';
 
@@ -10,8 +12,12 @@ export const CLIENT_CHECK_MODES: readonly ClientCheckMode[] = ['off', 'report', 
 
 export type FindingSeverity = 'error' | 'warning';
 
+/** The protocol a rule (and its findings) belongs to. */
+export type CheckedProtocol = 'imap' | 'pop3';
+
 export interface ClientRule {
   readonly id: string;
+  readonly protocol: CheckedProtocol;
   readonly severity: FindingSeverity;
   readonly rfc: string;
   /** False: checked only when `clientCheckRules` turns it on. */
@@ -20,22 +26,24 @@ export interface ClientRule {
   readonly summary: string;
 }
 
-export const CLIENT_RULES: readonly ClientRule[] = [
-  { id: 'literal-before-continuation', severity: 'error', rfc: 'RFC 3501 §4.3, §7.5', byDefault: true, summary: 'the bytes of a synchronizing literal {n} arrived before the server sent "+"' },
-  { id: 'nonsync-literal-not-advertised', severity: 'error', rfc: 'RFC 7888 §3, §4', byDefault: true, summary: '{n+} without LITERAL+ advertised, or above 4096 octets with only LITERAL-' },
-  { id: 'capability-not-advertised', severity: 'error', rfc: 'RFC 3501 §6.1.1, §6.2.1; RFC 9051 §6.1.1', byDefault: true, summary: 'a command, modifier, FETCH item, SEARCH key or SASL mechanism of an extension the session was not offered' },
-  { id: 'wrong-state', severity: 'error', rfc: 'RFC 3501 §3, §6', byDefault: true, summary: 'a command not valid in the session state' },
-  { id: 'tag-reuse', severity: 'error', rfc: 'RFC 3501 §2.2.1, §9 (tag)', byDefault: true, summary: 'a tag reused while the command with that tag is in progress, or a tag with a character tags may not have' },
-  { id: 'command-during-idle', severity: 'error', rfc: 'RFC 2177 §3', byDefault: true, summary: 'anything but DONE after "+ idling"' },
-  { id: 'idle-too-long', severity: 'warning', rfc: 'RFC 2177 §3', byDefault: true, summary: 'IDLE held for more than 29 minutes of server clock without being re-issued' },
-  { id: 'sequence-beyond-exists', severity: 'error', rfc: 'RFC 3501 §2.3.1.2, §7.4.1', byDefault: true, summary: 'a message sequence number above the number of messages the session was told of' },
-  { id: 'ambiguous-pipelining', severity: 'error', rfc: 'RFC 3501 §5.5', byDefault: true, summary: 'a command using sequence numbers sent while a command other than FETCH, STORE or SEARCH was in progress' },
-  { id: 'flag-not-permanent', severity: 'warning', rfc: 'RFC 3501 §7.1 (PERMANENTFLAGS), §2.3.2', byDefault: true, summary: 'STORE of \\Recent, or of a new keyword when PERMANENTFLAGS has no \\*' },
-  { id: '8bit-without-utf8', severity: 'error', rfc: 'RFC 3501 §4.3, §5.1.3; RFC 6855 §3', byDefault: true, summary: '8-bit bytes outside a literal without UTF8=ACCEPT enabled' },
-  { id: 'plaintext-credentials', severity: 'warning', rfc: 'RFC 3501 §6.2.3; RFC 8314 §3', byDefault: true, summary: 'LOGIN or AUTHENTICATE PLAIN/LOGIN in clear text while STARTTLS was offered' },
-  { id: 'line-too-long', severity: 'warning', rfc: 'RFC 7162 §4', byDefault: true, summary: 'a command line longer than 8192 octets' },
-  { id: 'no-logout', severity: 'warning', rfc: 'RFC 3501 §6.1.3', byDefault: false, summary: 'the client closed the connection without LOGOUT' },
+const IMAP_RULES: readonly ClientRule[] = [
+  { id: 'literal-before-continuation', protocol: 'imap', severity: 'error', rfc: 'RFC 3501 §4.3, §7.5', byDefault: true, summary: 'the bytes of a synchronizing literal {n} arrived before the server sent "+"' },
+  { id: 'nonsync-literal-not-advertised', protocol: 'imap', severity: 'error', rfc: 'RFC 7888 §3, §4', byDefault: true, summary: '{n+} without LITERAL+ advertised, or above 4096 octets with only LITERAL-' },
+  { id: 'capability-not-advertised', protocol: 'imap', severity: 'error', rfc: 'RFC 3501 §6.1.1, §6.2.1; RFC 9051 §6.1.1', byDefault: true, summary: 'a command, modifier, FETCH item, SEARCH key or SASL mechanism of an extension the session was not offered' },
+  { id: 'wrong-state', protocol: 'imap', severity: 'error', rfc: 'RFC 3501 §3, §6', byDefault: true, summary: 'a command not valid in the session state' },
+  { id: 'tag-reuse', protocol: 'imap', severity: 'error', rfc: 'RFC 3501 §2.2.1, §9 (tag)', byDefault: true, summary: 'a tag reused while the command with that tag is in progress, or a tag with a character tags may not have' },
+  { id: 'command-during-idle', protocol: 'imap', severity: 'error', rfc: 'RFC 2177 §3', byDefault: true, summary: 'anything but DONE after "+ idling"' },
+  { id: 'idle-too-long', protocol: 'imap', severity: 'warning', rfc: 'RFC 2177 §3', byDefault: true, summary: 'IDLE held for more than 29 minutes of server clock without being re-issued' },
+  { id: 'sequence-beyond-exists', protocol: 'imap', severity: 'error', rfc: 'RFC 3501 §2.3.1.2, §7.4.1', byDefault: true, summary: 'a message sequence number above the number of messages the session was told of' },
+  { id: 'ambiguous-pipelining', protocol: 'imap', severity: 'error', rfc: 'RFC 3501 §5.5', byDefault: true, summary: 'a command using sequence numbers sent while a command other than FETCH, STORE or SEARCH was in progress' },
+  { id: 'flag-not-permanent', protocol: 'imap', severity: 'warning', rfc: 'RFC 3501 §7.1 (PERMANENTFLAGS), §2.3.2', byDefault: true, summary: 'STORE of \\Recent, or of a new keyword when PERMANENTFLAGS has no \\*' },
+  { id: '8bit-without-utf8', protocol: 'imap', severity: 'error', rfc: 'RFC 3501 §4.3, §5.1.3; RFC 6855 §3', byDefault: true, summary: '8-bit bytes outside a literal without UTF8=ACCEPT enabled' },
+  { id: 'plaintext-credentials', protocol: 'imap', severity: 'warning', rfc: 'RFC 3501 §6.2.3; RFC 8314 §3', byDefault: true, summary: 'LOGIN or AUTHENTICATE PLAIN/LOGIN in clear text while STARTTLS was offered' },
+  { id: 'line-too-long', protocol: 'imap', severity: 'warning', rfc: 'RFC 7162 §4', byDefault: true, summary: 'a command line longer than 8192 octets' },
+  { id: 'no-logout', protocol: 'imap', severity: 'warning', rfc: 'RFC 3501 §6.1.3', byDefault: false, summary: 'the client closed the connection without LOGOUT' },
 ];
+
+export const CLIENT_RULES: readonly ClientRule[] = [...IMAP_RULES, ...POP3_RULES];
 
 /**
  * Capabilities RFC 9051 folds into IMAP4rev2 (its Appendix E): a session

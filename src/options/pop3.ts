@@ -8,7 +8,7 @@ import type { Pop3Behaviour, ResolvedPop3 } from './types.js';
 
 export const POP3_KEYS = ['port', 'host', 'secure', 'stls', 'apop', 'expire', 'expireUsers', 'loginDelay', 'loginDelayUsers', 'exclusive', 'idleTimeout', 'maxLineLength', 'behaviour'] as const;
 const POP3_SET = new Set<string>(POP3_KEYS);
-const BEHAVIOUR_KEYS = ['userPrefixes', 'deleteAction', 'archiveMailbox'] as const;
+const BEHAVIOUR_KEYS = ['userPrefixes', 'deleteAction', 'archiveMailbox', 'recentDays', 'hideRetrieved', 'uidlHex'] as const;
 const BEHAVIOUR_SET = new Set<string>(BEHAVIOUR_KEYS);
 const DELETE_ACTIONS = ['delete', 'keep', 'read', 'archive'] as const;
 
@@ -26,6 +26,9 @@ export const DEFAULT_BEHAVIOUR: Readonly<Required<Omit<Pop3Behaviour, 'archiveMa
   userPrefixes: [],
   deleteAction: 'delete',
   archiveMailbox: 'Archive',
+  recentDays: 0,
+  hideRetrieved: false,
+  uidlHex: 'upper',
 });
 
 export function resolvePop3(problems: Problems, value: unknown, defaultHost: string): ResolvedPop3 | null {
@@ -132,6 +135,21 @@ function resolveBehaviour(problems: Problems, value: unknown): ResolvedPop3['beh
     const a = value.archiveMailbox;
     if (typeof a === 'string' && a !== '' && !/[\r\n\0]/.test(a)) out.archiveMailbox = a;
     else problems.expected('pop3.behaviour.archiveMailbox', 'a mailbox name', a);
+  }
+  if (value.recentDays !== undefined) {
+    const r = value.recentDays;
+    if (typeof r === 'number' && Number.isSafeInteger(r) && r >= 0) out.recentDays = r;
+    else problems.expected('pop3.behaviour.recentDays', 'an integer >= 0 (days; 0: every message)', r);
+  }
+  if (value.hideRetrieved !== undefined) {
+    const h = value.hideRetrieved;
+    if (typeof h === 'boolean') out.hideRetrieved = h;
+    else problems.expected('pop3.behaviour.hideRetrieved', 'a boolean', h);
+  }
+  if (value.uidlHex !== undefined) {
+    const u = value.uidlHex;
+    if (u === 'upper' || u === 'lower') out.uidlHex = u;
+    else problems.expected('pop3.behaviour.uidlHex', '"upper" or "lower"', u);
   }
   return Object.freeze(out);
 }

@@ -192,6 +192,18 @@ export interface Pop3Behaviour {
   deleteAction?: 'delete' | 'keep' | 'read' | 'archive';
   /** Mailbox `archive` moves to (made when missing). Default `Archive`. */
   archiveMailbox?: string;
+  /**
+   * A login with a user prefix sees only INBOX messages whose internal date is within this many days of the
+   * server clock, those earlier sessions acted on included (Gmail's recent mode: 30). 0 (default): all of INBOX.
+   */
+  recentDays?: number;
+  /**
+   * A login without a prefix does not see the messages an earlier session acted on at its QUIT (retrieved under
+   * EXPIRE 0, or marked by DELE) and left in INBOX (Gmail's "popped" messages). Default false.
+   */
+  hideRetrieved?: boolean;
+  /** Hex digits of the UIDL form (UID and UIDVALIDITY, eight digits each): `upper` (default) or `lower`, as Dovecot's `%08Xu%08Xv` writes them. */
+  uidlHex?: 'upper' | 'lower';
 }
 
 export interface ResolvedPop3 {

@@ -12,6 +12,7 @@ import type { Message } from '../store/message.js';
 import type { Origin } from '../store/changes.js';
 import type { Store } from '../store/store.js';
 import type { MailboxView } from '../store/view.js';
+import { uidlOf } from './maildrop.js';
 
 export type Pop3BehaviourSettings = ResolvedPop3['behaviour'];
 
@@ -31,12 +32,36 @@ export function splitUser(behaviour: Pop3BehaviourSettings, name: string): Split
 }
 
 /**
- * The messages of the maildrop for a login: every message of INBOX in UID
- * order. The point where a preset narrows it (by `prefix`, or by what
- * earlier sessions retrieved).
+ * Messages an earlier session acted on at its QUIT and left in INBOX, per
+ * INBOX (`hideRetrieved`, Gmail's "popped"). Keyed by the objects
+ * themselves, so a server's reset (a new store) or an expunge forgets them
+ * with nothing to clean up.
  */
-export function maildropMessages(_behaviour: Pop3BehaviourSettings, _prefix: string | null, inbox: Mailbox): Message[] {
-  return inbox.messages.slice();
+const popped = new WeakMap<Mailbox, WeakSet<Message>>();
+
+const DAY_MS = 86_400_000;
+
+const lowerUidl = (uid: number, uidvalidity: number): string => uidlOf(uid, uidvalidity).toLowerCase();
+
+/** How the maildrop spells a message's unique-id (`uidlHex`; Dovecot's `%X` writes lower-case hex). */
+export function uidlFormat(behaviour: Pop3BehaviourSettings): (uid: number, uidvalidity: number) => string {
+  return behaviour.uidlHex === 'lower' ? lowerUidl : uidlOf;
+}
+
+/**
+ * The messages of the maildrop for a login, in UID order: all of INBOX by
+ * default. With a user prefix and `recentDays`, those of the last
+ * `recentDays` days by internal date (`now` is the server clock), popped
+ * or not (Gmail's recent mode); without a prefix and with `hideRetrieved`,
+ * those no earlier session popped (Gmail's normal mode).
+ */
+export function maildropMessages(behaviour: Pop3BehaviourSettings, prefix: string | null, inbox: Mailbox, now: number): Message[] {
+  if (prefix !== null && behaviour.recentDays > 0) {
+    const since = now - behaviour.recentDays * DAY_MS;
+    return inbox.messages.filter((m) => m.internaldate.ms >= since);
+  }
+  const seen = behaviour.hideRetrieved ? popped.get(inbox) : undefined;
+  return seen === undefined ? inbox.messages.slice() : inbox.messages.filter((m) => !seen.has(m));
 }
 
 /** What the UPDATE state did with the messages. */
@@ -53,6 +78,12 @@ export interface UpdateOutcome {
  */
 export function applyUpdate(behaviour: Pop3BehaviourSettings, store: Store, view: MailboxView, inbox: Mailbox, doomed: readonly Message[], origin: Origin): UpdateOutcome {
   if (doomed.length === 0) return { removed: [] };
+  if (behaviour.hideRetrieved) {
+    let set = popped.get(inbox);
+    if (set === undefined) popped.set(inbox, (set = new WeakSet()));
+    // Recorded before the action: `read` gives the message new flags, not a new object, and a moved one is gone anyway.
+    for (const m of doomed) set.add(m);
+  }
   switch (behaviour.deleteAction) {
     case 'keep':
       return { removed: [] };

@@ -6,6 +6,7 @@
  * through `pop3CheckerFactory`.
  */
 import type { ClientFindingLog } from '../client-check/findings.js';
+import { pop3SessionChecker } from '../client-check/pop3/checker.js';
 
 /** POP3 states as the checker sees them (RFC 1939 §3). */
 export type Pop3StateName = 'authorization' | 'transaction' | 'update';
@@ -34,6 +35,8 @@ export interface Pop3CommandSeen {
   readonly pipelined: boolean;
   /** The line came after QUIT (it is not run). */
   readonly afterQuit: boolean;
+  /** The line ended with a bare LF instead of CRLF (the reader takes both). */
+  readonly bareLf?: boolean;
 }
 
 /** One capability answer the session sent (CAPA). */
@@ -53,6 +56,12 @@ export interface Pop3Checker {
   capa(sent: Pop3CapaSent): void;
   /** The connection closed; `quit` is true after a QUIT. */
   closed(quit: boolean): void;
+  /** The greeting line the session sent, without CRLF (its APOP timestamp, if any). */
+  greeting?(text: string): void;
+  /** The answer to the command last reported is written in full (a multi-line one with its dot); `ok`: +OK. */
+  answered?(ok: boolean, multiLine: boolean): void;
+  /** Login succeeded; `maildrop`: the messages in it, fixed for the session. */
+  authenticated?(maildrop: number): void;
 }
 
 export const NO_POP3_CHECK: Pop3Checker = Object.freeze({
@@ -64,5 +73,5 @@ export const NO_POP3_CHECK: Pop3Checker = Object.freeze({
 /** Makes the checker of one session from the server's findings log (null when `clientCheck` is off). */
 export type Pop3CheckerFactory = (findings: ClientFindingLog, session: number) => Pop3Checker;
 
-/** The checker's POP3 rules, once they are written: replace this (src/client-check/ owns the rules). */
-export const pop3CheckerFactory: Pop3CheckerFactory = () => NO_POP3_CHECK;
+/** The checker's POP3 rules (src/client-check/pop3/checker.ts, rules in src/client-check/pop3-rules.ts). */
+export const pop3CheckerFactory: Pop3CheckerFactory = pop3SessionChecker;

@@ -10,6 +10,9 @@ export const TOO_LONG = Symbol('too long');
 
 export type ReadLine = Buffer | typeof TOO_LONG;
 
+/** Lines (as `take` returns them) that ended with a bare LF, for the client checker (RFC 1939 §3 wants CRLF). */
+export const BARE_LF = new WeakSet<Buffer>();
+
 export class LineReader {
   /** Whole lines not taken yet, in order (without their line end). */
   private readonly lines: ReadLine[] = [];
@@ -42,6 +45,7 @@ export class LineReader {
           const whole = this.tail.length === 0 ? Buffer.from(part) : Buffer.concat([...this.tail, part]);
           const end = whole.length >= 2 && whole[whole.length - 2] === 13 ? whole.length - 2 : whole.length - 1;
           const line = whole.subarray(0, end);
+          if (end === whole.length - 1) BARE_LF.add(line);
           this.lines.push(line);
           this.bytes += line.length;
         }

@@ -23,7 +23,8 @@ export interface DropEntry {
 
 /**
  * The unique-id of a message: its UID and the mailbox's UIDVALIDITY, each
- * as eight upper-case hex digits (Dovecot's default `%08Xu%08Xv`). The
+ * as eight upper-case hex digits (the layout of Dovecot's default
+ * `%08Xu%08Xv`, whose `%X` writes lower case: `pop3.behaviour.uidlHex`). The
  * same message keeps it across sessions; a new UIDVALIDITY gives every
  * message a new one, as clients that keep "seen" lists expect.
  */
@@ -45,11 +46,12 @@ export class Maildrop {
   constructor(
     readonly mailbox: Mailbox,
     messages: readonly Message[],
+    uidl: (uid: number, uidvalidity: number) => string = uidlOf,
   ) {
     const uidvalidity = mailbox.uidvalidity;
     let octets = 0;
     this.entries = messages.map((message) => {
-      const entry: DropEntry = { message, size: servedSize(message.raw), uidl: uidlOf(message.uid, uidvalidity), deleted: false, gone: false, retrieved: false };
+      const entry: DropEntry = { message, size: servedSize(message.raw), uidl: uidl(message.uid, uidvalidity), deleted: false, gone: false, retrieved: false };
       octets += entry.size;
       this.byMessage.set(message, entry);
       return entry;

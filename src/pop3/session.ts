@@ -18,13 +18,13 @@ import type { Pop3Fault, Pop3Stage, ScriptContext, ScriptRule } from '../script/
 import { failTlsHandshake } from '../script/transport.js';
 import type { Server } from '../server.js';
 import type { StoreChange } from '../store/changes.js';
-import { applyUpdate, maildropMessages } from './behaviour.js';
+import { applyUpdate, maildropMessages, uidlFormat } from './behaviour.js';
 import { expireFor } from './capabilities.js';
 import { NO_POP3_CHECK, pop3CheckerFactory, type Pop3Checker } from './checker-hook.js';
 import { pop3Commands } from './commands/index.js';
 import { bad, err, ok, type Pop3Reply, type Pop3State } from './commands/types.js';
 import { frameBody, RFC_FRAMING } from './framing.js';
-import { LineReader, TOO_LONG } from './line-reader.js';
+import { BARE_LF, LineReader, TOO_LONG } from './line-reader.js';
 import { Maildrop } from './maildrop.js';
 
 /** What the session needs of its listener (src/pop3/listener.ts). */
@@ -122,6 +122,7 @@ export class Pop3Session implements SessionHandle {
     const action = this.fire('greeting', greeting.toString('latin1'));
     if (action) this.applyOutput(action, greeting);
     else this.send([greeting]);
+    this.checker.greeting?.(greeting.toString('latin1', 0, greeting.length - 2));
   }
 
   get config(): ResolvedPop3 {
@@ -255,6 +256,7 @@ export class Pop3Session implements SessionHandle {
       capabilities: this.lastCapa,
       pipelined,
       afterQuit: false,
+      bareLf: BARE_LF.has(line),
     });
     this.current = { verb: scriptName, seq };
     let fault: Pop3Fault | null = null;
@@ -300,6 +302,7 @@ export class Pop3Session implements SessionHandle {
     this.server.options.debug?.(`S${this.id} S: ${head.slice(0, -2)}${result.body ? ' (multi-line)' : ''}`);
     if (result.ok && result.body !== undefined && result.body !== null) parts.push(...frameBody(result.body, result.framing ?? RFC_FRAMING));
     this.respond(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    this.checker.answered?.(result.ok, parts.length > 1);
     this.endCapture();
     this.current = null;
     this.server.emitCommand(this.id, String(seq), verb, status, this.user, 'pop3');
@@ -376,10 +379,11 @@ export class Pop3Session implements SessionHandle {
     if (refused) return refused;
     this.user = user;
     this.prefix = prefix;
-    this.maildrop = new Maildrop(inbox, maildropMessages(this.config.behaviour, prefix, inbox));
+    this.maildrop = new Maildrop(inbox, maildropMessages(this.config.behaviour, prefix, inbox, this.server.now()), uidlFormat(this.config.behaviour));
     this.state = 'transaction';
     this.admission.leaveUnauthenticated();
     this.emitSession('login');
+    this.checker.authenticated?.(this.maildrop.count);
     return ok(`Logged in, ${this.maildrop.count} messages (${this.maildrop.octets} octets)`);
   }
 

@@ -49,6 +49,12 @@ export function dovecot(): PresetOptions {
     script: [
       // [D5] imap_idle_notify_interval = 2 mins: "* OK Still here" while a client IDLEs.
       { on: 'quiet', command: 'IDLE', quietFor: 120_000, send: '* OK Still here\r\n' },
+      // [DP1] the POP3 greeting of Dovecot 2.3.19 (upstream's text; Debian's build says "Dovecot (Debian) ready.").
+      { on: 'pop3', stage: 'greeting', send: '+OK Dovecot ready.' },
     ],
+    // POP3 (docs/pop3-presets.md). [DP1] Dovecot 2.3.19 itself: `+OK Dovecot ready.` without an APOP timestamp
+    // (APOP needs a passdb with plain passwords); UIDL `%08Xu%08Xv` ([DP2] doc.dovecot.org pop3_uidl_format), which
+    // it writes in lower-case hex (`000000016b0f5973` for UID 1, UIDVALIDITY 1796168051).
+    pop3: { apop: false, behaviour: { uidlHex: 'lower' } },
   };
 }

@@ -47,7 +47,28 @@ export function gmail(): PresetOptions {
     maxConnections: 15,
     // Per user, with Gmail's refusal of the login (src/session/limits.ts cites it).
     maxConnectionsPerUser: { limit: 15, style: 'gmail' },
-    // None: a failed login already reads `NO [AUTHENTICATIONFAILED] Invalid credentials (Failure)` ([G2]).
-    script: [],
+    // IMAP: none, a failed login already reads `NO [AUTHENTICATIONFAILED] Invalid credentials (Failure)` ([G2]).
+    // POP3: [GP4] the greeting of pop.gmail.com (no APOP timestamp).
+    script: [{ on: 'pop3', stage: 'greeting', send: '+OK Gpop ready for requests from 127.0.0.1 q5pf21484907pbh.7' }],
+    // POP3 (docs/pop3-presets.md). [GP1] support.google.com/mail/answer/7104828: pop.gmail.com, SSL, port 995
+    // (a listener's port and `secure` are the caller's). [GP4] fetchmail log of pop.gmail.com ("mutt on 10.4 will
+    // not work", 2012): greeting `+OK Gpop ready for requests from <address> <id>` without an APOP timestamp, CAPA
+    // USER RESP-CODES EXPIRE 0 LOGIN-DELAY 300 TOP UIDL X-GOOGLE-VERHOEVEN X-GOOGLE-RICO (LOGIN-DELAY left out:
+    // Rookery would enforce it). EXPIRE 0: what a session retrieved is acted on at QUIT, DELE or not ([GP2]).
+    pop3: {
+      apop: false,
+      expire: 0,
+      behaviour: {
+        // [GP2] support.google.com/a/answer/6089246 "How does POP work in Gmail?": `recent:` shows All Mail's last
+        // 30 days, popped or not; normal mode leaves out what a session that ended with QUIT downloaded.
+        userPrefixes: ['recent:'],
+        recentDays: 30,
+        hideRetrieved: true,
+        // [GP3] developers.google.com/gmail/api/reference/rest/v1/PopSettings `disposition`: leaveInInbox (the
+        // setting's default, "keep Gmail's copy in the Inbox"), markRead, archive, trash.
+        deleteAction: 'keep',
+        archiveMailbox: '[Gmail]/All Mail',
+      },
+    },
   };
 }

@@ -35,5 +35,7 @@ export function icloud(): PresetOptions {
       // the FETCH response that would carry RFC822 is left out whole; BODY[] is served as usual.
       { on: 'response', match: '^\\* \\d+ FETCH \\([^\\r\\n]*\\bRFC822 \\{', drop: true },
     ],
+    // No `pop3`: iCloud Mail has no POP3 (Apple Support "iCloud Mail server settings for other email client
+    // apps" lists IMAP and SMTP only; Lifewire's iCloud settings page: "iCloud does not support POP mail").
   };
 }

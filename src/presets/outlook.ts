@@ -55,6 +55,12 @@ export function outlook(): PresetOptions {
       { on: 'command', command: 'UID SEARCH', match: NOT_US_ASCII, send: BADCHARSET },
       // [O6] mscdex/node-imap issue #561: IDLE's continuation reads "+ IDLE accepted, awaiting DONE command."
       { on: 'response', command: 'IDLE', match: '^\\+ ', send: '+ IDLE accepted, awaiting DONE command.\r\n' },
+      // [OP2] the POP3 greeting, the bracket a base64 server name in UTF-16LE as in the IMAP one (here LOCALHOST).
+      { on: 'pop3', stage: 'greeting', send: '+OK The Microsoft Exchange POP3 service is ready. [TABPAEMAQQBMAEgATwBTAFQA]' },
     ],
+    // POP3 (docs/pop3-presets.md). [OP1] Microsoft Support "POP, IMAP, and SMTP settings for Outlook.com":
+    // outlook.office365.com, 995, SSL/TLS. [OP2] kisli/vmime issue #267: `+OK The Microsoft Exchange POP3 service
+    // is ready. [<base64>]`, no APOP timestamp; CAPA TOP UIDL SASL PLAIN XOAUTH2 USER.
+    pop3: { apop: false },
   };
 }

@@ -4,6 +4,8 @@
  */
 import type { PresetOptions } from './preset.js';
 
+// No `pop3`: Yahoo documents pop.mail.yahoo.com on 995 with SSL (docs/pop3-presets.md [YP1]), but no public
+// source we found shows its POP3 greeting, CAPA or what it does with deleted messages.
 export function yahoo(): PresetOptions {
   return {
     // [Y1] greeting CAPABILITY in MailKit issues #242 and #358: IMAP4rev1 ID MOVE NAMESPACE X-ID-ACLID UIDPLUS

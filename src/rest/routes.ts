@@ -815,6 +815,7 @@ export const COMPONENTS: Record<string, Schema> = {
   ClientFinding: obj(
     {
       id: { ...int(1), description: 'Grows by one per finding' },
+      protocol: { type: 'string', enum: ['imap', 'pop3'], description: "The session's protocol (the rule's)" },
       session: int(1),
       user: nullable(str()),
       tag: nullable(str()),
@@ -825,7 +826,7 @@ export const COMPONENTS: Record<string, Schema> = {
       text: str('What the client did'),
       at: str('Server-clock time, ISO 8601'),
     },
-    ['id', 'session', 'user', 'tag', 'command', 'rule', 'severity', 'rfc', 'text', 'at'],
+    ['id', 'protocol', 'session', 'user', 'tag', 'command', 'rule', 'severity', 'rfc', 'text', 'at'],
   ),
   ClientCheck: obj(
     {

@@ -116,7 +116,8 @@ describe('client checker modes', () => {
     await b.command('FETCH 1 FLAGS');
     const all = server!.control.clientFindings();
     assert.equal(all.length, 2);
-    assert.deepEqual(Object.keys(all[0]!).sort(), ['at', 'command', 'id', 'rfc', 'rule', 'session', 'severity', 'tag', 'text', 'user']);
+    assert.deepEqual(Object.keys(all[0]!).sort(), ['at', 'command', 'id', 'protocol', 'rfc', 'rule', 'session', 'severity', 'tag', 'text', 'user']);
+    assert.equal(all[0]!.protocol, 'imap');
     assert.equal(all[0]!.user, 'testuser');
     assert.equal(all[0]!.at, '2026-01-01T00:00:00.000Z', 'the server clock');
     assert.deepEqual(events, all);
@@ -220,7 +221,9 @@ describe('client checker modes', () => {
     assert.equal(report.findings.length, 1);
     const junit = renderClientReport(report, 'junit');
     const cases = junit.match(/<testcase /g) ?? [];
-    assert.equal(cases.length, report.rules.length * report.sessions.length);
+    // An IMAP session gets a test case per IMAP rule; the POP3 rules are for POP3 sessions.
+    assert.equal(cases.length, report.rules.filter((r) => r.protocol === 'imap').length * report.sessions.length);
+    assert.doesNotMatch(junit, /name="pop3-/);
     assert.match(junit, /<testcase classname="rookery.client.session-\d+" name="wrong-state">\n\s+<failure type="error"/);
     assert.match(junit, /failures="1"/);
     assert.deepEqual(JSON.parse(renderClientReport(report, 'json')).findings, report.findings);
