@@ -17,6 +17,9 @@ import { RestServer } from './rest/rest.js';
 import { ScriptEngine } from './script/engine.js';
 import { failTlsHandshake } from './script/transport.js';
 import { ScheduledBye } from './imap/timers.js';
+import { OAuthService } from './oauth/service.js';
+import { OAuthControl } from './oauth/control.js';
+import { OAuthHttp } from './oauth/http.js';
 
 /** Scheduled BYEs (control.scheduleBye) pending at once: each holds a timer and a clock listener. */
 const MAX_SCHEDULED_BYES = 1000;
@@ -93,6 +96,13 @@ export class Server extends EventEmitter<ServerEventMap> {
   readonly transcripts: Transcripts;
   /** Serves the recording of `script: { replay }` instead of running commands, or null. */
   private readonly replayer: Replayer | null;
+  /**
+   * The token service (docs/oauth.md): the authorization server's flows and
+   * `check`, the one question mail logins ask about a token.
+   */
+  readonly oauth: OAuthService;
+  /** The OAuth endpoints on the REST listener; made on the first request. */
+  private oauthEndpoints: OAuthHttp | null = null;
   /** Resolves when the server has stopped (stop(), shutdown, REST POST /v1/shutdown). */
   readonly stopped: Promise<void> = new Promise((resolve) => (this.markStopped = resolve));
 
@@ -134,6 +144,18 @@ export class Server extends EventEmitter<ServerEventMap> {
     });
     // Extensions' per-server state (`setup`) is made now, so their control APIs exist from the start.
     imapProtocol(this);
+    this.oauth = new OAuthService({
+      options: this.options.oauth,
+      seed: this.options.scriptSeed,
+      now: () => this.now(),
+      clockListeners: this.clockListeners,
+      emit: (event) => this.emit('oauth', event),
+      users: () => [...this.store.users.keys()],
+      script: this.script,
+      issuer: () => this.oauthIssuer(),
+      sessionOpen: (id) => this.sessions.get(id) !== undefined,
+    });
+    this.control.oauth = new OAuthControl(this.oauth);
     // After the protocol: the `script` option's rules are checked against its command table.
     if (this.options.script.length > 0) this.script.addOptionRules(this.options.script);
   }
@@ -388,6 +410,7 @@ export class Server extends EventEmitter<ServerEventMap> {
         break;
       case 'reset':
         this.script.reset();
+        this.oauth.reset();
         this.clientFindings.clear();
         this.emit('reset', {});
         break;
@@ -464,6 +487,19 @@ export class Server extends EventEmitter<ServerEventMap> {
   /** Connections open now per listener, with the REST body octets in flight (GET /v1/health). */
   connectionUsage(): { imap: number; rest: ReturnType<RestServer['usage']> | null } {
     return { imap: this.sockets.size, rest: this.rest?.usage() ?? null };
+  }
+
+  /** The issuer URL: `oauth.issuer`, else the REST listener's `http://host:port`, else null. */
+  private oauthIssuer(): string | null {
+    if (this.options.oauth.issuer !== null) return this.options.oauth.issuer;
+    const a = this.restAddress();
+    if (a === null) return null;
+    return `http://${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
+  }
+
+  /** The OAuth endpoints (src/oauth/http.ts), for the REST listener. */
+  oauthHttp(): OAuthHttp {
+    return (this.oauthEndpoints ??= new OAuthHttp(this.oauth));
   }
 
   /** Address of the REST listener, or null when it does not listen. */

@@ -47,6 +47,8 @@ export function gmail(): PresetOptions {
     maxConnections: 15,
     // Per user, with Gmail's refusal of the login (src/session/limits.ts cites it).
     maxConnectionsPerUser: { limit: 15, style: 'gmail' },
+    // OAuth logins refused and ended as Gmail does them: src/oauth/styles.ts cites [G1]-[G3].
+    oauth: { style: 'gmail' },
     // None: a failed login already reads `NO [AUTHENTICATIONFAILED] Invalid credentials (Failure)` ([G2]).
     script: [],
   };

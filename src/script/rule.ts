@@ -10,11 +10,19 @@ import type { TransportRuleFields } from './transport.js';
 /**
  * When a rule is considered. `smtp`: an SMTP command (MAIL, RCPT, DATA) of
  * the SMTP intake. `continuation`: a `+` line the server sends (before a
- * synchronizing literal, in AUTHENTICATE, when IDLE starts).
+ * synchronizing literal, in AUTHENTICATE, when IDLE starts). `oauth`: a
+ * request to the OAuth endpoints (docs/oauth.md).
  */
-export type ScriptOn = 'greeting' | 'command' | 'input' | 'response' | 'quiet' | 'smtp' | 'continuation';
+export type ScriptOn = 'greeting' | 'command' | 'input' | 'response' | 'quiet' | 'smtp' | 'continuation' | 'oauth';
 
-export const SCRIPT_EVENTS: readonly ScriptOn[] = ['greeting', 'command', 'input', 'response', 'quiet', 'smtp', 'continuation'];
+export const SCRIPT_EVENTS: readonly ScriptOn[] = ['greeting', 'command', 'input', 'response', 'quiet', 'smtp', 'continuation', 'oauth'];
+
+/**
+ * The fields an `on: "oauth"` rule may use (a request to the token service,
+ * src/oauth/http.ts): `command` names an endpoint or grant type, `send` a
+ * fault, `delay` a slow answer.
+ */
+export const OAUTH_RULE_FIELDS: readonly string[] = ['on', 'command', 'user', 'match', 'nth', 'times', 'chance', 'send', 'delay', 'description', 'seedScope'];
 
 /** The SMTP commands `on: "smtp"` rules name (`command`). DATA is asked once the message has arrived. */
 export const SMTP_SCRIPT_COMMANDS = ['MAIL', 'RCPT', 'DATA'] as const;

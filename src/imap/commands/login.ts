@@ -6,6 +6,8 @@
 import { NOT_AUTHENTICATED, bad, no, ok, type CommandResult, type CommandSpec } from '../command.js';
 import type { ImapSession } from '../session.js';
 import { imapProtocol } from '../protocol.js';
+import type { TokenRefusal } from '../../oauth/service.js';
+import { refusalFor, type Mechanism } from '../../oauth/styles.js';
 
 function succeed(session: ImapSession, user: string): CommandResult {
   session.login(user);
@@ -55,26 +57,46 @@ export function checkPlain(session: ImapSession, response: Buffer): CommandResul
   return verifyPassword(session, user, password) ? succeed(session, user) : failed();
 }
 
-/** Logs in with a user's access token, or answers the JSON error challenge and waits for the client's abort. */
-async function tokenLogin(session: ImapSession, user: string | undefined, token: string | undefined, error: object): Promise<CommandResult> {
-  const record = user === undefined ? undefined : session.server.store.users.get(user);
+/**
+ * Logs in with an access token: a user's static `xoauth2.accessToken` as
+ * ever, else whatever the token service says (`server.oauth.check`: live,
+ * for this user, with the mail scope). A refused token is answered as the
+ * `oauth.style` provider answers it (src/oauth/styles.ts): most send a JSON
+ * error challenge and wait for the client's abort, then NO.
+ */
+async function tokenLogin(session: ImapSession, user: string | undefined, token: string | undefined, mechanism: Mechanism): Promise<CommandResult> {
+  const server = session.server;
+  const record = user === undefined ? undefined : server.store.users.get(user);
   const expected = record?.xoauth2;
   if (user !== undefined && token !== undefined && expected && expected.accessToken === token) {
     session.login(user, { sessionTimeout: expected.sessionTimeout });
     return ok('Logged in', `CAPABILITY ${session.announceCapabilities().join(' ')}`);
   }
-  // Real servers answer a bad token with a challenge carrying a JSON error and expect the
-  // client to abort; doing the same lets clients test that path.
-  session.continueRequest(Buffer.from(JSON.stringify(error)).toString('base64'));
-  const line = await session.readLine();
-  if (line === null) return no('Connection closed');
-  return failed();
+  const oauth = server.oauth;
+  let refusal: TokenRefusal = 'unknown';
+  if (user !== undefined && token !== undefined) {
+    const verdict = oauth.check(user, token, mechanism, session.id);
+    if (verdict.ok && record) {
+      session.login(user);
+      oauth.lease(session, token, verdict);
+      return ok('Logged in', `CAPABILITY ${session.announceCapabilities().join(' ')}`);
+    }
+    if (!verdict.ok) refusal = verdict.reason;
+  }
+  const { style, mailScope } = oauth.settings;
+  const answer = refusalFor(style, mechanism, refusal, mailScope, oauth.knownIssuer());
+  if (answer.challenge) {
+    session.continueRequest(Buffer.from(JSON.stringify(answer.challenge)).toString('base64'));
+    const line = await session.readLine();
+    if (line === null) return no('Connection closed');
+  }
+  return no(answer.text, answer.code ?? undefined);
 }
 
 /** Google's XOAUTH2: `user=<name>^Aauth=Bearer <token>^A^A`. */
 export function checkXOAuth2(session: ImapSession, response: Buffer): Promise<CommandResult> {
   const m = /^user=([^\x01]*)\x01auth=Bearer ([^\x01]+)\x01\x01$/.exec(response.toString('utf8'));
-  return tokenLogin(session, m?.[1], m?.[2], { status: '401', schemes: 'Bearer', scope: 'https://mail.google.com/' });
+  return tokenLogin(session, m?.[1], m?.[2], 'XOAUTH2');
 }
 
 /** RFC 7628 OAUTHBEARER: `n,a=<name>,^Ahost=...^Aport=...^Aauth=Bearer <token>^A^A`. */
@@ -83,7 +105,7 @@ export function checkOAuthBearer(session: ImapSession, response: Buffer): Promis
   const [gs2, ...pairs] = text.split('\x01');
   const user = /^[ny],a=([^,]*),$/.exec(gs2 ?? '')?.[1]?.replace(/=2C/g, ',').replace(/=3D/g, '=');
   const auth = text.endsWith('\x01\x01') ? pairs.find((p) => p.startsWith('auth=Bearer ')) : undefined;
-  return tokenLogin(session, user, auth?.slice('auth=Bearer '.length), { status: 'invalid_token', scope: 'https://mail.google.com/' });
+  return tokenLogin(session, user, auth?.slice('auth=Bearer '.length), 'OAUTHBEARER');
 }
 
 export const authenticate: CommandSpec = {
