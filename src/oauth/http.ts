@@ -132,6 +132,7 @@ export class OAuthHttp {
       revocation_endpoint_auth_methods_supported: auth,
       introspection_endpoint_auth_methods_supported: auth,
       code_challenge_methods_supported: ['S256', 'plain'],
+      authorization_response_iss_parameter_supported: true,
       ...(openid ? { subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['ES256'] } : {}),
     };
   }
@@ -158,6 +159,8 @@ export class OAuthHttp {
       const url = new URL(target.redirectUri);
       for (const [k, v] of Object.entries(values)) url.searchParams.set(k, v);
       if (req.state !== null) url.searchParams.set('state', req.state);
+      // RFC 9207: the issuer in the answer, so a client talking to several servers cannot be mixed up.
+      url.searchParams.set('iss', this.service.issuer());
       return { status: 302, body: '', type: 'text/plain; charset=utf-8', headers: { Location: url.toString() } };
     };
     const fault = await this.fault('authorize', req.loginHint, paramsText(params));

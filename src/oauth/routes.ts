@@ -12,8 +12,8 @@ import { OAUTH_COMMANDS, OAUTH_FAULTS } from './rule-names.js';
 import { GRANT_TYPES, OAUTH_STYLES } from './options.js';
 import type { Decision, OAuthSettings } from './service.js';
 
-const P_CLIENT: Param = { name: 'client', type: 'string', description: 'OAuth client id' };
-const P_GRANT: Param = { name: 'grant', type: 'integer', description: 'Grant id' };
+const P_CLIENT: Param = { name: 'name', type: 'string', description: 'OAuth client id' };
+const P_GRANT: Param = { name: 'id', type: 'integer', description: 'Grant id' };
 const P_PENDING: Param = { name: 'id', type: 'integer', description: 'Id of a waiting authorization request' };
 const MAX_MS = 2_147_483_647;
 const msField = (description: string, min = 1): Schema => ({ type: 'integer', minimum: min, maximum: MAX_MS, description });
@@ -103,16 +103,16 @@ export const OAUTH_ROUTES: Route[] = [
     response: obj({ id: str() }), handle: ({ server, body }) => server.control.oauth.addClient(body),
   },
   {
-    method: 'DELETE', path: '/v1/oauth/clients/{client}', summary: "Remove a client; its grants are revoked", operation: 'oauth.deleteClient', params: [P_CLIENT],
-    status: 200, response: obj({ deleted: bool }), handle: ({ server, params }) => server.control.oauth.deleteClient(params.client as string),
+    method: 'DELETE', path: '/v1/oauth/clients/{name}', summary: "Remove a client; its grants are revoked", operation: 'oauth.deleteClient', params: [P_CLIENT],
+    status: 200, response: obj({ deleted: bool }), handle: ({ server, params }) => server.control.oauth.deleteClient(params.name as string),
   },
   {
     method: 'GET', path: '/v1/oauth/grants', summary: 'Grants: approvals with the tokens made from them', operation: 'oauth.grants', status: 200,
     response: arrayOf(grantInfo), handle: ({ server }) => server.control.oauth.grants(),
   },
   {
-    method: 'DELETE', path: '/v1/oauth/grants/{grant}', summary: "Revoke a grant behind the client's back: its tokens stop working, its mail sessions end", operation: 'oauth.revokeGrant',
-    params: [P_GRANT], status: 200, response: obj({ revoked: bool }), handle: ({ server, params }) => server.control.oauth.revokeGrant(params.grant as number),
+    method: 'DELETE', path: '/v1/oauth/grants/{id}', summary: "Revoke a grant behind the client's back: its tokens stop working, its mail sessions end", operation: 'oauth.revokeGrant',
+    params: [P_GRANT], status: 200, response: obj({ revoked: bool }), handle: ({ server, params }) => server.control.oauth.revokeGrant(params.id as number),
   },
   {
     method: 'POST', path: '/v1/oauth/tokens', summary: 'Tokens for a user without a flow, as if the user had approved the client', operation: 'oauth.issue',
