@@ -90,7 +90,7 @@ before(async () => {
   await copyFile(join(ROOT, 'package.json'), join(pkg, 'package.json'));
   await symlink(BUILT, join(pkg, 'dist'));
   await symlink(join(ROOT, 'python'), join(pkg, 'python'));
-  for (const dep of ['imapflow', 'nodemailer', 'vitest']) await symlink(join(ROOT, 'node_modules', dep), join(project, 'node_modules', dep));
+  for (const dep of ['imapflow', 'nodemailer', 'vitest', 'openid-client']) await symlink(join(ROOT, 'node_modules', dep), join(project, 'node_modules', dep));
   bin = join(project, 'bin');
   await mkdir(bin);
   await writeFile(join(bin, 'rookery'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`);
