@@ -60,6 +60,10 @@ const FLAGS = {
   'smtp-starttls': { type: 'boolean', help: 'offer STARTTLS on the SMTP port' },
   'smtp-auth': { type: 'boolean', help: 'require SMTP AUTH (PLAIN, LOGIN, XOAUTH2) with the IMAP users' },
   'smtp-catch-all': { type: 'boolean', help: 'accept mail for any recipient, not only for user names' },
+  'pop3-port': { type: 'string', help: 'port of the POP3 listener (off without it)' },
+  'pop3-host': { type: 'string', help: 'address of the POP3 listener (default 127.0.0.1)' },
+  'pop3-secure': { type: 'boolean', help: 'implicit TLS on the POP3 port (as on 995)' },
+  'pop3-stls': { type: 'boolean', help: 'offer STLS on the POP3 port (RFC 2595)' },
   'max-connections': { type: 'string', help: 'most IMAP connections at once; more get * BYE (default 5000)' },
   'max-unauthenticated': { type: 'string', help: 'most connections not logged in yet (default 1000)' },
   'login-timeout': { type: 'string', help: 'ms a connection has to log in, 0 for no limit (default 60000)' },
@@ -378,6 +382,12 @@ async function buildOptions(flags: FlagValues): Promise<ServerOptions> {
   if (flags['smtp-catch-all']) smtpFlags.catchAll = true;
   // A config file's smtp that is not an object stays as it is, so the options report it as such.
   if (Object.keys(smtpFlags).length) options.smtp = { ...(isObject(options.smtp) ? options.smtp : {}), ...smtpFlags };
+  const pop3Flags: NonNullable<ServerOptions['pop3']> = {};
+  if (typeof flags['pop3-port'] === 'string') pop3Flags.port = port(flags['pop3-port'], 'pop3-port');
+  if (typeof flags['pop3-host'] === 'string') pop3Flags.host = flags['pop3-host'];
+  if (flags['pop3-secure']) pop3Flags.secure = true;
+  if (flags['pop3-stls']) pop3Flags.stls = true;
+  if (Object.keys(pop3Flags).length) options.pop3 = { ...(isObject(options.pop3) ? options.pop3 : {}), ...pop3Flags };
   if (flags.debug) options.debug = true;
   if (typeof flags.transcripts === 'string' || typeof flags['transcript-dir'] === 'string') {
     const given = options.transcript;
@@ -405,6 +415,10 @@ function ineffective(options: ServerOptions): string[] {
   const smtp = options.smtp as Record<string, unknown> | undefined;
   if (smtp && typeof smtp === 'object' && smtp.port === undefined && Object.keys(smtp).length > 0) {
     warnings.push('SMTP settings are set but no SMTP port (--smtp-port): SMTP intake stays off');
+  }
+  const pop3 = options.pop3 as Record<string, unknown> | undefined;
+  if (pop3 && typeof pop3 === 'object' && pop3.port === undefined && Object.keys(pop3).length > 0) {
+    warnings.push('POP3 settings are set but no POP3 port (--pop3-port): POP3 stays off');
   }
   return warnings;
 }
@@ -570,18 +584,19 @@ async function main(): Promise<number> {
   }
   for (const warning of [...unknownEnvironment(process.env), ...ineffective(options)]) console.error(`rookery: warning: ${warning}`);
   const server = createServer(options);
-  const { imap, rest, smtp } = await server.start();
+  const { imap, rest, smtp, pop3 } = await server.start();
   const restUrl = rest ? `http://${rest.host.includes(':') ? `[${rest.host}]` : rest.host}:${rest.port}/v1` : null;
   // With --ready-json stdout carries only that JSON line; the prose goes to stderr.
   const say = flags['ready-json'] ? console.error : console.log;
   if (flags['ready-json']) {
     // The ready signal: one line of JSON, every listener listening (documented as the contract).
-    console.log(JSON.stringify({ ready: true, version: VERSION, imap: { ...imap, secure: server.options.secure }, rest: rest ? { ...rest, url: restUrl } : null, smtp: smtp ? { ...smtp, secure: server.options.smtp!.secure } : null }));
+    console.log(JSON.stringify({ ready: true, version: VERSION, imap: { ...imap, secure: server.options.secure }, rest: rest ? { ...rest, url: restUrl } : null, smtp: smtp ? { ...smtp, secure: server.options.smtp!.secure } : null, pop3: pop3 ? { ...pop3, secure: server.options.pop3!.secure, stls: server.options.pop3!.stls } : null }));
   }
   say(`rookery ${VERSION}: IMAP listening on ${imap.host}:${imap.port}${server.options.secure ? ' (implicit TLS)' : ''}`);
   say(restUrl ? `rookery: REST API listening on ${restUrl}` : 'rookery: REST API off (--rest-port to turn it on)');
   if (restUrl) say(`rookery: dashboard at ${restUrl.slice(0, -'v1'.length)}${server.options.rest?.token ? ' (asks for the REST token)' : ''}`);
   if (smtp) say(`rookery: SMTP listening on ${smtp.host}:${smtp.port}${server.options.smtp!.secure ? ' (implicit TLS)' : ''}`);
+  if (pop3) say(`rookery: POP3 listening on ${pop3.host}:${pop3.port}${server.options.pop3!.secure ? ' (implicit TLS)' : server.options.pop3!.stls ? ' (STLS offered)' : ''}`);
   say(`rookery: users: ${[...server.options.users.keys()].join(', ') || '(none)'}`);
   if (server.options.replay) say(`rookery: replaying ${replay ?? 'script.replay'} (${server.options.replay.length} recorded session${server.options.replay.length === 1 ? '' : 's'}, one per connection in turn)`);
   if (flags.demo) {

@@ -8,7 +8,7 @@
  * change what the log reads back. The JSON is what `JSON.stringify` makes
  * of the event's data, byte for byte (test/rest/lazy-event-backlog.test.ts).
  */
-import type { SessionEventType, SessionInfo, SessionState } from './events.js';
+import type { SessionEventType, SessionInfo, SessionProtocol, SessionState } from './events.js';
 
 /** An event kept as its parts: its JSON, and that JSON's UTF-8 byte count without making it. */
 export interface EventParts {
@@ -24,6 +24,7 @@ export class CommandEventParts implements EventParts {
     private readonly command: string,
     private readonly status: string,
     private readonly user: string | null,
+    private readonly protocol: SessionProtocol,
   ) {}
 
   /** False when the session number is not one JSON writes as these parts assume (then the event is serialized now). */
@@ -32,12 +33,12 @@ export class CommandEventParts implements EventParts {
   }
 
   json(): string {
-    return `{"session":${this.session},"tag":${JSON.stringify(this.tag)},"command":${JSON.stringify(this.command)},"status":${JSON.stringify(this.status)},"user":${nullableJson(this.user)}}`;
+    return `{"session":${this.session},"tag":${JSON.stringify(this.tag)},"command":${JSON.stringify(this.command)},"status":${JSON.stringify(this.status)},"user":${nullableJson(this.user)},"protocol":${JSON.stringify(this.protocol)}}`;
   }
 
   bytes(): number {
-    // `{"session":` `,"tag":` `,"command":` `,"status":` `,"user":` `}`
-    return 11 + 7 + 11 + 10 + 8 + 1 + digits(this.session) + stringBytes(this.tag) + stringBytes(this.command) + stringBytes(this.status) + nullableBytes(this.user);
+    // `{"session":` `,"tag":` `,"command":` `,"status":` `,"user":` `,"protocol":` `}`
+    return 11 + 7 + 11 + 10 + 8 + 12 + 1 + digits(this.session) + stringBytes(this.tag) + stringBytes(this.command) + stringBytes(this.status) + nullableBytes(this.user) + stringBytes(this.protocol);
   }
 }
 
@@ -52,6 +53,7 @@ export class SessionEventParts implements EventParts {
   private readonly secure: boolean;
   private readonly compressed: boolean;
   private readonly remoteAddress: string | null;
+  private readonly protocol: SessionProtocol;
 
   constructor(
     private readonly type: SessionEventType,
@@ -68,6 +70,7 @@ export class SessionEventParts implements EventParts {
     this.secure = info.secure;
     this.compressed = info.compressed;
     this.remoteAddress = info.remoteAddress;
+    this.protocol = info.protocol;
   }
 
   /** False when the event's data has a value JSON would write differently from these parts (then it is serialized now). */
@@ -87,15 +90,16 @@ export class SessionEventParts implements EventParts {
     for (let i = 0; i < this.enabled.length; i++) enabled += (i > 0 ? ',' : '') + JSON.stringify(this.enabled[i]);
     const info =
       `{"session":${this.session},"user":${nullableJson(this.user)},"state":${JSON.stringify(this.state)},"mailbox":${nullableJson(this.mailbox)},` +
-      `"readOnly":${this.readOnly},"enabled":[${enabled}],"secure":${this.secure},"compressed":${this.compressed},"remoteAddress":${nullableJson(this.remoteAddress)}}`;
+      `"readOnly":${this.readOnly},"enabled":[${enabled}],"secure":${this.secure},"compressed":${this.compressed},"remoteAddress":${nullableJson(this.remoteAddress)},"protocol":${JSON.stringify(this.protocol)}}`;
     return `{"type":${JSON.stringify(this.type)},"session":${info}${this.command === undefined ? '' : `,"command":${JSON.stringify(this.command)}`}}`;
   }
 
   bytes(): number {
     // `{"type":` `,"session":` `}` around the info, and `,"command":` when there is one.
     let n = 8 + 11 + 1 + stringBytes(this.type) + (this.command === undefined ? 0 : 11 + stringBytes(this.command));
-    // `{"session":` `,"user":` `,"state":` `,"mailbox":` `,"readOnly":` `,"enabled":[` `],"secure":` `,"compressed":` `,"remoteAddress":` `}`
-    n += 11 + 8 + 9 + 11 + 12 + 12 + 11 + 14 + 17 + 1;
+    // `{"session":` `,"user":` `,"state":` `,"mailbox":` `,"readOnly":` `,"enabled":[` `],"secure":` `,"compressed":` `,"remoteAddress":` `,"protocol":` `}`
+    n += 11 + 8 + 9 + 11 + 12 + 12 + 11 + 14 + 17 + 12 + 1;
+    n += stringBytes(this.protocol);
     n += digits(this.session) + nullableBytes(this.user) + stringBytes(this.state) + nullableBytes(this.mailbox) + (this.readOnly ? 4 : 5);
     for (let i = 0; i < this.enabled.length; i++) n += (i > 0 ? 1 : 0) + stringBytes(this.enabled[i]!);
     n += (this.secure ? 4 : 5) + (this.compressed ? 4 : 5) + nullableBytes(this.remoteAddress);

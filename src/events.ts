@@ -8,7 +8,11 @@ import type { OAuthEvent } from './oauth/service.js';
 
 export type { OAuthEvent };
 
-export type SessionState = 'Not Authenticated' | 'Authenticated' | 'Selected' | 'Logout';
+/** IMAP's states; a POP3 session is in `Authorization`, `Transaction` or `Update` (RFC 1939), and `Logout` once closed. */
+export type SessionState = 'Not Authenticated' | 'Authenticated' | 'Selected' | 'Logout' | 'Authorization' | 'Transaction' | 'Update';
+
+/** The protocol a session speaks. */
+export type SessionProtocol = 'imap' | 'pop3';
 
 /** A session as the control API and events show it. */
 export interface SessionInfo {
@@ -21,6 +25,7 @@ export interface SessionInfo {
   secure: boolean;
   compressed: boolean;
   remoteAddress: string | null;
+  protocol: SessionProtocol;
 }
 
 export type SessionEventType = 'open' | 'login' | 'select' | 'unselect' | 'unauthenticate' | 'logout' | 'waiting' | 'close';
@@ -38,6 +43,8 @@ export interface CommandEvent {
   command: string;
   status: 'OK' | 'NO' | 'BAD';
   user: string | null;
+  /** POP3 commands have no tag: `tag` is their number in the session (`"1"` for the first). */
+  protocol: SessionProtocol;
 }
 
 export interface MailboxEvent {

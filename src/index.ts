@@ -35,6 +35,8 @@ export type {
   UserOptions,
   RestOptions,
   SmtpOptions,
+  Pop3Options,
+  Pop3Behaviour,
   ClockOption,
   UserStorage,
   TranscriptOptions,

@@ -7,7 +7,7 @@ import { ClientFindingLog, type ClientReport } from './client-check/findings.js'
 import { EventLog, type EventRecord } from './event-log.js';
 import { conditionsOf, matchesAll } from './event-match.js';
 import { CommandEventParts, SessionEventParts } from './event-parts.js';
-import { EVENT_TYPES, type CommandEvent, type ServerEventMap, type ServerEvents, type ServerEventType, type SessionEvent, type SessionEventType, type SessionInfo } from './events.js';
+import { EVENT_TYPES, type CommandEvent, type ServerEventMap, type ServerEvents, type ServerEventType, type SessionEvent, type SessionEventType, type SessionInfo, type SessionProtocol } from './events.js';
 import { ServiceError } from './errors.js';
 import { checkCondition, checkProducible, describeCondition, evaluate, type StateCondition, type StateReport } from './state-conditions.js';
 import type { ExtensionApis } from './extensions/extension.js';
@@ -28,6 +28,7 @@ import type { ResolvedOptions, ServerOptions } from './options/types.js';
 import { SessionRegistry } from './session/registry.js';
 import { connectionCaps, type ConnectionCaps } from './session/descriptors.js';
 import type { SmtpIntake } from './smtp/intake.js';
+import type { Pop3Listener } from './pop3/listener.js';
 import type { StoreChange } from './store/changes.js';
 import { Store } from './store/store.js';
 import { StoreBudget } from './store/budget.js';
@@ -45,11 +46,12 @@ export interface ListenAddress {
   port: number;
 }
 
-/** What `start()` opened. `rest` and `smtp` are null when their port is not configured. */
+/** What `start()` opened. `rest`, `smtp` and `pop3` are null when their port is not configured. */
 export interface ServerAddresses {
   imap: ListenAddress;
   rest: ListenAddress | null;
   smtp: ListenAddress | null;
+  pop3: ListenAddress | null;
 }
 
 /**
@@ -85,6 +87,7 @@ export class Server extends EventEmitter<ServerEventMap> {
   private stopping: Promise<void> | null = null;
   private rest: RestServer | null = null;
   private smtp: SmtpIntake | null = null;
+  private pop3: Pop3Listener | null = null;
   private markStopped!: () => void;
   /** Every event with its id; the backlog streams and waits read. */
   readonly eventLog: EventLog;
@@ -204,11 +207,11 @@ export class Server extends EventEmitter<ServerEventMap> {
    * made now (`EventLog.recordParts`); listeners get the same data.
    * Sessions emit through here; `emit('command', data)` does the same.
    */
-  emitCommand(session: number, tag: string, command: string, status: 'OK' | 'NO' | 'BAD', user: string | null): void {
-    const data: CommandEvent = { session, tag, command, status, user };
+  emitCommand(session: number, tag: string, command: string, status: 'OK' | 'NO' | 'BAD', user: string | null, protocol: SessionProtocol = 'imap'): void {
+    const data: CommandEvent = { session, tag, command, status, user, protocol };
     if (!CommandEventParts.representable(session)) this.emit('command', data);
     else {
-      this.eventLog.recordParts('command', new CommandEventParts(session, tag, command, status, user), data);
+      this.eventLog.recordParts('command', new CommandEventParts(session, tag, command, status, user, protocol), data);
       (super.emit as (name: string, ...rest: unknown[]) => boolean)('command', data);
     }
   }
@@ -428,7 +431,7 @@ export class Server extends EventEmitter<ServerEventMap> {
    */
   async start(): Promise<ServerAddresses> {
     const o = this.options;
-    this.caps = connectionCaps({ imap: o.maxConnections, rest: o.rest?.maxConnections ?? null, smtp: o.smtp ? o.maxConnections : null });
+    this.caps = connectionCaps({ imap: o.maxConnections, rest: o.rest?.maxConnections ?? null, smtp: o.smtp ? o.maxConnections : null, pop3: o.pop3 ? o.maxConnections : null });
     const imap = await this.openImap(this.options.port, this.options.host).catch((err: unknown) => {
       throw listenError(err, 'IMAP', 'port', '--port / ROOKERY_PORT');
     });
@@ -459,7 +462,20 @@ export class Server extends EventEmitter<ServerEventMap> {
         throw listenError(err, 'SMTP', 'smtp.port', '--smtp-port / ROOKERY_SMTP_PORT');
       }
     }
-    return { imap, rest, smtp };
+    let pop3: ListenAddress | null = null;
+    if (this.options.pop3) {
+      // Loaded with the first POP3 listener: most servers have none.
+      const { Pop3Listener } = await import('./pop3/listener.js');
+      const listener = new Pop3Listener(this, this.options.pop3, this.caps.pop3 ?? this.options.maxConnections);
+      try {
+        pop3 = await listener.listen();
+        this.pop3 = listener;
+      } catch (err) {
+        await this.shutdown(false);
+        throw listenError(err, 'POP3', 'pop3.port', '--pop3-port / ROOKERY_POP3_PORT');
+      }
+    }
+    return { imap, rest, smtp, pop3 };
   }
 
   /** Opens the IMAP listener only (never REST), like `net.Server#listen`. */
@@ -481,12 +497,17 @@ export class Server extends EventEmitter<ServerEventMap> {
    * not hold them all (src/session/descriptors.ts).
    */
   connectionCaps(): ConnectionCaps {
-    return (this.caps ??= connectionCaps({ imap: this.options.maxConnections, rest: null, smtp: null }));
+    return (this.caps ??= connectionCaps({ imap: this.options.maxConnections, rest: null, smtp: null, pop3: null }));
   }
 
   /** Connections open now per listener, with the REST body octets in flight (GET /v1/health). */
-  connectionUsage(): { imap: number; rest: ReturnType<RestServer['usage']> | null } {
-    return { imap: this.sockets.size, rest: this.rest?.usage() ?? null };
+  connectionUsage(): { imap: number; rest: ReturnType<RestServer['usage']> | null; pop3: number | null } {
+    return { imap: this.sockets.size, rest: this.rest?.usage() ?? null, pop3: this.pop3?.open ?? null };
+  }
+
+  /** Address of the POP3 listener, or null when it does not listen. */
+  pop3Address(): ListenAddress | null {
+    return this.pop3?.address() ?? null;
   }
 
   /** The issuer URL: `oauth.issuer`, else the REST listener's `http://host:port`, else null. */
@@ -608,11 +629,13 @@ export class Server extends EventEmitter<ServerEventMap> {
     const listener = this.imapListener;
     const rest = this.rest;
     const smtp = this.smtp;
+    const pop3 = this.pop3;
     this.stopping = (async () => {
       // Long polls get their 409 CANNOT answer written before a forced close drops their connections.
       if (waits > 0 && rest) await new Promise<void>((resolve) => setImmediate(resolve));
       const restClosed = rest ? rest.close(graceful) : Promise.resolve();
       const smtpClosed = smtp ? smtp.close(graceful) : Promise.resolve();
+      const pop3Closed = pop3 ? pop3.close(graceful) : Promise.resolve();
       const closed = listener ? new Promise<void>((r) => listener.close(() => r())) : Promise.resolve();
       if (graceful) {
         // Every client is told, idle ones too; those that stay past shutdownTimeout are closed.
@@ -623,10 +646,11 @@ export class Server extends EventEmitter<ServerEventMap> {
       } else {
         this.forceClose();
       }
-      await Promise.all([closed, restClosed, smtpClosed]);
+      await Promise.all([closed, restClosed, smtpClosed, pop3Closed]);
       this.imapListener = null;
       this.rest = null;
       this.smtp = null;
+      this.pop3 = null;
     })();
     void this.stopping.then(() => this.markStopped());
     return this.stopping;

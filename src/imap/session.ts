@@ -379,6 +379,7 @@ export class ImapSession implements SessionHandle {
       secure: this.secure,
       compressed: this.compressed,
       remoteAddress: this.closed ? null : this.conn.remoteAddress,
+      protocol: 'imap',
     };
   }
 

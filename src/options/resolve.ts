@@ -18,6 +18,7 @@ import { BUILTIN_ROWS } from '../extensions/builtins.js';
 import { resolvePluginOptions, resolvePlugins } from './plugins.js';
 import { resolveStorage, type FieldValidator, type StorageContext } from './storage.js';
 import { resolveSmtp } from './smtp.js';
+import { resolvePop3 } from './pop3.js';
 import { resolveCapabilities, resolveClientCheck } from './client-check.js';
 import { resolveTls } from './tls.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
@@ -74,6 +75,7 @@ export const TOP_LEVEL_KEYS = [
   'starttls',
   'tls',
   'smtp',
+  'pop3',
   'pingInterval',
   'events',
   'userMailboxes',
@@ -182,6 +184,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   }
   const tls = resolveTls(problems, options.tls);
   const smtp = resolveSmtp(problems, options.smtp, DEFAULTS.host);
+  const pop3 = resolvePop3(problems, options.pop3, DEFAULTS.host);
   const greeting = optional(options.greeting, DEFAULTS.greeting, (v) =>
     typeof v === 'string' && !/[\r\n\0]/.test(v) ? v : problems.expected('greeting', 'a single-line string', v),
   );
@@ -221,6 +224,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     now,
     rest,
     smtp,
+    pop3,
     port,
     host,
     secure,

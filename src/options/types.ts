@@ -149,6 +149,59 @@ export interface SmtpOptions {
   name?: string;
 }
 
+/**
+ * The POP3 listener (RFC 1939, docs/pop3.md). The maildrop is the user's
+ * INBOX; users, passwords and tokens are those of IMAP.
+ */
+export interface Pop3Options {
+  /** Port of the POP3 listener; 0 picks a free one. Without a port POP3 does not start. */
+  port?: number;
+  /** Address to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** Implicit TLS (as on port 995), with the `tls` certificate. Default false. */
+  secure?: boolean;
+  /** Offer STLS (RFC 2595), with the `tls` certificate. Default false. */
+  stls?: boolean;
+  /** Offer APOP: a timestamp in the greeting (RFC 1939 §7). Default true. */
+  apop?: boolean;
+  /** RFC 2449 EXPIRE: `"NEVER"` (default) or days a retrieved message stays (0: deleted at QUIT anyway). Advertised only. */
+  expire?: number | 'NEVER';
+  /** RFC 2449 LOGIN-DELAY in seconds (0: none, default): a second login of a user sooner gets `-ERR [LOGIN-DELAY]`. */
+  loginDelay?: number;
+  /** Refuse a second POP3 session of a user with `-ERR [IN-USE]` (RFC 1939's exclusive lock). Default false. */
+  exclusive?: boolean;
+  /** Autologout in ms without a command (0: never). Default 600000, RFC 1939's ten-minute floor; lower values are for tests. */
+  idleTimeout?: number;
+  /** Longest command line in octets, CRLF included (at least 255, RFC 2449 §4). Default 8192. */
+  maxLineLength?: number;
+  /** How the server treats names and deletions; presets set it (src/pop3/behaviour.ts). */
+  behaviour?: Pop3Behaviour;
+}
+
+/** Provider behaviour the POP3 session reads through src/pop3/behaviour.ts. Defaults are RFC 1939's. */
+export interface Pop3Behaviour {
+  /** User-name prefixes stripped before the credentials are checked (Gmail's `recent:`); the session learns which one was used. */
+  userPrefixes?: string[];
+  /** What QUIT does with the messages DELE marked: `delete` (default, RFC 1939), `keep`, `read` (adds \Seen), `archive` (moves them). */
+  deleteAction?: 'delete' | 'keep' | 'read' | 'archive';
+  /** Mailbox `archive` moves to (made when missing). Default `Archive`. */
+  archiveMailbox?: string;
+}
+
+export interface ResolvedPop3 {
+  port: number;
+  host: string;
+  secure: boolean;
+  stls: boolean;
+  apop: boolean;
+  expire: number | 'NEVER';
+  loginDelay: number;
+  exclusive: boolean;
+  idleTimeout: number;
+  maxLineLength: number;
+  behaviour: Readonly<Required<Pop3Behaviour>>;
+}
+
 /** The clock: a fixed instant or a function returning the current one. */
 export type ClockOption = Date | number | (() => Date | number);
 
@@ -216,6 +269,8 @@ export interface ServerOptions {
   rest?: RestOptions;
   /** SMTP intake; started by `start()` only when a port is given (needs the package smtp-server). */
   smtp?: SmtpOptions;
+  /** POP3 listener; started by `start()` only when a port is given. */
+  pop3?: Pop3Options;
   /** IMAP listener port for `start()`. Default 0 (a free port). */
   port?: number;
   /** IMAP listener address for `start()`. Default `127.0.0.1`. */
@@ -456,6 +511,8 @@ export interface ResolvedOptions {
     addresses: Map<string, string>;
     name: string;
   } | null;
+  /** POP3 listener, or null when no POP3 port is configured. */
+  pop3: ResolvedPop3 | null;
   port: number;
   host: string;
   secure: boolean;

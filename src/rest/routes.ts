@@ -77,10 +77,11 @@ const connectionsSchema: Schema = {
       imap: listenerUse('IMAP'),
       rest: listenerUse('REST'),
       smtp: nullable({ ...obj({ max: { ...int(1), description: 'The cap in force for SMTP' } }, ['max']), description: 'SMTP connections' }),
+      pop3: nullable(listenerUse('POP3')),
       restBodyBytesInFlight: { ...int(0), description: 'Octets of REST request bodies held now (rest.maxBodyBytesInFlight)' },
       restBodiesWaiting: { ...int(0), description: 'REST requests waiting for room in rest.maxBodyBytesInFlight' },
     },
-    ['descriptorLimit', 'reserve', 'lowered', 'imap', 'rest', 'smtp', 'restBodyBytesInFlight', 'restBodiesWaiting'],
+    ['descriptorLimit', 'reserve', 'lowered', 'imap', 'rest', 'smtp', 'pop3', 'restBodyBytesInFlight', 'restBodiesWaiting'],
   ),
   description: 'Connection caps in force and their use',
 };
@@ -113,6 +114,15 @@ const healthSchema = (): Schema => obj(
         { type: 'null', description: 'SMTP intake is off (no smtp.port)' },
       ],
     },
+    pop3: {
+      oneOf: [
+        {
+          ...obj({ host: str(), port: int(0), secure: { ...bool, description: 'Implicit TLS' }, stls: { ...bool, description: 'STLS offered' } }, ['host', 'port', 'secure', 'stls']),
+          description: 'The POP3 listener',
+        },
+        { type: 'null', description: 'POP3 is off (no pop3.port)' },
+      ],
+    },
     limits: {
       ...obj(
         {
@@ -128,7 +138,7 @@ const healthSchema = (): Schema => obj(
     connections: connectionsSchema,
     store: storeSchema,
   },
-  ['ok', 'version', 'imap', 'rest', 'smtp', 'limits', 'connections', 'store'],
+  ['ok', 'version', 'imap', 'rest', 'smtp', 'pop3', 'limits', 'connections', 'store'],
 );
 
 /** Longest `timeout` of GET /v1/events/wait (5 minutes), and the one used without it. */
@@ -154,6 +164,8 @@ export const serverRoutes: Route[] = [
       limits.maxMessages = o.maxMessages;
       const smtpAddress = server.smtpAddress();
       const smtp = smtpAddress && o.smtp ? { host: smtpAddress.host, port: smtpAddress.port, secure: o.smtp.secure } : null;
+      const pop3Address = server.pop3Address();
+      const pop3 = pop3Address && o.pop3 ? { host: pop3Address.host, port: pop3Address.port, secure: o.pop3.secure, stls: o.pop3.stls } : null;
       const caps = server.connectionCaps();
       const use = server.connectionUsage();
       const connections = {
@@ -163,6 +175,7 @@ export const serverRoutes: Route[] = [
         imap: { open: use.imap, max: caps.imap },
         rest: { open: use.rest?.connections ?? 0, max: use.rest?.maxConnections ?? caps.rest ?? 0 },
         smtp: smtp && caps.smtp !== null ? { max: caps.smtp } : null,
+        pop3: pop3 && caps.pop3 !== null ? { open: use.pop3 ?? 0, max: caps.pop3 } : null,
         restBodyBytesInFlight: use.rest?.bodyBytesInFlight ?? 0,
         restBodiesWaiting: use.rest?.bodiesWaiting ?? 0,
       };
@@ -170,7 +183,7 @@ export const serverRoutes: Route[] = [
       const store = budget
         ? { messages: budget.messages, bytes: budget.bytes, maxMessages: budget.maxMessages, maxStoreBytes: budget.maxBytes, full: budget.full }
         : { messages: 0, bytes: 0, maxMessages: null, maxStoreBytes: null, full: false };
-      return { ok: true, version: VERSION, imap: { host: imap.host, port: imap.port, secure: o.secure }, rest, smtp, limits, connections, store };
+      return { ok: true, version: VERSION, imap: { host: imap.host, port: imap.port, secure: o.secure }, rest, smtp, pop3, limits, connections, store };
     },
   },
   {
@@ -695,7 +708,7 @@ const ms = (min: number, description: string): Schema => ({ type: 'integer', min
  */
 export const SCRIPT_RULE: Schema = obj(
   {
-    on: { type: 'string', enum: SCRIPT_EVENTS, description: 'When the rule is asked: greeting, command, input (IDLE DONE, SASL lines), response (bytes about to go out), quiet (no traffic for quietFor ms), smtp (an SMTP MAIL, RCPT or DATA of the SMTP intake), continuation (a + line: before a literal, in AUTHENTICATE, IDLE)' },
+    on: { type: 'string', enum: SCRIPT_EVENTS, description: 'When the rule is asked: greeting, command, input (IDLE DONE, SASL lines), response (bytes about to go out), quiet (no traffic for quietFor ms), smtp (an SMTP MAIL, RCPT or DATA of the SMTP intake), continuation (a + line: before a literal, in AUTHENTICATE, IDLE), pop3 (a POP3 session: its stage says which point)' },
     command: {
       oneOf: [str(), arrayOf(str())],
       description:
@@ -735,6 +748,8 @@ export const SCRIPT_RULE: Schema = obj(
     defer: { type: 'string', enum: ['tagged', 'next'], description: 'Hold the response: until after the next tagged response, or until the next command\'s output' },
     seedScope: dflt({ type: 'string', enum: ['server', 'session', 'rule'] }, 'server', 'With chance: one PRNG stream for the server, one per session and rule (same faults whatever the interleaving), or one per rule'),
     // --- end issue 14 part 1
+    stage: dflt({ type: 'string', enum: ['greeting', 'command', 'response'] }, 'command', 'For on: pop3: the greeting, a command before it runs, or a response about to go out (docs/pop3.md)'),
+    pop3Fault: { type: 'string', enum: ['lf-size', 'no-dot', 'double-dot', 'no-stuffing', 'uidl-repeat', 'uidl-change'], description: 'For on: pop3 command rules: a POP3 defect in the answer of the command, which runs (docs/pop3.md, "Faults")' },
     hideCapabilities: { ...arrayOf(str()), description: 'For on: greeting or command: capabilities the session is not offered from then on (not advertised; their commands are unknown)' },
     // Transport faults (issue 14): src/script/transport.ts, docs/faults-and-timers.md.
     bandwidth: { ...int(0), description: 'From this event on, the session\'s output at most this many bytes per second (0 lifts the cap)' },
@@ -784,8 +799,9 @@ export const COMPONENTS: Record<string, Schema> = {
     ['session', 'user', 'remoteAddress', 'open', 'openedAt', 'closedAt', 'droppedBytes', 'redacted', 'chunks'],
   ),
   Session: obj({
-    session: int(), user: nullable(str()), state: { type: 'string', enum: ['Not Authenticated', 'Authenticated', 'Selected', 'Logout'] },
+    session: int(), user: nullable(str()), state: { type: 'string', enum: ['Not Authenticated', 'Authenticated', 'Selected', 'Logout', 'Authorization', 'Transaction', 'Update'], description: 'IMAP states; Authorization, Transaction and Update for POP3 sessions (RFC 1939)' },
     mailbox: nullable(str()), readOnly: bool, enabled: strArray, secure: bool, compressed: bool, remoteAddress: nullable(str()),
+    protocol: { type: 'string', enum: ['imap', 'pop3'], description: 'The protocol the session speaks' },
   }),
   ScriptRule: closeObjects(SCRIPT_RULE),
   // A getter: built when the document is, after the options module has loaded (see healthLimitKeys).

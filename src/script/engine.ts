@@ -191,6 +191,7 @@ export class ScriptEngine {
   private matches(entry: Entry, ctx: ScriptContext): boolean {
     const r = entry.rule;
     if (r.on !== ctx.event) return false;
+    if (ctx.event === 'pop3' && (r.stage ?? 'command') !== ctx.stage) return false;
     if (r.quietFor !== undefined && ctx.quietFor !== r.quietFor) return false;
     if (entry.commands !== null && !commandMatches(entry.commands, ctx.command)) return false;
     if (r.tag !== undefined) {
@@ -222,7 +223,7 @@ export class ScriptEngine {
 function commandNames(rule: ScriptRule): ReadonlySet<string> | null {
   if (rule.command === undefined) return null;
   const names = new Set<string>();
-  const smtp = rule.on === 'smtp';
+  const smtp = rule.on === 'smtp' || rule.on === 'pop3';
   for (const given of typeof rule.command === 'string' ? [rule.command] : rule.command) {
     const name = given.toUpperCase();
     if (smtp || name.startsWith('UID ') || name.includes(' ')) {
@@ -244,7 +245,7 @@ function commandNames(rule: ScriptRule): ReadonlySet<string> | null {
 function commandMatches(names: ReadonlySet<string>, command: string | null): boolean {
   if (command === null) return false;
   const upper = command.toUpperCase();
-  return names.has(upper) || (upper.startsWith('AUTHENTICATE ') && names.has('AUTHENTICATE'));
+  return names.has(upper) || (upper.startsWith('AUTHENTICATE ') && names.has('AUTHENTICATE')) || (upper.startsWith('AUTH ') && names.has('AUTH'));
 }
 
 /** A 32-bit seed from the server seed and two numbers (murmur3's finalizer over a mix). */

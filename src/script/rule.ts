@@ -13,9 +13,33 @@ import type { TransportRuleFields } from './transport.js';
  * synchronizing literal, in AUTHENTICATE, when IDLE starts). `oauth`: a
  * request to the OAuth endpoints (docs/oauth.md).
  */
-export type ScriptOn = 'greeting' | 'command' | 'input' | 'response' | 'quiet' | 'smtp' | 'continuation' | 'oauth';
+export type ScriptOn = 'greeting' | 'command' | 'input' | 'response' | 'quiet' | 'smtp' | 'continuation' | 'pop3' | 'oauth';
 
-export const SCRIPT_EVENTS: readonly ScriptOn[] = ['greeting', 'command', 'input', 'response', 'quiet', 'smtp', 'continuation', 'oauth'];
+export const SCRIPT_EVENTS: readonly ScriptOn[] = ['greeting', 'command', 'input', 'response', 'quiet', 'smtp', 'continuation', 'pop3', 'oauth'];
+
+/** When an `on: "pop3"` rule is asked (its `stage`; default `command`). */
+export type Pop3Stage = 'greeting' | 'command' | 'response';
+export const POP3_STAGES: readonly Pop3Stage[] = ['greeting', 'command', 'response'];
+
+/** The POP3 commands `on: "pop3"` rules may name (`command`; `AUTH` also with its mechanism, `AUTH PLAIN`). */
+export const POP3_SCRIPT_COMMANDS = ['USER', 'PASS', 'APOP', 'AUTH', 'STAT', 'LIST', 'RETR', 'DELE', 'NOOP', 'RSET', 'QUIT', 'TOP', 'UIDL', 'CAPA', 'STLS', 'UTF8', 'LANG'] as const;
+
+/**
+ * POP3 defects a command rule turns on for the command's answer
+ * (docs/pop3.md, "Faults"): `lf-size` sizes in STAT/LIST counted with LF
+ * line ends (not the CRLF octets RETR sends), `no-dot` / `double-dot` the
+ * terminating line missing or sent twice, `no-stuffing` lines starting with
+ * `.` not byte-stuffed, `uidl-repeat` every message given message 1's
+ * unique-id, `uidl-change` unique-ids that differ in every session.
+ */
+export type Pop3Fault = 'lf-size' | 'no-dot' | 'double-dot' | 'no-stuffing' | 'uidl-repeat' | 'uidl-change';
+export const POP3_FAULTS: readonly Pop3Fault[] = ['lf-size', 'no-dot', 'double-dot', 'no-stuffing', 'uidl-repeat', 'uidl-change'];
+
+/** The fields an `on: "pop3"` rule may use. */
+export const POP3_RULE_FIELDS: readonly string[] = [
+  'on', 'stage', 'command', 'session', 'state', 'user', 'match', 'nth', 'times', 'chance', 'seedScope', 'when', 'description',
+  'send', 'run', 'drop', 'delay', 'chunk', 'chunkDelay', 'truncate', 'close', 'before', 'after', 'pop3Fault',
+];
 
 /**
  * The fields an `on: "oauth"` rule may use (a request to the token service,
@@ -50,6 +74,8 @@ export interface ScriptContext {
   text: string;
   /** For `quiet`: the quiet time that elapsed, in ms. */
   quietFor?: number;
+  /** For `pop3`: which point of the session asks. */
+  stage?: Pop3Stage;
   // --- response rules (issue 14)
   /**
    * For `response`: the type of an untagged response (`EXISTS`, `FETCH`,
@@ -113,6 +139,10 @@ export interface ScriptRuleJson {
    * leaves them out.
    */
   hideCapabilities?: string[];
+  /** For on: pop3: the stage asked about (default `command`). */
+  stage?: Pop3Stage;
+  /** For on: pop3 command rules: a POP3 defect in the command's answer (the command runs). */
+  pop3Fault?: Pop3Fault;
 }
 
 /** Where a `chance` rule draws from: one stream for the server, one per session and rule, or one per rule. */

@@ -9,12 +9,15 @@
 import { ServiceError } from '../errors.js';
 import { suggestKey } from '../options/typos.js';
 import { TRANSPORT_FIELD_CHECKS, transportProblem } from './transport.js';
-import { OAUTH_RULE_FIELDS, SCRIPT_EVENTS, SEED_SCOPES, SMTP_RULE_FIELDS, SMTP_SCRIPT_COMMANDS, type ScriptOn, type ScriptRule } from './rule.js';
+import { OAUTH_RULE_FIELDS, POP3_FAULTS, POP3_RULE_FIELDS, POP3_SCRIPT_COMMANDS, POP3_STAGES, SCRIPT_EVENTS, SEED_SCOPES, SMTP_RULE_FIELDS, SMTP_SCRIPT_COMMANDS, type ScriptOn, type ScriptRule } from './rule.js';
 import { OAUTH_COMMANDS, OAUTH_FAULTS, TOKEN_GRANT_COMMANDS } from '../oauth/rule-names.js';
 import { checkRuleLanguage } from './validate-language.js';
 
 /** The session states events and rules name (`state`). */
-export const SESSION_STATES = ['Not Authenticated', 'Authenticated', 'Selected', 'Logout'] as const;
+export const SESSION_STATES = ['Not Authenticated', 'Authenticated', 'Selected', 'Logout', 'Authorization', 'Transaction', 'Update'] as const;
+
+/** The states of POP3 sessions (RFC 1939), only for on: pop3 rules. */
+const POP3_STATES: readonly string[] = ['Authorization', 'Transaction', 'Update'];
 
 /**
  * The commands a server defines, by upper-case name (`FETCH`, `UID FETCH`,
@@ -88,6 +91,8 @@ const FIELDS: Readonly<Record<string, Check>> = {
   defer: (v) => (v === 'tagged' || v === 'next' ? null : '"tagged" or "next"'),
   seedScope: (v) => (typeof v === 'string' && (SEED_SCOPES as readonly string[]).includes(v) ? null : `one of ${SEED_SCOPES.join(', ')}`),
   // --- end issue 14 part 1
+  stage: (v) => (typeof v === 'string' && (POP3_STAGES as readonly string[]).includes(v) ? null : `one of ${POP3_STAGES.join(', ')}`),
+  pop3Fault: (v) => (typeof v === 'string' && (POP3_FAULTS as readonly string[]).includes(v) ? null : `one of ${POP3_FAULTS.join(', ')}`),
   // Transport faults (issue 14): src/script/transport.ts.
   ...TRANSPORT_FIELD_CHECKS,
 };
@@ -174,7 +179,10 @@ export function validateRule(value: unknown, where = '', commands?: CommandTable
   const on = rule.on as ScriptOn;
   const has = (k: string): boolean => Object.hasOwn(rule, k) && rule[k] !== undefined;
   if (on === 'smtp') return validateSmtpRule(rule, where);
+  if (on === 'pop3') return validatePop3Rule(rule, where);
   if (on === 'oauth') return validateOAuthRule(rule, where);
+  for (const k of ['stage', 'pop3Fault']) if (has(k)) throw invalid(where, k, 'only for on: pop3');
+  if (has('state') && POP3_STATES.includes(rule.state as string)) throw invalid(where, 'state', 'a POP3 state, only for on: pop3');
   if (rule.drop === true) {
     for (const k of ['send', 'run', 'before', 'after', 'truncate']) {
       if (has(k)) throw invalid(where, k, 'cannot be combined with drop');
@@ -280,6 +288,36 @@ function validateOAuthRule(rule: Record<string, unknown>, where: string): Script
     throw invalid(where, 'send', `for on: oauth one of ${OAUTH_FAULTS.join(', ')}, got ${JSON.stringify(rule.send.slice(0, 64))}${didYouMean(hint)}`);
   }
   return { ...(rule as unknown as ScriptRule), ...(rule.command !== undefined ? { command: [...new Set(names)] } : {}) };
+}
+
+/** The checks of an `on: "pop3"` rule (its field types are checked already). */
+function validatePop3Rule(rule: Record<string, unknown>, where: string): ScriptRule {
+  const allowed = new Set(POP3_RULE_FIELDS);
+  const has = (k: string): boolean => Object.hasOwn(rule, k) && rule[k] !== undefined;
+  for (const key of Object.keys(rule)) {
+    if (rule[key] !== undefined && !allowed.has(key)) throw invalid(where, key, `not meaningful for on: pop3 (its fields: ${POP3_RULE_FIELDS.join(', ')})`);
+  }
+  const stage = (rule.stage as string | undefined) ?? 'command';
+  for (const [i, name] of commandList(rule.command).entries()) {
+    const upper = name.toUpperCase();
+    const verb = upper.startsWith('AUTH ') ? 'AUTH' : upper;
+    const at = typeof rule.command === 'string' ? 'command' : `command[${i}]`;
+    if (!(POP3_SCRIPT_COMMANDS as readonly string[]).includes(verb)) {
+      throw invalid(where, at, `for on: pop3 one of ${POP3_SCRIPT_COMMANDS.join(', ')}, got ${JSON.stringify(name)}${didYouMean(suggestKey(upper, POP3_SCRIPT_COMMANDS))}`);
+    }
+  }
+  if (stage === 'greeting' && has('command')) throw invalid(where, 'command', 'no command at greeting');
+  if (has('pop3Fault') && stage !== 'command') throw invalid(where, 'pop3Fault', 'only for stage: command (it changes the answer of the command)');
+  if (has('pop3Fault') && (has('send') || rule.drop === true)) throw invalid(where, 'pop3Fault', 'cannot be combined with send or drop (the command runs, with the fault in its answer)');
+  if (rule.drop === true) {
+    for (const k of ['send', 'run', 'before', 'after', 'truncate']) if (has(k)) throw invalid(where, k, 'cannot be combined with drop');
+  }
+  if (rule.run === true && stage !== 'command') throw invalid(where, 'run', 'only for stage: command');
+  if (has('chunkDelay') && !has('chunk')) throw invalid(where, 'chunkDelay', 'needs chunk');
+  if (has('state') && !POP3_STATES.includes(rule.state as string)) {
+    throw invalid(where, 'state', 'for on: pop3 one of Authorization, Transaction, Update');
+  }
+  return { ...(rule as unknown as ScriptRule), ...(Array.isArray(rule.command) ? { command: [...(rule.command as string[])] } : {}) };
 }
 
 /** Validates a rule or an array of rules; all or nothing. */

@@ -25,12 +25,15 @@ export interface ConnectionCaps {
   imap: number;
   rest: number | null;
   smtp: number | null;
+  pop3: number | null;
 }
 
 export interface WantedCaps {
   imap: number;
   rest: number | null;
   smtp: number | null;
+  /** Absent: no POP3 listener. */
+  pop3?: number | null;
 }
 
 /** What the process has: its limit and (when needed) the descriptors it holds now. */
@@ -76,9 +79,9 @@ const TYPICAL_OPEN = 64;
 
 export function connectionCaps(wanted: WantedCaps, state: DescriptorState = processDescriptors()): ConnectionCaps {
   const { limit } = state;
-  const unchanged = { descriptorLimit: limit, reserve: 0, lowered: false, ...wanted };
+  const unchanged = { descriptorLimit: limit, reserve: 0, lowered: false, ...wanted, pop3: wanted.pop3 ?? null };
   if (limit === null) return unchanged;
-  const sum = wanted.imap + (wanted.rest ?? 0) + (wanted.smtp ?? 0);
+  const sum = wanted.imap + (wanted.rest ?? 0) + (wanted.smtp ?? 0) + (wanted.pop3 ?? 0);
   const margin = descriptorMargin(limit);
   // Far below the limit (the usual case) the descriptors open now need not be counted.
   if (sum + margin + TYPICAL_OPEN <= limit) return { ...unchanged, reserve: margin + TYPICAL_OPEN };
@@ -93,5 +96,6 @@ export function connectionCaps(wanted: WantedCaps, state: DescriptorState = proc
     imap: share(wanted.imap),
     rest: wanted.rest === null ? null : share(wanted.rest),
     smtp: wanted.smtp === null ? null : share(wanted.smtp),
+    pop3: wanted.pop3 === undefined || wanted.pop3 === null ? null : share(wanted.pop3),
   };
 }

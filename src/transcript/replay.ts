@@ -137,6 +137,7 @@ export class ReplaySession implements SessionHandle {
       secure: this.secure,
       compressed: false,
       remoteAddress: this.closed ? null : this.remoteAddress,
+      protocol: 'imap',
     };
   }
 

@@ -140,7 +140,7 @@ describe('connectionCaps (how the caps are lowered)', () => {
   const state = (limit: number | null, open = 20): { limit: number | null; open: () => number } => ({ limit, open: () => open });
 
   test('far below the limit, or with the limit unknown, the caps stay as given', () => {
-    assert.deepEqual(connectionCaps({ imap: 5000, rest: 1000, smtp: null }, state(20_000)), { descriptorLimit: 20_000, reserve: 256 + 64, lowered: false, imap: 5000, rest: 1000, smtp: null });
+    assert.deepEqual(connectionCaps({ imap: 5000, rest: 1000, smtp: null }, state(20_000)), { descriptorLimit: 20_000, reserve: 256 + 64, lowered: false, imap: 5000, rest: 1000, smtp: null, pop3: null });
     assert.equal(connectionCaps({ imap: 5000, rest: 1000, smtp: 5000 }, state(null)).lowered, false);
   });
 

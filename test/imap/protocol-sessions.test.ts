@@ -69,7 +69,7 @@ describe('session and command events', () => {
     assert.equal(events[events.length - 1]!.session.remoteAddress, null);
   });
 
-  test('command events carry session, tag, command, status and user', async () => {
+  test('command events carry session, tag, command, status, user and protocol', async () => {
     const events = collect(server, 'command');
     const c = await rawSession(port, false);
     await c.command('NOOP');
@@ -80,12 +80,12 @@ describe('session and command events', () => {
     await c.command('BOGUS');
     const id = onlySession();
     assert.deepEqual(events, [
-      { session: id, tag: 'T1', command: 'NOOP', status: 'OK', user: null },
-      { session: id, tag: 'T2', command: 'LOGIN', status: 'NO', user: null },
-      { session: id, tag: 'T3', command: 'LOGIN', status: 'OK', user: 'testuser' },
-      { session: id, tag: 'T4', command: 'SELECT', status: 'OK', user: 'testuser' },
-      { session: id, tag: 'T5', command: 'UID FETCH', status: 'OK', user: 'testuser' },
-      { session: id, tag: 'T6', command: 'BOGUS', status: 'BAD', user: 'testuser' },
+      { session: id, tag: 'T1', command: 'NOOP', status: 'OK', user: null, protocol: 'imap' },
+      { session: id, tag: 'T2', command: 'LOGIN', status: 'NO', user: null, protocol: 'imap' },
+      { session: id, tag: 'T3', command: 'LOGIN', status: 'OK', user: 'testuser', protocol: 'imap' },
+      { session: id, tag: 'T4', command: 'SELECT', status: 'OK', user: 'testuser', protocol: 'imap' },
+      { session: id, tag: 'T5', command: 'UID FETCH', status: 'OK', user: 'testuser', protocol: 'imap' },
+      { session: id, tag: 'T6', command: 'BOGUS', status: 'BAD', user: 'testuser', protocol: 'imap' },
     ]);
     c.close();
   });
@@ -106,6 +106,7 @@ describe('session and command events', () => {
       secure: false,
       compressed: false,
       remoteAddress: '127.0.0.1',
+      protocol: 'imap',
     });
     assert.deepEqual(list[1], {
       session: list[0]!.session + 1,
@@ -117,6 +118,7 @@ describe('session and command events', () => {
       secure: false,
       compressed: false,
       remoteAddress: '127.0.0.1',
+      protocol: 'imap',
     });
     a.close();
     b.close();

@@ -104,7 +104,7 @@ const withBearer =
     fetch(url, { ...init, headers: { ...init.headers, Authorization: `Bearer ${token}` } });
 
 function assertSession(s: SessionInfo): void {
-  assert.deepEqual(Object.keys(s).sort(), ['compressed', 'enabled', 'mailbox', 'readOnly', 'remoteAddress', 'secure', 'session', 'state', 'user']);
+  assert.deepEqual(Object.keys(s).sort(), ['compressed', 'enabled', 'mailbox', 'protocol', 'readOnly', 'remoteAddress', 'secure', 'session', 'state', 'user']);
   assert.equal(typeof s.session, 'number');
   assert.ok(Array.isArray(s.enabled));
   assert.equal(typeof s.readOnly, 'boolean');
@@ -160,7 +160,7 @@ describe('REST event stream with the eventsource client', () => {
       assert.equal(login.session.session, id);
       assert.equal(login.session.state, 'Authenticated');
       assert.equal(login.session.user, 'testuser');
-      assert.deepEqual(await rec.event<CommandEvent>('command', (d) => d.tag === 'T1'), { session: id, tag: 'T1', command: 'LOGIN', status: 'OK', user: 'testuser' });
+      assert.deepEqual(await rec.event<CommandEvent>('command', (d) => d.tag === 'T1'), { session: id, tag: 'T1', command: 'LOGIN', status: 'OK', user: 'testuser', protocol: 'imap' });
 
       assert.match(tagged(await imap.command('SELECT INBOX')), /^T2 OK/);
       const select = await rec.event<SessionEvent>('session', (d) => d.type === 'select');

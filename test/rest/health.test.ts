@@ -54,6 +54,7 @@ describe('GET /v1/health', () => {
         imap: { host: '127.0.0.1', port: r.imapPort, secure: false },
         rest: { host: '127.0.0.1', port: r.restPort },
         smtp: null,
+        pop3: null,
         limits: { ...LIMITS, maxStoreBytes: 1_000_000, maxMessages: 77, rest: { maxEventStreams: 9, maxStreamBuffer: 65536, ...REST_LIMITS } },
       });
     } finally {
@@ -142,7 +143,7 @@ describe('GET /v1/health', () => {
       assert.deepEqual(op.responses['200'].content['application/json'].schema, { $ref: '#/components/schemas/Health' });
       assert.ok(op.responses['401'], '401 is declared');
       const schema = doc.components.schemas.Health;
-      assert.deepEqual([...schema.required].sort(), ['connections', 'imap', 'limits', 'ok', 'rest', 'smtp', 'store', 'version']);
+      assert.deepEqual([...schema.required].sort(), ['connections', 'imap', 'limits', 'ok', 'pop3', 'rest', 'smtp', 'store', 'version']);
       const limitKeys = [...Object.keys(LIMITS), 'rest', 'maxStoreBytes', 'maxMessages'].sort();
       assert.deepEqual(Object.keys(schema.properties.limits.properties).sort(), limitKeys);
       assert.deepEqual([...schema.properties.limits.required].sort(), limitKeys);
@@ -179,6 +180,7 @@ describe('GET /v1/health', () => {
       assert.deepEqual(health.imap, ready.imap);
       assert.deepEqual(health.rest, { host: ready.rest.host, port: ready.rest.port });
       assert.equal(health.smtp, ready.smtp);
+      assert.equal(health.pop3, null);
       assert.equal(health.limits.maxConnections, 33);
     } finally {
       child.kill('SIGTERM');

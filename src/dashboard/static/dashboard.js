@@ -416,6 +416,7 @@ function renderSessions() {
       'tr',
       { class: 'clickable', tabindex: '0', dataset: { session: String(info.session) }, title: 'Show the transcript' },
       el('td', { class: 'num', text: String(info.session) }),
+      el('td', { text: (info.protocol ?? 'imap').toUpperCase() }),
       el('td', { text: info.user ?? '—' }),
       el('td', {}, el('span', { class: `state state-${info.state.replace(/ /g, '-')}`, text: info.state }), info.readOnly && info.mailbox ? ' (read-only)' : '', waiting ? el('span', { class: 'badge', text: waiting }) : null),
       el('td', { text: info.mailbox === null ? '—' : fromUtf7(info.mailbox) }),

@@ -6,8 +6,9 @@
 import { NOT_AUTHENTICATED, bad, no, ok, type CommandResult, type CommandSpec } from '../command.js';
 import type { ImapSession } from '../session.js';
 import { imapProtocol } from '../protocol.js';
-import type { TokenRefusal } from '../../oauth/service.js';
-import { refusalFor, type Mechanism } from '../../oauth/styles.js';
+import { passwordMatches } from '../../auth/credentials.js';
+import { decodeOAuthBearer, decodePlain, decodeXOAuth2, isBase64 } from '../../auth/sasl.js';
+import { checkToken, type Mechanism } from '../../auth/tokens.js';
 
 function succeed(session: ImapSession, user: string): CommandResult {
   session.login(user);
@@ -18,8 +19,7 @@ const failed = (): CommandResult => no('Invalid credentials (Failure)', 'AUTHENT
 
 /** Checks a password against the users of the store. */
 function verifyPassword(session: ImapSession, user: string, password: string): boolean {
-  const record = session.server.store.users.get(user);
-  return record !== undefined && record.password !== null && record.password === password;
+  return passwordMatches(session.server.store.users, user, password);
 }
 
 /** The `loginDisabled` option on a connection without TLS: no login of any kind until STARTTLS. */
@@ -49,63 +49,44 @@ export const login: CommandSpec = {
 
 /** Decodes `authzid NUL authcid NUL password` (RFC 4616). */
 export function checkPlain(session: ImapSession, response: Buffer): CommandResult {
-  const parts = response.toString('utf8').split('\0');
+  const plain = decodePlain(response);
   // Malformed PLAIN data is an authentication failure, as Dovecot answers it (RFC 3501 §6.2.2 NO).
-  if (parts.length !== 3) return failed();
-  const [authz, user, password] = parts as [string, string, string];
-  if (authz !== '' && authz !== user) return failed();
-  return verifyPassword(session, user, password) ? succeed(session, user) : failed();
+  if (plain === null) return failed();
+  return verifyPassword(session, plain.user, plain.password) ? succeed(session, plain.user) : failed();
 }
 
 /**
- * Logs in with an access token: a user's static `xoauth2.accessToken` as
- * ever, else whatever the token service says (`server.oauth.check`: live,
- * for this user, with the mail scope). A refused token is answered as the
- * `oauth.style` provider answers it (src/oauth/styles.ts): most send a JSON
- * error challenge and wait for the client's abort, then NO.
+ * Logs in with an access token (src/auth/tokens.ts: a static token, or the
+ * token service's verdict). A refused token is answered as the `oauth.style`
+ * provider answers it: most send a JSON error challenge and wait for the
+ * client's abort, then NO.
  */
 async function tokenLogin(session: ImapSession, user: string | undefined, token: string | undefined, mechanism: Mechanism): Promise<CommandResult> {
-  const server = session.server;
-  const record = user === undefined ? undefined : server.store.users.get(user);
-  const expected = record?.xoauth2;
-  if (user !== undefined && token !== undefined && expected && expected.accessToken === token) {
-    session.login(user, { sessionTimeout: expected.sessionTimeout });
+  const verdict = checkToken(session.server, user, token, mechanism, session.id);
+  if (verdict.ok) {
+    session.login(user!, { sessionTimeout: verdict.sessionTimeout });
+    verdict.lease?.(session);
     return ok('Logged in', `CAPABILITY ${session.announceCapabilities().join(' ')}`);
   }
-  const oauth = server.oauth;
-  let refusal: TokenRefusal = 'unknown';
-  if (user !== undefined && token !== undefined) {
-    const verdict = oauth.check(user, token, mechanism, session.id);
-    if (verdict.ok && record) {
-      session.login(user);
-      oauth.lease(session, token, verdict);
-      return ok('Logged in', `CAPABILITY ${session.announceCapabilities().join(' ')}`);
-    }
-    if (!verdict.ok) refusal = verdict.reason;
-  }
-  const { style, mailScope } = oauth.settings;
-  const answer = refusalFor(style, mechanism, refusal, mailScope, oauth.knownIssuer());
-  if (answer.challenge) {
-    session.continueRequest(Buffer.from(JSON.stringify(answer.challenge)).toString('base64'));
+  const { challenge, text, code } = verdict.refusal;
+  if (challenge) {
+    session.continueRequest(Buffer.from(JSON.stringify(challenge)).toString('base64'));
     const line = await session.readLine();
     if (line === null) return no('Connection closed');
   }
-  return no(answer.text, answer.code ?? undefined);
+  return no(text, code ?? undefined);
 }
 
 /** Google's XOAUTH2: `user=<name>^Aauth=Bearer <token>^A^A`. */
 export function checkXOAuth2(session: ImapSession, response: Buffer): Promise<CommandResult> {
-  const m = /^user=([^\x01]*)\x01auth=Bearer ([^\x01]+)\x01\x01$/.exec(response.toString('utf8'));
-  return tokenLogin(session, m?.[1], m?.[2], 'XOAUTH2');
+  const { user, token } = decodeXOAuth2(response);
+  return tokenLogin(session, user, token, 'XOAUTH2');
 }
 
 /** RFC 7628 OAUTHBEARER: `n,a=<name>,^Ahost=...^Aport=...^Aauth=Bearer <token>^A^A`. */
 export function checkOAuthBearer(session: ImapSession, response: Buffer): Promise<CommandResult> {
-  const text = response.toString('utf8');
-  const [gs2, ...pairs] = text.split('\x01');
-  const user = /^[ny],a=([^,]*),$/.exec(gs2 ?? '')?.[1]?.replace(/=2C/g, ',').replace(/=3D/g, '=');
-  const auth = text.endsWith('\x01\x01') ? pairs.find((p) => p.startsWith('auth=Bearer ')) : undefined;
-  return tokenLogin(session, user, auth?.slice('auth=Bearer '.length), 'OAUTHBEARER');
+  const { user, token } = decodeOAuthBearer(response);
+  return tokenLogin(session, user, token, 'OAUTHBEARER');
 }
 
 export const authenticate: CommandSpec = {
@@ -136,7 +117,7 @@ export const authenticate: CommandSpec = {
       text = line.toString('latin1');
       if (text === '*') return bad('Authentication aborted');
     }
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return bad('Invalid base64 data');
+    if (!isBase64(text)) return bad('Invalid base64 data');
     return mechanism.check(session, Buffer.from(text, 'base64'));
   },
 };
