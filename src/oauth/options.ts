@@ -38,8 +38,12 @@ export interface OAuthClientOption {
 }
 
 export interface OAuthOptions {
-  /** The issuer URL (RFC 8414 §2); default the REST listener's `http://host:port`. */
+  /** The issuer URL (RFC 8414 §2); default the OAuth listener's or the REST listener's `http://host:port`. */
   issuer?: string;
+  /** A port of their own for the OAuth endpoints (0: a free one); without it they are on the REST listener. */
+  port?: number;
+  /** Address of that port; default 127.0.0.1. */
+  host?: string;
   /** The mail side's provider: refusals and session ends (docs/oauth.md). Default `rfc`; presets set theirs. */
   style?: OAuthStyle;
   /** Registered clients; default `testclient` (secret `testsecret`) and the public `testpublic`. */
@@ -88,6 +92,8 @@ export interface OAuthClient {
 
 export interface ResolvedOAuth {
   issuer: string | null;
+  /** The OAuth endpoints' own listener, or null (they are on the REST listener). */
+  listen: { port: number; host: string } | null;
   style: OAuthStyle;
   clients: OAuthClient[];
   scopes: string[];
@@ -107,7 +113,7 @@ export interface ResolvedOAuth {
 }
 
 const KEYS = [
-  'issuer', 'style', 'clients', 'scopes', 'mailScope', 'user', 'approval', 'tokenFormat', 'rotation', 'accessTokenLifetime',
+  'issuer', 'port', 'host', 'style', 'clients', 'scopes', 'mailScope', 'user', 'approval', 'tokenFormat', 'rotation', 'accessTokenLifetime',
   'refreshTokenLifetime', 'codeLifetime', 'deviceCodeLifetime', 'deviceInterval', 'clockSkew', 'delay', 'faults',
 ] as const;
 const CLIENT_KEYS = ['id', 'secret', 'redirectUris', 'grants', 'scopes'] as const;
@@ -287,8 +293,19 @@ export function resolveOAuth(problems: Problems, value: unknown, users: readonly
       });
     }
   }
+  let listen: ResolvedOAuth['listen'] = null;
+  if (o.port !== undefined) {
+    if (typeof o.port === 'number' && Number.isInteger(o.port) && o.port >= 0 && o.port <= 65535) listen = { port: o.port, host: '127.0.0.1' };
+    else problems.expected('oauth.port', 'an integer from 0 to 65535', o.port);
+  }
+  if (o.host !== undefined) {
+    if (typeof o.host !== 'string' || o.host === '') problems.expected('oauth.host', 'a non-empty string', o.host);
+    else if (listen) listen.host = o.host;
+    else problems.add('oauth.host', 'needs oauth.port (without it the endpoints are on the REST listener)');
+  }
   return {
     issuer,
+    listen,
     style,
     clients,
     scopes,

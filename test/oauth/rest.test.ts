@@ -115,3 +115,26 @@ test('oauth options are checked: unknown keys, bad clients, unknown users', () =
 function startOAuthSync(options: Record<string, unknown>): void {
   createServer(options as never);
 }
+
+test('oauth.port: the OAuth endpoints on a port of their own, the issuer theirs; the REST token stays the API\'s', { timeout: 20_000 }, async () => {
+  const server = createServer({ port: 0, rest: { port: 0, token: TOKEN }, oauth: { port: 0 } });
+  const { rest } = await server.start();
+  try {
+    const own = server.oauthAddress()!;
+    const base = `http://127.0.0.1:${own.port}`;
+    assert.notEqual(own.port, rest!.port);
+    const meta = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as Record<string, string>;
+    assert.equal(meta.issuer, base);
+    assert.equal(meta.token_endpoint, `${base}/oauth/token`);
+    const cc = await postForm(`${base}/oauth/token`, { grant_type: 'client_credentials' }, ['testclient', 'testsecret']);
+    assert.equal(cc.status, 200);
+    // Nothing of the REST API there.
+    const api = await fetch(`${base}/v1/users`);
+    assert.equal(api.status, 404);
+    assert.equal(((await api.json()) as Record<string, string>).error, 'invalid_request');
+  } finally {
+    await server.stop();
+  }
+  assert.equal(server.oauthAddress(), null);
+  assert.throws(() => createServer({ oauth: { host: '127.0.0.1' } }), /oauth\.host: needs oauth\.port/);
+});
