@@ -191,3 +191,21 @@ test('authorization decisions: deny, fewer scopes, wait until approved over REST
     await server.stop();
   }
 });
+
+test('a refresh race: two refreshes with one refresh token, one wins and the reuse revokes the grant', { timeout: 20_000 }, async () => {
+  const { server, base } = await startOAuth();
+  try {
+    const t = server.control.oauth.issue('testuser', { client: 'testclient' });
+    const refresh = () => postForm(`${base}/oauth/token`, { grant_type: 'refresh_token', refresh_token: String(t.refresh_token) }, ['testclient', 'testsecret']);
+    const answers = await Promise.all([refresh(), refresh()]);
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 400]);
+    const winner = answers.find((a) => a.status === 200)!;
+    assert.equal(answers.find((a) => a.status === 400)!.json.error, 'invalid_grant');
+    // The winner's tokens went with the grant: a client that lost the race must start over.
+    const check = server.oauth.check('testuser', String(winner.json.access_token), 'XOAUTH2');
+    assert.equal(check.ok ? 'accepted' : check.reason, 'revoked');
+    assert.equal(server.control.oauth.grants().find((g) => g.id === t.grant)?.revoked, true);
+  } finally {
+    await server.stop();
+  }
+});
