@@ -3,10 +3,10 @@
  * only when a port is given, so a config file can carry the other keys
  * without starting a listener. docs/pop3.md describes every key.
  */
-import { checkTypos, isPlainObject, type Problems } from './problems.js';
+import { checkTypos, childPath, isPlainObject, type Problems } from './problems.js';
 import type { Pop3Behaviour, ResolvedPop3 } from './types.js';
 
-export const POP3_KEYS = ['port', 'host', 'secure', 'stls', 'apop', 'expire', 'loginDelay', 'exclusive', 'idleTimeout', 'maxLineLength', 'behaviour'] as const;
+export const POP3_KEYS = ['port', 'host', 'secure', 'stls', 'apop', 'expire', 'expireUsers', 'loginDelay', 'loginDelayUsers', 'exclusive', 'idleTimeout', 'maxLineLength', 'behaviour'] as const;
 const POP3_SET = new Set<string>(POP3_KEYS);
 const BEHAVIOUR_KEYS = ['userPrefixes', 'deleteAction', 'archiveMailbox'] as const;
 const BEHAVIOUR_SET = new Set<string>(BEHAVIOUR_KEYS);
@@ -63,12 +63,19 @@ export function resolvePop3(problems: Problems, value: unknown, defaultHost: str
   const secure = bool('secure', false);
   const stls = bool('stls', false);
   if (secure && stls) problems.add('pop3.stls', 'cannot go with pop3.secure: the port speaks TLS from the first byte, so there is nothing to upgrade (choose one)');
-  let expire: number | 'NEVER' = 'NEVER';
-  if (value.expire !== undefined) {
-    const e = value.expire;
-    if (e === 'NEVER' || (typeof e === 'number' && Number.isSafeInteger(e) && e >= 0)) expire = e;
-    else problems.expected('pop3.expire', '"NEVER" or a number of days >= 0 (RFC 2449 EXPIRE)', e);
-  }
+  const expireOf = (e: unknown, path: string): number | 'NEVER' | undefined => {
+    if (e === 'NEVER' || (typeof e === 'number' && Number.isSafeInteger(e) && e >= 0)) return e;
+    problems.expected(path, '"NEVER" or a number of days >= 0 (RFC 2449 EXPIRE)', e);
+    return undefined;
+  };
+  const expire = value.expire === undefined ? 'NEVER' : (expireOf(value.expire, 'pop3.expire') ?? 'NEVER');
+  const delayOf = (d: unknown, path: string): number | undefined => {
+    if (typeof d === 'number' && Number.isSafeInteger(d) && d >= 0) return d;
+    problems.expected(path, 'an integer >= 0 (seconds)', d);
+    return undefined;
+  };
+  const expireUsers = perUser(problems, value.expireUsers, 'pop3.expireUsers', expireOf);
+  const loginDelayUsers = perUser(problems, value.loginDelayUsers, 'pop3.loginDelayUsers', delayOf);
   const resolved: ResolvedPop3 = {
     port: port ?? 0,
     host,
@@ -76,7 +83,9 @@ export function resolvePop3(problems: Problems, value: unknown, defaultHost: str
     stls,
     apop: bool('apop', true),
     expire,
+    expireUsers,
     loginDelay: int('loginDelay', 0, 0),
+    loginDelayUsers,
     exclusive: bool('exclusive', false),
     idleTimeout: int('idleTimeout', POP3_MIN_AUTOLOGOUT, 0),
     // CRLF included; 255 is RFC 2449's own limit, below it a client's ordinary commands would fail.
@@ -84,6 +93,21 @@ export function resolvePop3(problems: Problems, value: unknown, defaultHost: str
     behaviour: resolveBehaviour(problems, value.behaviour),
   };
   return port === undefined ? null : resolved;
+}
+
+/** A value per user name (`{ alice: 30 }`), kept in a Map: user names are input, never object keys. */
+function perUser<T>(problems: Problems, value: unknown, path: string, check: (v: unknown, path: string) => T | undefined): Map<string, T> {
+  const out = new Map<string, T>();
+  if (value === undefined) return out;
+  if (!isPlainObject(value)) {
+    problems.expected(path, 'an object of values by user name', value);
+    return out;
+  }
+  for (const [user, v] of Object.entries(value)) {
+    const checked = check(v, childPath(path, user));
+    if (checked !== undefined) out.set(user, checked);
+  }
+  return out;
 }
 
 function resolveBehaviour(problems: Problems, value: unknown): ResolvedPop3['behaviour'] {

@@ -166,8 +166,12 @@ export interface Pop3Options {
   apop?: boolean;
   /** RFC 2449 EXPIRE: `"NEVER"` (default) or days a retrieved message stays (0: deleted at QUIT anyway). Advertised only. */
   expire?: number | 'NEVER';
+  /** Per-user EXPIRE (`{ alice: 0 }`): CAPA says `EXPIRE <least> USER` before login and the user's value after (RFC 2449 §6.7). */
+  expireUsers?: Record<string, number | 'NEVER'>;
   /** RFC 2449 LOGIN-DELAY in seconds (0: none, default): a second login of a user sooner gets `-ERR [LOGIN-DELAY]`. */
   loginDelay?: number;
+  /** Per-user LOGIN-DELAY in seconds, announced like `expireUsers` (RFC 2449 §6.5). */
+  loginDelayUsers?: Record<string, number>;
   /** Refuse a second POP3 session of a user with `-ERR [IN-USE]` (RFC 1939's exclusive lock). Default false. */
   exclusive?: boolean;
   /** Autologout in ms without a command (0: never). Default 600000, RFC 1939's ten-minute floor; lower values are for tests. */
@@ -195,7 +199,9 @@ export interface ResolvedPop3 {
   stls: boolean;
   apop: boolean;
   expire: number | 'NEVER';
+  expireUsers: Map<string, number | 'NEVER'>;
   loginDelay: number;
+  loginDelayUsers: Map<string, number>;
   exclusive: boolean;
   idleTimeout: number;
   maxLineLength: number;

@@ -11,11 +11,37 @@ export const POP3_SASL = ['PLAIN', 'LOGIN', 'XOAUTH2', 'OAUTHBEARER'] as const;
 
 export const IMPLEMENTATION = 'Rookery';
 
-export function capabilityLines(config: ResolvedPop3, state: Pop3State, secure: boolean): string[] {
+/** The user's EXPIRE policy (RFC 2449 §6.7): days, or NEVER. */
+export function expireFor(config: ResolvedPop3, user: string): number | 'NEVER' {
+  return config.expireUsers.get(user) ?? config.expire;
+}
+
+/** The user's LOGIN-DELAY in seconds (0: none). */
+export function loginDelayFor(config: ResolvedPop3, user: string): number {
+  return config.loginDelayUsers.get(user) ?? config.loginDelay;
+}
+
+const days = (v: number | 'NEVER'): number => (v === 'NEVER' ? Number.POSITIVE_INFINITY : v);
+
+export function capabilityLines(config: ResolvedPop3, state: Pop3State, secure: boolean, user: string | null): string[] {
   const lines = ['TOP', 'UIDL', 'USER', `SASL ${POP3_SASL.join(' ')}`, 'RESP-CODES', 'AUTH-RESP-CODE', 'PIPELINING'];
-  // RFC 2449 §6.7: the policy as a number of days or NEVER; the server has one policy, so no USER suffix.
-  lines.push(`EXPIRE ${config.expire}`);
-  if (config.loginDelay > 0) lines.push(`LOGIN-DELAY ${config.loginDelay}`);
+  // RFC 2449 §6.7, §6.5: before login, a policy that varies per user is announced as the least one
+  // with USER; after login, the user's own, without USER.
+  if (user !== null) lines.push(`EXPIRE ${expireFor(config, user)}`);
+  else {
+    let least = config.expire;
+    for (const v of config.expireUsers.values()) if (days(v) < days(least)) least = v;
+    lines.push(`EXPIRE ${least}${config.expireUsers.size > 0 ? ' USER' : ''}`);
+  }
+  if (user !== null) {
+    const delay = loginDelayFor(config, user);
+    if (delay > 0) lines.push(`LOGIN-DELAY ${delay}`);
+  } else {
+    let least = config.loginDelay;
+    for (const v of config.loginDelayUsers.values()) least = Math.min(least, v);
+    const varies = config.loginDelayUsers.size > 0;
+    if (least > 0 || varies) lines.push(`LOGIN-DELAY ${least}${varies ? ' USER' : ''}`);
+  }
   // RFC 6856: UTF8 (USER: user names and passwords may be UTF-8) and LANG.
   lines.push('UTF8 USER', 'LANG');
   if (state === 'authorization' && config.stls && !secure) lines.push('STLS');

@@ -11,6 +11,7 @@ import type { ResolvedPop3 } from '../options/types.js';
 import { failTlsHandshake } from '../script/transport.js';
 import type { ListenAddress, Server } from '../server.js';
 import type { SessionRegistry } from '../connection/registry.js';
+import { loginDelayFor } from './capabilities.js';
 import { err, type Pop3Reply } from './commands/types.js';
 import { Pop3Session, type Pop3Host } from './session.js';
 
@@ -123,10 +124,11 @@ export class Pop3Listener implements Pop3Host {
     // RFC 2449 §8.1.1: IN-USE, the maildrop is locked by another session.
     if (this.config.exclusive && holders && holders.size > 0) return err('Mailbox is locked by another POP3 session', 'IN-USE');
     const now = this.server.now();
-    const delay = this.config.loginDelay * 1000;
+    const seconds = loginDelayFor(this.config, user);
+    const delay = seconds * 1000;
     const last = this.lastLogin.get(user);
     // RFC 2449 §8.1.2: LOGIN-DELAY, the user logged in again sooner than the server allows.
-    if (delay > 0 && last !== undefined && now - last < delay) return err(`Logins are allowed only every ${this.config.loginDelay} seconds`, 'LOGIN-DELAY');
+    if (delay > 0 && last !== undefined && now - last < delay) return err(`Logins are allowed only every ${seconds} seconds`, 'LOGIN-DELAY');
     this.lastLogin.set(user, now);
     if (holders) holders.add(session);
     else this.holders.set(user, new Set([session]));

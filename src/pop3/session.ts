@@ -19,6 +19,7 @@ import { failTlsHandshake } from '../script/transport.js';
 import type { Server } from '../server.js';
 import type { StoreChange } from '../store/changes.js';
 import { applyUpdate, maildropMessages } from './behaviour.js';
+import { expireFor } from './capabilities.js';
 import { NO_POP3_CHECK, pop3CheckerFactory, type Pop3Checker } from './checker-hook.js';
 import { pop3Commands } from './commands/index.js';
 import { bad, err, ok, type Pop3Reply, type Pop3State } from './commands/types.js';
@@ -93,7 +94,7 @@ export class Pop3Session implements SessionHandle {
     this.id = server.sessions.nextId();
     const config = host.config;
     this.reader = new LineReader(config.maxLineLength);
-    const transcript = server.transcripts.open(this.id, socket.remoteAddress ?? null, () => this.user);
+    const transcript = server.transcripts.open(this.id, socket.remoteAddress ?? null, () => this.user, 'pop3');
     this.conn = new Connection(
       {
         input: (chunk) => this.onData(chunk),
@@ -112,7 +113,7 @@ export class Pop3Session implements SessionHandle {
       if (this.state === 'authorization') this.goodbye(`No login within ${server.options.loginTimeout / 1000} seconds`);
     });
     // RFC 1939 §3: an inactivity autologout ends the session without UPDATE: nothing is deleted.
-    if (config.idleTimeout > 0) this.conn.setIdleTimeout(config.idleTimeout, () => this.goodbye(`Autologout: idle for ${Math.round(config.idleTimeout / 1000)} seconds`));
+    if (config.idleTimeout > 0) this.conn.setIdleTimeout(config.idleTimeout, () => this.goodbye(`Autologout: idle for ${idleText(config.idleTimeout)}`));
     this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
     this.admission.register(this);
     this.timestamp = config.apop ? `<${process.pid}.${this.id}.${server.now()}@${(machineName ??= hostnameOnce())}>` : null;
@@ -393,7 +394,7 @@ export class Pop3Session implements SessionHandle {
     this.state = 'update';
     let result: Pop3Reply;
     try {
-      const doomed = drop.doomed(this.config.expire === 0);
+      const doomed = drop.doomed(expireFor(this.config, this.user!) === 0);
       const outcome = applyUpdate(this.config.behaviour, this.server.store, this.server.viewOf(this.user), drop.mailbox, doomed, this.id);
       const left = drop.mailbox.messages.length;
       result = ok(`Bye, ${outcome.removed.length} messages deleted, ${left} left`);
@@ -556,6 +557,11 @@ export class Pop3Session implements SessionHandle {
     this.conn.transcript?.close();
     this.emitSession('close');
   }
+}
+
+/** Seconds, or milliseconds for the short timeouts tests set. */
+function idleText(ms: number): string {
+  return ms >= 1000 && ms % 1000 === 0 ? `${ms / 1000} seconds` : `${ms} ms`;
 }
 
 function firstLine(data: Buffer): string {

@@ -100,6 +100,22 @@ function build(): Record<string, Defect> {
       // NOOP only: the rules stay valid on a server without IDLE, and SELECT's own EXISTS stays right.
       rules: tag('exists-backwards', [{ on: 'response', untagged: 'EXISTS', command: 'NOOP', mutate: [{ add: 'EXISTS', value: -2 }] }]),
     },
+    // POP3 (docs/pop3.md, "Faults").
+    'pop3-no-dot-stuffing': {
+      title: 'POP3 RETR and TOP send lines that start with "." without byte-stuffing them: a line of only "." ends the message early',
+      source: 'axllent/mailpit#299: POP3 server does not do dot stuffing (also hmailserver/hmailserver#126: POP3 TOP command does not escape single dot on a line)',
+      rules: tag('pop3-no-dot-stuffing', [{ on: 'pop3', command: ['RETR', 'TOP'], pop3Fault: 'no-stuffing' }]),
+    },
+    'pop3-lf-size': {
+      title: 'POP3 LIST and STAT report sizes of the stored LF form, fewer octets than RETR sends with CRLF line ends',
+      source: 'andyedinborough/aenetmail#150: POP message footer not downloaded (servers report sizes counted before bare LFs are served as CRLF)',
+      rules: tag('pop3-lf-size', [{ on: 'pop3', command: ['LIST', 'STAT'], pop3Fault: 'lf-size' }]),
+    },
+    'pop3-uidl-reused': {
+      title: 'POP3 UIDL gives different messages the same unique-id, so a client that keeps "already downloaded" ids skips new mail',
+      source: 'cyrusimap/cyrus-imapd#374: Reusing UIDs will break Outlook\'s POP3 client',
+      rules: tag('pop3-uidl-reused', [{ on: 'pop3', command: 'UIDL', pop3Fault: 'uidl-repeat' }]),
+    },
   };
 }
 

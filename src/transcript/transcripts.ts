@@ -5,6 +5,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CredentialFilter } from './redact.js';
+import { Pop3CredentialFilter } from './redact-pop3.js';
 import { TranscriptRing } from './ring.js';
 import { SharedChunks } from './shared-chunks.js';
 import { Transcript } from './transcript.js';
@@ -42,7 +43,7 @@ export interface TranscriptSummary {
  */
 export class SessionRecorder {
   private readonly ring: TranscriptRing;
-  private filter: CredentialFilter | null;
+  private filter: CredentialFilter | Pop3CredentialFilter | null;
   private readonly redacted: boolean;
   private closedAt: number | null = null;
   /** The user when the session closed; before that `userOf` tells. */
@@ -54,9 +55,10 @@ export class SessionRecorder {
     private readonly remoteAddress: string | null,
     private readonly openedAt: number,
     private readonly userOf: () => string | null,
+    protocol: 'imap' | 'pop3' = 'imap',
   ) {
     this.ring = new TranscriptRing(owner.settings.maxBytes, owner.shared);
-    this.filter = owner.settings.redact ? new CredentialFilter() : null;
+    this.filter = owner.settings.redact ? (protocol === 'pop3' ? new Pop3CredentialFilter() : new CredentialFilter()) : null;
     this.redacted = this.filter !== null;
   }
 
@@ -152,9 +154,9 @@ export class Transcripts {
   }
 
   /** A recorder for a new session, or null when transcripts are off. */
-  open(session: number, remoteAddress: string | null, userOf: () => string | null): SessionRecorder | null {
+  open(session: number, remoteAddress: string | null, userOf: () => string | null, protocol: 'imap' | 'pop3' = 'imap'): SessionRecorder | null {
     if (!this.settings.enabled) return null;
-    const recorder = new SessionRecorder(this, session, remoteAddress, this.now(), userOf);
+    const recorder = new SessionRecorder(this, session, remoteAddress, this.now(), userOf, protocol);
     this.live.set(session, recorder);
     return recorder;
   }

@@ -222,7 +222,7 @@ for (const file of files) {
           // `rookery record --listen ...`: a subcommand's flags are in its own --help, besides the server's.
           const sub = /rookery\s+([a-z][a-z-]*)(?=\s|$)/.exec(command)?.[1];
           const help = sub ? `${helpText}\n${await subcommandHelp(sub)}` : helpText;
-          for (const flag of command.match(/(?<=\s)--[a-z][a-z-]*/g) ?? []) {
+          for (const flag of command.match(/(?<=\s)--[a-z][a-z0-9-]*/g) ?? []) {
             assert.ok(help.includes(`${flag} `) || help.includes(`${flag}\n`) || help.includes(`${flag}]`), `${file}:${block.line}: ${flag} is not a flag of rookery${sub ? ` ${sub}` : ''}`);
           }
         }

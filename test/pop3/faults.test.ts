@@ -205,3 +205,57 @@ test('rules for on: pop3 are checked: unknown commands, IMAP-only fields and fau
     await server.stop();
   }
 });
+
+test('the POP3 defects of the library (rookery --defect): pop3-no-dot-stuffing ends a message at its lone "." line, pop3-uidl-reused repeats ids', async () => {
+  const { server, pop3 } = await startPop3({ defects: ['pop3-no-dot-stuffing', 'pop3-uidl-reused'], storage: { INBOX: { messages: ['A: 1\r\n\r\nbefore\r\n.\r\nafter\r\n', 'A: 2\r\n\r\n'] } } });
+  try {
+    const c = await loggedIn(pop3);
+    assert.equal(await c.command('RETR 1'), '+OK 26 octets');
+    // What a client reads as the whole message: up to the unstuffed lone dot.
+    assert.equal((await c.multi()).toString(), 'A: 1\r\n\r\nbefore\r\n.\r\n');
+    assert.equal(await c.line(), 'after');
+    assert.equal(await c.line(), '.');
+    assert.equal(await c.command('UIDL'), '+OK Unique-ID listing follows');
+    const ids = (await c.multi()).toString().split('\r\n').slice(0, 2).map((l) => l.split(' ')[1]);
+    assert.equal(ids[0], ids[1]);
+    c.close();
+  } finally {
+    await server.stop();
+  }
+});
+
+test('per-user EXPIRE and LOGIN-DELAY (RFC 2449 §6.5, §6.7): the least value with USER before login, the user\'s own after it, and enforced', async () => {
+  const users = { testuser: { password: 'testpass' }, alice: { password: 'alicepass' } };
+  const { server, pop3 } = await startPop3({ users, storage: { INBOX: { messages: ['A: 1\r\n\r\n'] } } }, { expire: 30, expireUsers: { alice: 0 }, loginDelay: 0, loginDelayUsers: { alice: 600 } });
+  try {
+    const c = await WireClient.connect(pop3);
+    await c.line();
+    await c.command('CAPA');
+    const before = (await c.multi()).toString();
+    assert.match(before, /\r\nEXPIRE 0 USER\r\n/);
+    assert.match(before, /\r\nLOGIN-DELAY 0 USER\r\n/);
+    await c.command('USER testuser');
+    await c.command('PASS testpass');
+    await c.command('CAPA');
+    const after = (await c.multi()).toString();
+    assert.match(after, /\r\nEXPIRE 30\r\n/);
+    assert.doesNotMatch(after, /LOGIN-DELAY|USER\r\n.*EXPIRE/);
+    await c.command('RETR 1');
+    await c.multi();
+    assert.match((await c.command('QUIT'))!, /^\+OK /);
+    assert.equal(server.control.listMessages('INBOX').length, 1, 'EXPIRE 30: a retrieved message stays');
+    const a = await loggedIn(pop3, 'alice', 'alicepass');
+    await a.command('CAPA');
+    const alice = (await a.multi()).toString();
+    assert.match(alice, /\r\nEXPIRE 0\r\n/);
+    assert.match(alice, /\r\nLOGIN-DELAY 600\r\n/);
+    a.close();
+    const again = await WireClient.connect(pop3);
+    await again.line();
+    await again.command('USER alice');
+    assert.match((await again.command('PASS alicepass'))!, /^-ERR \[LOGIN-DELAY\] .*600 seconds/);
+    again.close();
+  } finally {
+    await server.stop();
+  }
+});

@@ -47,6 +47,9 @@ test('the library: every defect has a title, a public source and rules that vali
     'missing-resp-text',
     'uid-after-literal',
     'exists-backwards',
+    'pop3-no-dot-stuffing',
+    'pop3-lf-size',
+    'pop3-uidl-reused',
   ]) {
     assert.ok(names.includes(expected), expected);
   }
