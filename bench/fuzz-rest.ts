@@ -1,13 +1,16 @@
 /**
  * REST fuzz bench (issue 9) and event-stream memory (issue 18 item 3).
  *
- *   npm run bench -- fuzz-rest [--requests N] [--seed N] [--concurrency N] [--streams N] [--commands N] [--stream-buffer N]
+ *   npm run bench -- fuzz-rest [--requests N] [--oauth N] [--seed N] [--concurrency N] [--streams N] [--commands N] [--stream-buffer N]
  *
  * 1. The REST fuzzer of test/fuzz/rest-fuzz-core.ts for a long run (100,000
  *    requests by default, seed from the clock unless given) against a real
  *    server with every plugin; prints requests/s, the status mix and every
  *    distinct finding with its (seed, index) for replay, then checks the
  *    store and a snapshot rebuild.
+ * 1b. The OAuth endpoints' fuzzer (test/fuzz/oauth-fuzz-core.ts, issue 35):
+ *    `--oauth` (20,000) form-encoded and JSON requests to /oauth/*; prints
+ *    requests/s, the status mix and the findings.
  * 2. Memory under stalled event streams: a server in a child process (so its
  *    RSS is its own), `--streams` (100) event streams that never read, and
  *    `--commands` (100,000) pipelined IMAP NOOPs, each one a `command` event
@@ -23,6 +26,7 @@ import type { RestServer } from '../src/rest/rest.js';
 import type { Storage } from '../src/options/types.js';
 import { fuzzRest, routesFromOpenApi, storeProblems, type Finding } from '../test/fuzz/rest-fuzz-core.js';
 import { fmt, table } from './client.js';
+import { fuzzOAuth } from '../test/fuzz/oauth-fuzz-core.js';
 
 const CHILD_ENV = 'ROOKERY_BENCH_SSE_SERVER';
 
@@ -81,6 +85,23 @@ async function fuzzPhase(requests: number, seed: number, concurrency: number): P
     const f = list[0]!;
     console.log(`\n${list.length} x ${f.problem}\n  replay: seed ${f.seed} index ${f.index}\n  request: ${f.request}\n  response: ${JSON.stringify(f.response)}`);
   }
+}
+
+async function oauthPhase(requests: number, seed: number, concurrency: number): Promise<void> {
+  console.log(`\nfuzz-rest (OAuth endpoints): ${requests.toLocaleString('en-US')} requests, seed ${seed}`);
+  const server = createServer({ rest: { port: 0 } });
+  const { rest } = await server.start();
+  const started = process.hrtime.bigint();
+  const r = await fuzzOAuth(`http://127.0.0.1:${rest!.port}`, seed, requests, concurrency);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  await server.stop();
+  table('fuzz-oauth', [
+    ['requests', requests.toLocaleString('en-US')],
+    ['requests/s', fmt(requests / seconds, 0)],
+    ['statuses', [...r.statuses].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k}:${v}`).join(' ')],
+    ['findings', String(r.findings.length)],
+  ]);
+  for (const f of r.findings.slice(0, 20)) console.log(`\n${f.problem}\n  replay: seed ${f.seed} index ${f.index}\n  request: ${f.request}\n  response: ${JSON.stringify(f.response)}`);
 }
 
 // ------------------------------------------------------------ event-stream memory
@@ -208,7 +229,9 @@ export async function run(args: string[] = []): Promise<void> {
   const commands = option(args, 'commands', 'SSE_COMMANDS', 100_000);
   // `--stream-buffer 1000000000000` shows what an unbounded stream buffer costs.
   const streamBuffer = option(args, 'stream-buffer', 'SSE_STREAM_BUFFER', 1024 * 1024);
+  const oauth = option(args, 'oauth', 'OAUTH_FUZZ_REQUESTS', 20_000);
   if (requests > 0) await fuzzPhase(requests, seed, concurrency);
+  if (oauth > 0) await oauthPhase(oauth, seed, concurrency);
   if (streams > 0 && commands > 0) await memoryPhase(streams, commands, streamBuffer);
 }
 

@@ -4,6 +4,9 @@
  */
 import type { ClientFinding } from './client-check/findings.js';
 import type { MailboxChangeType } from './store/changes.js';
+import type { OAuthEvent } from './oauth/service.js';
+
+export type { OAuthEvent };
 
 /** IMAP's states; a POP3 session is in `Authorization`, `Transaction` or `Update` (RFC 1939), and `Logout` once closed. */
 export type SessionState = 'Not Authenticated' | 'Authenticated' | 'Selected' | 'Logout' | 'Authorization' | 'Transaction' | 'Update';
@@ -161,11 +164,13 @@ export interface ServerEvents {
   client: ClientEvent;
   replay: ReplayEvent;
   mark: MarkEvent;
+  /** The token service issued, refreshed or revoked tokens, a session's token expired, or a token or request was refused (docs/oauth.md). */
+  oauth: OAuthEvent;
 }
 
 export type ServerEventType = keyof ServerEvents;
 
-export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client', 'replay', 'append', 'mark'];
+export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client', 'replay', 'append', 'mark', 'oauth'];
 
 /** The event map of `Server` as Node's typed EventEmitter wants it. */
 export type ServerEventMap = { [K in ServerEventType]: [ServerEvents[K]] };

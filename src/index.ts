@@ -74,6 +74,9 @@ export type { CompareOptions, CompareReport, CompareSide, Difference, AllowRule,
 export type { ExportFormat, ExportRequest } from './fixtures/export.js';
 export { EVENT_TYPES } from './events.js';
 export type { EventRecord } from './event-log.js';
+export type { OAuthOptions, OAuthClientOption, OAuthStyle, GrantType } from './oauth/options.js';
+export type { OAuthService, OAuthEvent, OAuthSettings, TokenCheck, TokenRefusal, TokenResponse, Decision, PendingAuthorization } from './oauth/service.js';
+export type { OAuthControl } from './oauth/control.js';
 export type { StateCondition, StateReport } from './state-conditions.js';
 export type {
   ServerEvents,

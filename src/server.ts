@@ -17,6 +17,10 @@ import { RestServer } from './rest/rest.js';
 import { ScriptEngine } from './script/engine.js';
 import { failTlsHandshake } from './script/transport.js';
 import { ScheduledBye } from './imap/timers.js';
+import { OAuthService } from './oauth/service.js';
+import { OAuthControl } from './oauth/control.js';
+import { OAuthHttp } from './oauth/http.js';
+import type { OAuthListener } from './oauth/listener.js';
 
 /** Scheduled BYEs (control.scheduleBye) pending at once: each holds a timer and a clock listener. */
 const MAX_SCHEDULED_BYES = 1000;
@@ -96,6 +100,15 @@ export class Server extends EventEmitter<ServerEventMap> {
   readonly transcripts: Transcripts;
   /** Serves the recording of `script: { replay }` instead of running commands, or null. */
   private readonly replayer: Replayer | null;
+  /**
+   * The token service (docs/oauth.md): the authorization server's flows and
+   * `check`, the one question mail logins ask about a token.
+   */
+  readonly oauth: OAuthService;
+  /** The OAuth endpoints on the REST listener; made on the first request. */
+  private oauthEndpoints: OAuthHttp | null = null;
+  /** The OAuth endpoints' own port (`oauth.port`), or null. */
+  private oauthListener: OAuthListener | null = null;
   /** Resolves when the server has stopped (stop(), shutdown, REST POST /v1/shutdown). */
   readonly stopped: Promise<void> = new Promise((resolve) => (this.markStopped = resolve));
 
@@ -137,6 +150,18 @@ export class Server extends EventEmitter<ServerEventMap> {
     });
     // Extensions' per-server state (`setup`) is made now, so their control APIs exist from the start.
     imapProtocol(this);
+    this.oauth = new OAuthService({
+      options: this.options.oauth,
+      seed: this.options.scriptSeed,
+      now: () => this.now(),
+      clockListeners: this.clockListeners,
+      emit: (event) => this.emit('oauth', event),
+      users: () => [...this.store.users.keys()],
+      script: this.script,
+      issuer: () => this.oauthIssuer(),
+      sessionOpen: (id) => this.sessions.get(id) !== undefined,
+    });
+    this.control.oauth = new OAuthControl(this.oauth);
     // After the protocol: the `script` option's rules are checked against its command table.
     if (this.options.script.length > 0) this.script.addOptionRules(this.options.script);
   }
@@ -391,6 +416,7 @@ export class Server extends EventEmitter<ServerEventMap> {
         break;
       case 'reset':
         this.script.reset();
+        this.oauth.reset();
         this.clientFindings.clear();
         this.emit('reset', {});
         break;
@@ -439,6 +465,18 @@ export class Server extends EventEmitter<ServerEventMap> {
         throw listenError(err, 'SMTP', 'smtp.port', '--smtp-port / ROOKERY_SMTP_PORT');
       }
     }
+    const oauthPort = this.options.oauth.listen;
+    if (oauthPort) {
+      const { OAuthListener } = await import('./oauth/listener.js');
+      const listener = new OAuthListener(this.oauthHttp(), oauthPort.host, oauthPort.port);
+      try {
+        await listener.listen();
+        this.oauthListener = listener;
+      } catch (err) {
+        await this.shutdown(false);
+        throw listenError(err, 'OAuth', 'oauth.port', 'the oauth option');
+      }
+    }
     let pop3: ListenAddress | null = null;
     if (this.options.pop3) {
       // Loaded with the first POP3 listener: most servers have none.
@@ -485,6 +523,24 @@ export class Server extends EventEmitter<ServerEventMap> {
   /** Address of the POP3 listener, or null when it does not listen. */
   pop3Address(): ListenAddress | null {
     return this.pop3?.address() ?? null;
+  }
+
+  /** The issuer URL: `oauth.issuer`, else the REST listener's `http://host:port`, else null. */
+  private oauthIssuer(): string | null {
+    if (this.options.oauth.issuer !== null) return this.options.oauth.issuer;
+    const a = this.oauthAddress() ?? this.restAddress();
+    if (a === null) return null;
+    return `http://${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
+  }
+
+  /** Address of the OAuth endpoints' own listener (`oauth.port`), or null. */
+  oauthAddress(): ListenAddress | null {
+    return this.oauthListener?.address() ?? null;
+  }
+
+  /** The OAuth endpoints (src/oauth/http.ts), for the REST listener. */
+  oauthHttp(): OAuthHttp {
+    return (this.oauthEndpoints ??= new OAuthHttp(this.oauth));
   }
 
   /** Address of the REST listener, or null when it does not listen. */
@@ -594,12 +650,14 @@ export class Server extends EventEmitter<ServerEventMap> {
     const rest = this.rest;
     const smtp = this.smtp;
     const pop3 = this.pop3;
+    const oauthListener = this.oauthListener;
     this.stopping = (async () => {
       // Long polls get their 409 CANNOT answer written before a forced close drops their connections.
       if (waits > 0 && rest) await new Promise<void>((resolve) => setImmediate(resolve));
       const restClosed = rest ? rest.close(graceful) : Promise.resolve();
       const smtpClosed = smtp ? smtp.close(graceful) : Promise.resolve();
       const pop3Closed = pop3 ? pop3.close(graceful) : Promise.resolve();
+      const oauthClosed = oauthListener ? oauthListener.close() : Promise.resolve();
       const closed = listener ? new Promise<void>((r) => listener.close(() => r())) : Promise.resolve();
       if (graceful) {
         // Every client is told, idle ones too; those that stay past shutdownTimeout are closed.
@@ -610,7 +668,8 @@ export class Server extends EventEmitter<ServerEventMap> {
       } else {
         this.forceClose();
       }
-      await Promise.all([closed, restClosed, smtpClosed, pop3Closed]);
+      await Promise.all([closed, restClosed, smtpClosed, pop3Closed, oauthClosed]);
+      this.oauthListener = null;
       this.imapListener = null;
       this.rest = null;
       this.smtp = null;

@@ -29,10 +29,6 @@ export function decodeOAuthBearer(response: Buffer): { user: string | undefined;
   return { user, token: auth?.slice('auth=Bearer '.length) };
 }
 
-/** The JSON error challenges real servers send for a bad token (the client is to abort with an empty line or `*`). */
-export const XOAUTH2_ERROR = { status: '401', schemes: 'Bearer', scope: 'https://mail.google.com/' } as const;
-export const OAUTHBEARER_ERROR = { status: 'invalid_token', scope: 'https://mail.google.com/' } as const;
-
 /** True for base64 text as SASL exchanges carry it (RFC 4648, padding optional at the end). */
 export function isBase64(text: string): boolean {
   return /^[A-Za-z0-9+/]*={0,2}$/.test(text);

@@ -1,3 +1,4 @@
+import type { OAuthControl } from '../oauth/control.js';
 import { ServiceError } from '../errors.js';
 import { utf8Bytes } from '../store/raw-bytes.js';
 import type { MarkEvent, SessionInfo } from '../events.js';
@@ -145,6 +146,9 @@ const NO_FIELDS: ShownFields = { mailbox: [], message: [] };
  * sessions see them exactly as they see another session's changes.
  */
 export class ControlApi {
+  /** The token service's operations (src/oauth/control.ts, docs/oauth.md); set by the server. */
+  oauth!: OAuthControl;
+
   constructor(private readonly ctx: ControlContext) {}
 
   private shown(): ShownFields {

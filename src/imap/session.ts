@@ -138,6 +138,8 @@ export class ImapSession implements SessionHandle {
   /** Server-clock time at which an XOAUTH2 login's sessionTimeout ends the session. */
   private tokenExpiresAt: number | null = null;
   private tokenTimer: NodeJS.Timeout | null = null;
+  /** The BYE text of a token that ended (src/oauth: the provider's words), or null for the sessionTimeout's. */
+  private tokenEndText: string | null = null;
   /** The command whose tagged response is being written. */
   private finishing: { name: string; tag: string } | null = null;
   /** The login timeout, the count of unauthenticated connections and the sessions registry (src/connection/admission.ts). */
@@ -910,8 +912,24 @@ export class ImapSession implements SessionHandle {
   /** Sends BYE and returns true when the access token's session time is over. */
   private endIfTokenExpired(): boolean {
     if (this.tokenExpiresAt === null || this.closed || this.server.now() < this.tokenExpiresAt) return false;
-    this.bye('Access token expired, authenticate again');
+    this.bye(this.tokenEndText ?? 'Access token expired, authenticate again');
     return true;
+  }
+
+  /** The user logged in now, or null: the token service checks a lease is still this login's (src/oauth/leases.ts). */
+  leaseUser(): string | null {
+    return this.user;
+  }
+
+  /**
+   * The token service ended the login's token (expired or revoked): `* BYE
+   * text` now (between commands and in IDLE) or after the running command,
+   * or, as some providers do, in answer to the client's next command.
+   */
+  tokenEnded(text: string, atNextCommand: boolean): void {
+    if (!atNextCommand) return this.byeWhenIdle(text);
+    this.tokenEndText = text;
+    this.tokenExpiresAt = this.server.now();
   }
 
   /** Selects a mailbox (SELECT / EXAMINE); any previous selection ends without EXPUNGEs (RFC 3501 §6.3.1). */
@@ -964,6 +982,7 @@ export class ImapSession implements SessionHandle {
     if (this.tokenTimer) clearTimeout(this.tokenTimer);
     this.tokenTimer = null;
     this.tokenExpiresAt = null;
+    this.tokenEndText = null;
     this.server.clockListeners.delete(this.onClockMoved);
     this.conn.clearIdleTimeout();
     this.emitSession('unauthenticate');

@@ -26,6 +26,7 @@ import { layOverPreset, PRESET_NAMES, presetOptions, type PresetName } from '../
 import { suggestKey } from './typos.js';
 import { FAULT_TOP_LEVEL_KEYS, resolveFaultOptions } from './faults.js';
 import { resolveTranscript } from './transcript.js';
+import { resolveOAuth } from '../oauth/options.js';
 import { parseTranscripts, TranscriptSyntaxError } from '../transcript/text.js';
 import type { Transcript } from '../transcript/transcript.js';
 
@@ -85,6 +86,8 @@ export const TOP_LEVEL_KEYS = [
   // Transport faults, server-clock timers and throttling (issue 14): ./faults.ts.
   ...FAULT_TOP_LEVEL_KEYS,
   'transcript',
+  // The test authorization server (src/oauth, docs/oauth.md).
+  'oauth',
 ] as const;
 
 export { REST_LIMIT_KEYS };
@@ -205,6 +208,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
   const leniency = resolveLeniency(problems, options.leniency);
   const faultOptions = resolveFaultOptions(problems, options);
   const transcript = resolveTranscript(problems, options.transcript);
+  const oauth = resolveOAuth(problems, options.oauth, [...users.keys()]);
 
   problems.throwIfAny();
   return {
@@ -245,6 +249,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     ...faultOptions,
     transcript,
     replay,
+    oauth,
   };
 }
 

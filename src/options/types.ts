@@ -14,6 +14,7 @@ import type { MaxConnectionsPerUserOption, RateLimitOption, ResolvedThrottling }
 import type { TranscriptOptions } from './transcript.js';
 import type { TranscriptSettings } from '../transcript/transcripts.js';
 import type { Transcript } from '../transcript/transcript.js';
+import type { OAuthOptions, ResolvedOAuth } from '../oauth/options.js';
 
 export type { TranscriptOptions } from './transcript.js';
 
@@ -430,6 +431,12 @@ export interface ServerOptions {
    * sessions kept, credentials redacted. See docs/debugging.md.
    */
   transcript?: boolean | TranscriptOptions;
+  /**
+   * The test authorization server on the REST listener and the token
+   * lifecycle of mail logins: clients, scopes, lifetimes, approval, token
+   * format, the provider style of refusals, faults. See docs/oauth.md.
+   */
+  oauth?: OAuthOptions;
 }
 
 /** A message as the store receives it: bytes and decoded metadata. */
@@ -568,4 +575,6 @@ export interface ResolvedOptions {
   transcript: TranscriptSettings;
   /** Sessions of `script: { replay }`, in order, or null when the server runs commands. */
   replay: Transcript[] | null;
+  /** The `oauth` option, every default filled in. */
+  oauth: ResolvedOAuth;
 }

@@ -47,6 +47,8 @@ export function gmail(): PresetOptions {
     maxConnections: 15,
     // Per user, with Gmail's refusal of the login (src/session/limits.ts cites it).
     maxConnectionsPerUser: { limit: 15, style: 'gmail' },
+    // OAuth logins refused and ended as Gmail does them: src/oauth/styles.ts cites [G1]-[G3].
+    oauth: { style: 'gmail' },
     // IMAP: none, a failed login already reads `NO [AUTHENTICATIONFAILED] Invalid credentials (Failure)` ([G2]).
     // POP3: [GP4] the greeting of pop.gmail.com (no APOP timestamp).
     script: [{ on: 'pop3', stage: 'greeting', send: '+OK Gpop ready for requests from 127.0.0.1 q5pf21484907pbh.7' }],

@@ -43,6 +43,8 @@ export function outlook(): PresetOptions {
     maxConnectionsPerUser: { limit: 16, style: 'outlook' },
     idleTimeout: 1_800_000,
     loginTimeout: 60_000,
+    // OAuth logins refused and ended as Exchange Online does them: src/oauth/styles.ts cites [M1], [M2].
+    oauth: { style: 'outlook' },
     script: [
       // [O4] jakartaee/mail-api issue #152: a LIST pattern with an escaped quote is refused.
       { on: 'command', command: 'LIST', match: '\\\\"', send: '$TAG BAD Command Argument Error. 12\r\n' },

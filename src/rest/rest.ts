@@ -18,6 +18,7 @@ import type { Method, Route, RouteContext } from './route.js';
 import { BUILTIN_ROUTES, VERSION } from './routes.js';
 import { validate, type Schema } from './schema.js';
 import { BodyBudget, type BodyHold } from './body-budget.js';
+import { isOAuthPath } from '../oauth/http.js';
 
 export const MAX_BODY = 64 * 1024 * 1024;
 export const DEFAULT_PING_INTERVAL = 15_000;
@@ -642,6 +643,24 @@ export class RestServer {
   }
 
   /**
+   * The OAuth endpoints (`/oauth/*`, `/.well-known/*`; src/oauth/http.ts)
+   * follow OAuth's rules, not the API's: an OAuth client has no REST token,
+   * so none is asked for; without a REST token the loopback Host rule
+   * holds, as for the dashboard. False when the request is not for them.
+   */
+  private oauthEndpoint(req: IncomingMessage, res: ServerResponse): boolean {
+    const url = req.url ?? '/';
+    if (url.startsWith('/v1/')) return false;
+    const { authority, pathname, search } = splitTarget(url);
+    if (!isOAuthPath(pathname)) return false;
+    const host = this.hostOf(req, authority);
+    const denied = host instanceof ServiceError ? host : this.tokenDigest ? null : this.authorize(host.value, req);
+    if (denied) this.fail(res, denied, denied.code === 'INVALID' ? { Connection: 'close' } : {});
+    else void this.server.oauthHttp().serve(req, res, pathname, search);
+    return true;
+  }
+
+  /**
    * Answers one request. Synchronous as far as it can be: a request with no
    * body to wait for and a handler that answers at once costs no promise.
    */
@@ -657,6 +676,7 @@ export class RestServer {
   }
 
   private serve(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
+    if (this.oauthEndpoint(req, res)) return;
     if (this.dashboard(req, res)) return;
     const found = this.route(req);
     // A malformed request (bad Host) also ends the connection.

@@ -17,6 +17,7 @@ import type { MailboxInfo } from '../control/resources.js';
 import { mailboxInfoJson } from './json.js';
 import type { Param, Route, RouteContext } from './route.js';
 import { arrayOf, bool, closeObjects, int, nullable, obj, ref, str, type Schema } from './schema.js';
+import { OAUTH_ROUTES } from '../oauth/routes.js';
 
 /** The server's version (the OpenAPI document, GET /v1/health). */
 export { VERSION } from '../version.js';
@@ -693,7 +694,7 @@ export const docRoutes: Route[] = [
  * "did you mean"), and the OpenAPI document says so with
  * `additionalProperties: false`.
  */
-export const BUILTIN_ROUTES: Route[] = [...serverRoutes, ...sessionRoutes, ...userRoutes, ...mailboxRoutes, ...messageRoutes, ...scriptRoutes, ...clientRoutes, ...docRoutes].map(
+export const BUILTIN_ROUTES: Route[] = [...serverRoutes, ...sessionRoutes, ...userRoutes, ...mailboxRoutes, ...messageRoutes, ...scriptRoutes, ...clientRoutes, ...OAUTH_ROUTES, ...docRoutes].map(
   (r) => (r.body ? { ...r, body: closeObjects(r.body) } : r),
 );
 

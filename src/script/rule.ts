@@ -10,11 +10,12 @@ import type { TransportRuleFields } from './transport.js';
 /**
  * When a rule is considered. `smtp`: an SMTP command (MAIL, RCPT, DATA) of
  * the SMTP intake. `continuation`: a `+` line the server sends (before a
- * synchronizing literal, in AUTHENTICATE, when IDLE starts).
+ * synchronizing literal, in AUTHENTICATE, when IDLE starts). `oauth`: a
+ * request to the OAuth endpoints (docs/oauth.md).
  */
-export type ScriptOn = 'greeting' | 'command' | 'input' | 'response' | 'quiet' | 'smtp' | 'continuation' | 'pop3';
+export type ScriptOn = 'greeting' | 'command' | 'input' | 'response' | 'quiet' | 'smtp' | 'continuation' | 'pop3' | 'oauth';
 
-export const SCRIPT_EVENTS: readonly ScriptOn[] = ['greeting', 'command', 'input', 'response', 'quiet', 'smtp', 'continuation', 'pop3'];
+export const SCRIPT_EVENTS: readonly ScriptOn[] = ['greeting', 'command', 'input', 'response', 'quiet', 'smtp', 'continuation', 'pop3', 'oauth'];
 
 /** When an `on: "pop3"` rule is asked (its `stage`; default `command`). */
 export type Pop3Stage = 'greeting' | 'command' | 'response';
@@ -39,6 +40,13 @@ export const POP3_RULE_FIELDS: readonly string[] = [
   'on', 'stage', 'command', 'session', 'state', 'user', 'match', 'nth', 'times', 'chance', 'seedScope', 'when', 'description',
   'send', 'run', 'drop', 'delay', 'chunk', 'chunkDelay', 'truncate', 'close', 'before', 'after', 'pop3Fault',
 ];
+
+/**
+ * The fields an `on: "oauth"` rule may use (a request to the token service,
+ * src/oauth/http.ts): `command` names an endpoint or grant type, `send` a
+ * fault, `delay` a slow answer.
+ */
+export const OAUTH_RULE_FIELDS: readonly string[] = ['on', 'command', 'user', 'match', 'nth', 'times', 'chance', 'send', 'delay', 'description', 'seedScope'];
 
 /** The SMTP commands `on: "smtp"` rules name (`command`). DATA is asked once the message has arrived. */
 export const SMTP_SCRIPT_COMMANDS = ['MAIL', 'RCPT', 'DATA'] as const;

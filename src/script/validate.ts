@@ -9,7 +9,8 @@
 import { ServiceError } from '../errors.js';
 import { suggestKey } from '../options/typos.js';
 import { TRANSPORT_FIELD_CHECKS, transportProblem } from './transport.js';
-import { POP3_FAULTS, POP3_RULE_FIELDS, POP3_SCRIPT_COMMANDS, POP3_STAGES, SCRIPT_EVENTS, SEED_SCOPES, SMTP_RULE_FIELDS, SMTP_SCRIPT_COMMANDS, type ScriptOn, type ScriptRule } from './rule.js';
+import { OAUTH_RULE_FIELDS, POP3_FAULTS, POP3_RULE_FIELDS, POP3_SCRIPT_COMMANDS, POP3_STAGES, SCRIPT_EVENTS, SEED_SCOPES, SMTP_RULE_FIELDS, SMTP_SCRIPT_COMMANDS, type ScriptOn, type ScriptRule } from './rule.js';
+import { OAUTH_COMMANDS, OAUTH_FAULTS, TOKEN_GRANT_COMMANDS } from '../oauth/rule-names.js';
 import { checkRuleLanguage } from './validate-language.js';
 
 /** The session states events and rules name (`state`). */
@@ -179,6 +180,7 @@ export function validateRule(value: unknown, where = '', commands?: CommandTable
   const has = (k: string): boolean => Object.hasOwn(rule, k) && rule[k] !== undefined;
   if (on === 'smtp') return validateSmtpRule(rule, where);
   if (on === 'pop3') return validatePop3Rule(rule, where);
+  if (on === 'oauth') return validateOAuthRule(rule, where);
   for (const k of ['stage', 'pop3Fault']) if (has(k)) throw invalid(where, k, 'only for on: pop3');
   if (has('state') && POP3_STATES.includes(rule.state as string)) throw invalid(where, 'state', 'a POP3 state, only for on: pop3');
   if (rule.drop === true) {
@@ -255,6 +257,37 @@ function validateSmtpRule(rule: Record<string, unknown>, where: string): ScriptR
     throw invalid(where, 'send', `for on: smtp an SMTP reply with a 4xx or 5xx code, e.g. "451 4.3.0 Try again later", got ${JSON.stringify(rule.send.slice(0, 64))}`);
   }
   return { ...(rule as unknown as ScriptRule) };
+}
+
+/**
+ * The checks of an `on: "oauth"` rule (a request to the token service):
+ * `command` names endpoints or grant types, `send` a fault. `token` is
+ * written out as the token endpoint's grant types, which requests to it
+ * are asked under.
+ */
+function validateOAuthRule(rule: Record<string, unknown>, where: string): ScriptRule {
+  const allowed = new Set(OAUTH_RULE_FIELDS);
+  for (const key of Object.keys(rule)) {
+    if (rule[key] !== undefined && !allowed.has(key)) {
+      throw invalid(where, key, `not meaningful for on: oauth (its fields: ${OAUTH_RULE_FIELDS.join(', ')})`);
+    }
+  }
+  const names: string[] = [];
+  for (const [i, given] of commandList(rule.command).entries()) {
+    const name = given.toLowerCase();
+    if ((OAUTH_COMMANDS as readonly string[]).includes(name)) {
+      names.push(...(name === 'token' ? TOKEN_GRANT_COMMANDS : [name]));
+      continue;
+    }
+    const hint = suggestKey(name, OAUTH_COMMANDS);
+    const at = typeof rule.command === 'string' ? 'command' : `command[${i}]`;
+    throw invalid(where, at, `for on: oauth one of ${OAUTH_COMMANDS.join(', ')}, got ${JSON.stringify(given)}${didYouMean(hint)}`);
+  }
+  if (typeof rule.send === 'string' && !(OAUTH_FAULTS as readonly string[]).includes(rule.send)) {
+    const hint = suggestKey(rule.send, OAUTH_FAULTS);
+    throw invalid(where, 'send', `for on: oauth one of ${OAUTH_FAULTS.join(', ')}, got ${JSON.stringify(rule.send.slice(0, 64))}${didYouMean(hint)}`);
+  }
+  return { ...(rule as unknown as ScriptRule), ...(rule.command !== undefined ? { command: [...new Set(names)] } : {}) };
 }
 
 /** The checks of an `on: "pop3"` rule (its field types are checked already). */

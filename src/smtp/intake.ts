@@ -3,6 +3,7 @@
  * control API's addMessage (the one store path), so IMAP sessions see
  * EXISTS and the event stream shows it exactly as for any other delivery.
  */
+import { checkToken } from '../auth/tokens.js';
 import type {
   SMTPServer,
   SMTPServerAddress,
@@ -133,9 +134,12 @@ export class SmtpIntake {
     const name = auth.username ?? '';
     const record = this.server.store.users.get(name);
     if (auth.method === 'XOAUTH2') {
-      if (record?.xoauth2 && auth.accessToken === record.xoauth2.accessToken) return done(null, { user: name });
-      // RFC 7628 error JSON; smtp-server sends it as the 334 challenge, then 535.
-      return done(null, { data: { status: '401', schemes: 'bearer', scope: 'mail' } });
+      // The token check every mail login shares (src/auth/tokens.ts): a static token or the token service's verdict.
+      const verdict = checkToken(this.server, name, auth.accessToken, 'XOAUTH2', null);
+      if (verdict.ok) return done(null, { user: name });
+      // The style's error JSON; smtp-server sends it as the 334 challenge, then 535.
+      const { challenge } = verdict.refusal;
+      return challenge ? done(null, { data: challenge }) : done(smtpError(535, '5.7.3 Authentication unsuccessful'));
     }
     if (record !== undefined && record.password !== null && auth.password === record.password) return done(null, { user: name });
     done(smtpError(535, 'Authentication credentials invalid'));

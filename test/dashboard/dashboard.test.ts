@@ -387,6 +387,30 @@ describe('dashboard in headless Chromium', { skip }, () => {
       await rest.server.stop();
     }
   });
+  test('oauth events read in words: issued, the login refused with a stale token, and which session', async () => {
+    const rest = await startRest({ users, storage, plugins: ['AUTH=XOAUTH2', 'SASL-IR'] } as ServerOptions);
+    const { page, problems } = await open(rest);
+    try {
+      await ready(page);
+      const issued = await request(rest.restPort, 'POST', '/v1/oauth/tokens', { json: { user: 'testuser', client: 'testclient' } });
+      assert.equal(issued.status, 201);
+      const imap = await rawSession(rest.imapPort, false);
+      imap.write(`a AUTHENTICATE XOAUTH2 ${Buffer.from('user=testuser\x01auth=Bearer stale\x01\x01').toString('base64')}\r\n`);
+      await imap.line();
+      imap.write('\r\n');
+      await imap.line();
+      await page.waitForFunction(() => Array.from(document.querySelectorAll('#events tr')).some((r) => (r.textContent ?? '').includes('rejected login XOAUTH2')));
+      const rows = await page.locator('#events tr').allTextContents();
+      assert.ok(rows.some((r) => /issued issue testclient -> testuser \(grant 1\)/.test(r)), rows.join('\n'));
+      assert.ok(rows.some((r) => /#\d+ rejected login XOAUTH2 testuser: token unknown/.test(r)), rows.join('\n'));
+      assert.equal(await page.locator('#events tr.oauth-end').count(), 1);
+      imap.close();
+      assert.deepEqual(problems, []);
+    } finally {
+      await page.close();
+      await rest.server.stop();
+    }
+  });
 });
 
 describe('dashboard files over HTTP', () => {

@@ -90,7 +90,7 @@ before(async () => {
   await copyFile(join(ROOT, 'package.json'), join(pkg, 'package.json'));
   await symlink(BUILT, join(pkg, 'dist'));
   await symlink(join(ROOT, 'python'), join(pkg, 'python'));
-  for (const dep of ['imapflow', 'nodemailer', 'vitest']) await symlink(join(ROOT, 'node_modules', dep), join(project, 'node_modules', dep));
+  for (const dep of ['imapflow', 'nodemailer', 'vitest', 'openid-client']) await symlink(join(ROOT, 'node_modules', dep), join(project, 'node_modules', dep));
   bin = join(project, 'bin');
   await mkdir(bin);
   await writeFile(join(bin, 'rookery'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`);
@@ -354,6 +354,8 @@ test('every curl command that POSTs or sends a body carries Content-Type: applic
       while (/\\\s*$/.test(command) && i + 1 < lines.length) command = `${command.replace(/\\\s*$/, ' ')}${lines[++i]!.trim()}`;
       // IMAP URLs (curl speaks IMAP too) send IMAP commands with -X, not HTTP methods.
       if (/\bimaps?:\/\//.test(command)) continue;
+      // The OAuth endpoints take form bodies, as RFC 6749 §3.2 has them (docs/oauth.md), not the REST API's JSON.
+      if (/\/oauth\/(?:token|revoke|introspect|device_authorization|device|authorize)\b/.test(command)) continue;
       const sends = /-X\s*['"]?(POST|PUT|DELETE)\b|\s(-d|--data\S*)\s/.exec(command);
       if (!sends) continue;
       const method = sends[1] ?? 'POST';

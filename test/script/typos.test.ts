@@ -36,7 +36,7 @@ describe('script rule fields', () => {
 
   test('a misspelt value of a fixed list (on, state) gets a suggestion; a state that never occurs is refused', () => {
     const e = new ScriptEngine(1);
-    invalid(() => e.add(rule({ on: 'comand' })), /^on: expected one of greeting, command, input, response, quiet, smtp, continuation, pop3, got "comand"; did you mean "command"\?$/);
+    invalid(() => e.add(rule({ on: 'comand' })), /^on: expected one of greeting, command, input, response, quiet, smtp, continuation, pop3, oauth, got "comand"; did you mean "command"\?$/);
     invalid(() => e.add(rule({ on: 'command', state: 'Authenticted' })), /^state: expected one of Not Authenticated, Authenticated, Selected, Logout, Authorization, Transaction, Update, got "Authenticted"; did you mean "Authenticated"\?$/);
     invalid(() => e.add(rule({ on: 'command', state: 'selected' })), /did you mean "Selected"\?$/);
     assert.equal(e.add({ on: 'command', state: 'Not Authenticated' }).id, 1);

@@ -676,6 +676,8 @@ function summarize(type, data) {
       return `#${data.session} ${data.rule}: ${data.tag ? data.tag + ' ' : ''}${data.command ? data.command + ': ' : ''}${data.text}`;
     case 'mark':
       return markText(data);
+    case 'oauth':
+      return oauthText(data);
     default:
       return JSON.stringify(data);
   }
@@ -686,6 +688,13 @@ const eventLog = [];
 function ruleSummary(rule) {
   const text = JSON.stringify(rule ?? {});
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+}
+
+/** An oauth event in words: `issued authorization_code testclient -> testuser (grant 3)`. */
+function oauthText(data) {
+  const who = [data.client, data.user].filter((x) => x !== null && x !== undefined).join(' -> ');
+  const where = data.session !== null && data.session !== undefined ? `#${data.session} ` : '';
+  return `${where}${data.type} ${data.via}${who ? ' ' + who : ''}${data.grant !== null && data.grant !== undefined ? ` (grant ${data.grant})` : ''}${data.reason ? ': ' + data.reason : ''}`;
 }
 
 function markText(data) {
@@ -729,6 +738,7 @@ function addEventRow(type, data) {
   if (type === 'command' && (data.status === 'NO' || data.status === 'BAD')) classes.push(`status-${data.status.toLowerCase()}`);
   if (type === 'script') classes.push('scripted');
   if (type === 'client') classes.push('finding-row');
+  if (type === 'oauth' && (data.type === 'rejected' || data.type === 'revoked' || data.type === 'expired')) classes.push('oauth-end');
   let row;
   if (type === 'mark') {
     classes.push('mark', data.phase ? `mark-${data.phase}` : 'mark-note');

@@ -6,8 +6,9 @@
 import { NOT_AUTHENTICATED, bad, no, ok, type CommandResult, type CommandSpec } from '../command.js';
 import type { ImapSession } from '../session.js';
 import { imapProtocol } from '../protocol.js';
-import { passwordMatches, tokenMatches } from '../../auth/credentials.js';
-import { decodeOAuthBearer, decodePlain, decodeXOAuth2, isBase64, OAUTHBEARER_ERROR, XOAUTH2_ERROR } from '../../auth/sasl.js';
+import { passwordMatches } from '../../auth/credentials.js';
+import { decodeOAuthBearer, decodePlain, decodeXOAuth2, isBase64 } from '../../auth/sasl.js';
+import { checkToken, type Mechanism } from '../../auth/tokens.js';
 
 function succeed(session: ImapSession, user: string): CommandResult {
   session.login(user);
@@ -54,31 +55,38 @@ export function checkPlain(session: ImapSession, response: Buffer): CommandResul
   return verifyPassword(session, plain.user, plain.password) ? succeed(session, plain.user) : failed();
 }
 
-/** Logs in with a user's access token, or answers the JSON error challenge and waits for the client's abort. */
-async function tokenLogin(session: ImapSession, user: string | undefined, token: string | undefined, error: object): Promise<CommandResult> {
-  const granted = tokenMatches(session.server.store.users, user, token);
-  if (user !== undefined && granted !== null) {
-    session.login(user, granted);
+/**
+ * Logs in with an access token (src/auth/tokens.ts: a static token, or the
+ * token service's verdict). A refused token is answered as the `oauth.style`
+ * provider answers it: most send a JSON error challenge and wait for the
+ * client's abort, then NO.
+ */
+async function tokenLogin(session: ImapSession, user: string | undefined, token: string | undefined, mechanism: Mechanism): Promise<CommandResult> {
+  const verdict = checkToken(session.server, user, token, mechanism, session.id);
+  if (verdict.ok) {
+    session.login(user!, { sessionTimeout: verdict.sessionTimeout });
+    verdict.lease?.(session);
     return ok('Logged in', `CAPABILITY ${session.announceCapabilities().join(' ')}`);
   }
-  // Real servers answer a bad token with a challenge carrying a JSON error and expect the
-  // client to abort; doing the same lets clients test that path.
-  session.continueRequest(Buffer.from(JSON.stringify(error)).toString('base64'));
-  const line = await session.readLine();
-  if (line === null) return no('Connection closed');
-  return failed();
+  const { challenge, text, code } = verdict.refusal;
+  if (challenge) {
+    session.continueRequest(Buffer.from(JSON.stringify(challenge)).toString('base64'));
+    const line = await session.readLine();
+    if (line === null) return no('Connection closed');
+  }
+  return no(text, code ?? undefined);
 }
 
 /** Google's XOAUTH2: `user=<name>^Aauth=Bearer <token>^A^A`. */
 export function checkXOAuth2(session: ImapSession, response: Buffer): Promise<CommandResult> {
   const { user, token } = decodeXOAuth2(response);
-  return tokenLogin(session, user, token, XOAUTH2_ERROR);
+  return tokenLogin(session, user, token, 'XOAUTH2');
 }
 
 /** RFC 7628 OAUTHBEARER: `n,a=<name>,^Ahost=...^Aport=...^Aauth=Bearer <token>^A^A`. */
 export function checkOAuthBearer(session: ImapSession, response: Buffer): Promise<CommandResult> {
   const { user, token } = decodeOAuthBearer(response);
-  return tokenLogin(session, user, token, OAUTHBEARER_ERROR);
+  return tokenLogin(session, user, token, 'OAUTHBEARER');
 }
 
 export const authenticate: CommandSpec = {

@@ -3,8 +3,9 @@
  * AUTH (RFC 5034) with PLAIN, LOGIN, XOAUTH2 and OAUTHBEARER. Failures
  * carry `[AUTH]` (RFC 3206 §4: the credentials are wrong, not the system).
  */
-import { apopMatches, passwordMatches, tokenMatches } from '../../auth/credentials.js';
-import { decodeOAuthBearer, decodePlain, decodeXOAuth2, isBase64, OAUTHBEARER_ERROR, XOAUTH2_ERROR } from '../../auth/sasl.js';
+import { apopMatches, passwordMatches } from '../../auth/credentials.js';
+import { decodeOAuthBearer, decodePlain, decodeXOAuth2, isBase64 } from '../../auth/sasl.js';
+import { checkToken, type Mechanism } from '../../auth/tokens.js';
 import { splitUser } from '../behaviour.js';
 import { POP3_SASL } from '../capabilities.js';
 import type { Pop3Session } from '../session.js';
@@ -68,11 +69,23 @@ async function response(session: Pop3Session, challenge: string): Promise<Buffer
   return Buffer.from(text, 'base64');
 }
 
-/** A bad token: the JSON error as a challenge (what real servers do), the client's answer read, then -ERR [AUTH]. */
-async function tokenRefused(session: Pop3Session, error: object): Promise<Pop3Reply> {
-  session.challenge(Buffer.from(JSON.stringify(error)).toString('base64'));
-  const line = await session.readLine();
-  if (line === null) return err('Connection closed');
+/**
+ * A login with a token: the shared check (src/auth/tokens.ts: a static
+ * token or the token service's verdict). A refused one is answered as the
+ * `oauth.style` provider does: the JSON error as a challenge (what real
+ * servers do), the client's answer read, then -ERR [AUTH].
+ */
+async function tokenLogin(session: Pop3Session, name: string | undefined, token: string | undefined, mechanism: Mechanism): Promise<Pop3Reply> {
+  const split = name === undefined ? undefined : splitUser(session.config.behaviour, name);
+  const verdict = checkToken(session.server, split?.user, token, mechanism, session.id);
+  if (verdict.ok && split) return session.login(split.user, split.prefix);
+  if (verdict.ok) return authFailed();
+  const { challenge } = verdict.refusal;
+  if (challenge) {
+    session.challenge(Buffer.from(JSON.stringify(challenge)).toString('base64'));
+    const line = await session.readLine();
+    if (line === null) return err('Connection closed');
+  }
   return authFailed();
 }
 
@@ -94,7 +107,6 @@ export const auth: Pop3CommandSpec = {
     else if (!isBase64(initial)) return bad('Invalid base64 data');
     else first = Buffer.from(initial, 'base64');
     if (!Buffer.isBuffer(first)) return first;
-    const users = session.server.store.users;
     switch (mechanism) {
       case 'PLAIN': {
         const plain = decodePlain(first);
@@ -115,15 +127,11 @@ export const auth: Pop3CommandSpec = {
       }
       case 'XOAUTH2': {
         const { user, token } = decodeXOAuth2(first);
-        const split = user === undefined ? undefined : splitUser(session.config.behaviour, user);
-        if (split && tokenMatches(users, split.user, token)) return session.login(split.user, split.prefix);
-        return tokenRefused(session, XOAUTH2_ERROR);
+        return tokenLogin(session, user, token, 'XOAUTH2');
       }
       default: {
         const { user, token } = decodeOAuthBearer(first);
-        const split = user === undefined ? undefined : splitUser(session.config.behaviour, user);
-        if (split && tokenMatches(users, split.user, token)) return session.login(split.user, split.prefix);
-        return tokenRefused(session, OAUTHBEARER_ERROR);
+        return tokenLogin(session, user, token, 'OAUTHBEARER');
       }
     }
   },
