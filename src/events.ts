@@ -2,6 +2,7 @@
  * The typed events of the server. The same payloads go to in-process
  * listeners (`server.on(type, ...)`) and to the REST event stream.
  */
+import type { TlsVerdict } from './tls/verdicts.js';
 import type { ClientFinding } from './client-check/findings.js';
 import type { MailboxChangeType } from './store/changes.js';
 
@@ -154,11 +155,13 @@ export interface ServerEvents {
   client: ClientEvent;
   replay: ReplayEvent;
   mark: MarkEvent;
+  /** A session of the TLS bench ended: its verdict (docs/tls.md). */
+  verdict: TlsVerdict;
 }
 
 export type ServerEventType = keyof ServerEvents;
 
-export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client', 'replay', 'append', 'mark'];
+export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client', 'replay', 'append', 'mark', 'verdict'];
 
 /** The event map of `Server` as Node's typed EventEmitter wants it. */
 export type ServerEventMap = { [K in ServerEventType]: [ServerEvents[K]] };

@@ -5,6 +5,7 @@
  * report (JUnit, JSON, text) when the run ends.
  */
 import { ServiceError } from '../errors.js';
+import type { TlsVerdict } from '../tls/verdicts.js';
 import { CLIENT_RULES, clientRule, type ClientCheckMode, type FindingSeverity } from './rules.js';
 
 /** One place where a client broke the protocol. */
@@ -55,6 +56,8 @@ export interface ClientReport {
   findings: ClientFinding[];
   /** Findings dropped because more than MAX_FINDINGS were kept. */
   dropped: number;
+  /** The TLS bench's verdict of each session it watched (docs/tls.md), oldest first. */
+  verdicts: TlsVerdict[];
 }
 
 export class ClientFindingLog {
@@ -134,13 +137,14 @@ export class ClientFindingLog {
     return n;
   }
 
-  report(): ClientReport {
+  report(verdicts: TlsVerdict[] = []): ClientReport {
     return {
       mode: this.mode,
       rules: CLIENT_RULES.filter((r) => this.rules.has(r.id)).map((r) => ({ id: r.id, severity: r.severity, rfc: r.rfc, summary: r.summary })),
       sessions: [...this.seen].sort((a, b) => a - b),
       findings: this.list(),
       dropped: this.droppedCount,
+      verdicts,
     };
   }
 }

@@ -4,6 +4,8 @@
  * comes from. The checks themselves are in ./session-checker.ts.
  */
 
+import { VERDICT_RULES } from '../tls/verdicts.js';
+
 export type ClientCheckMode = 'off' | 'report' | 'strict';
 
 export const CLIENT_CHECK_MODES: readonly ClientCheckMode[] = ['off', 'report', 'strict'];
@@ -35,6 +37,8 @@ export const CLIENT_RULES: readonly ClientRule[] = [
   { id: 'plaintext-credentials', severity: 'warning', rfc: 'RFC 3501 §6.2.3; RFC 8314 §3', byDefault: true, summary: 'LOGIN or AUTHENTICATE PLAIN/LOGIN in clear text while STARTTLS was offered' },
   { id: 'line-too-long', severity: 'warning', rfc: 'RFC 7162 §4', byDefault: true, summary: 'a command line longer than 8192 octets' },
   { id: 'no-logout', severity: 'warning', rfc: 'RFC 3501 §6.1.3', byDefault: false, summary: 'the client closed the connection without LOGOUT' },
+  // The TLS bench's verdicts (src/tls/verdicts.ts).
+  ...VERDICT_RULES,
 ];
 
 /**

@@ -19,7 +19,7 @@ import { resolvePluginOptions, resolvePlugins } from './plugins.js';
 import { resolveStorage, type FieldValidator, type StorageContext } from './storage.js';
 import { resolveSmtp } from './smtp.js';
 import { resolveCapabilities, resolveClientCheck } from './client-check.js';
-import { resolveTls } from './tls.js';
+import { resolveAttacks, resolveTls } from './tls.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
 import { layOverPreset, PRESET_NAMES, presetOptions, type PresetName } from '../presets/index.js';
 import { suggestKey } from './typos.js';
@@ -72,6 +72,7 @@ export const TOP_LEVEL_KEYS = [
   'loginDisabled',
   'starttls',
   'tls',
+  'attacks',
   'smtp',
   'pingInterval',
   'events',
@@ -178,6 +179,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     problems.add('starttls', 'cannot go with secure: the port speaks TLS from the first byte, so there is nothing to upgrade (choose one)');
   }
   const tls = resolveTls(problems, options.tls);
+  const attacks = resolveAttacks(problems, options.attacks);
   const smtp = resolveSmtp(problems, options.smtp, DEFAULTS.host);
   const greeting = optional(options.greeting, DEFAULTS.greeting, (v) =>
     typeof v === 'string' && !/[\r\n\0]/.test(v) ? v : problems.expected('greeting', 'a single-line string', v),
@@ -223,6 +225,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     starttls,
     loginDisabled,
     tls,
+    attacks,
     greeting,
     greetingCapabilities,
     preset: preset?.name ?? null,

@@ -21,6 +21,7 @@ import { arrayOf, bool, closeObjects, int, nullable, obj, ref, str, type Schema 
 /** The server's version (the OpenAPI document, GET /v1/health). */
 export { VERSION } from '../version.js';
 import { VERSION } from '../version.js';
+import { tlsRoutes } from '../tls/rest-routes.js';
 
 const P_PATH: Param = { name: 'path', type: 'string', description: 'Mailbox storage name, URL encoded as one segment (`/` is `%2F`)' };
 const P_SESSION: Param = { name: 'session', type: 'integer', description: 'Session number' };
@@ -680,7 +681,7 @@ export const docRoutes: Route[] = [
  * "did you mean"), and the OpenAPI document says so with
  * `additionalProperties: false`.
  */
-export const BUILTIN_ROUTES: Route[] = [...serverRoutes, ...sessionRoutes, ...userRoutes, ...mailboxRoutes, ...messageRoutes, ...scriptRoutes, ...clientRoutes, ...docRoutes].map(
+export const BUILTIN_ROUTES: Route[] = [...serverRoutes, ...sessionRoutes, ...userRoutes, ...mailboxRoutes, ...messageRoutes, ...scriptRoutes, ...clientRoutes, ...tlsRoutes, ...docRoutes].map(
   (r) => (r.body ? { ...r, body: closeObjects(r.body) } : r),
 );
 
