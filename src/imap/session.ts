@@ -137,6 +137,17 @@ export class ImapSession implements SessionHandle {
   private tlsUpgrade: { wrap: ((plain: Duplex) => tls.TLSSocket) | null; before: Buffer | null } | null = null;
   /** The TLS bench's watch (src/tls/verdicts.ts) when the session meets an attack or a broken profile; else null. */
   readonly tlsWatch: TlsWatch | null;
+  /** The TLS layer of the connection, once there is one (implicit TLS or STARTTLS). */
+  private tlsSocket: tls.TLSSocket | null = null;
+
+  /**
+   * The user a client certificate names, when the listener asked for one
+   * (`tls.requestCert`) and the test CA signed it; null otherwise. SASL
+   * EXTERNAL (src/extensions/auth-external/) logs this user in.
+   */
+  get certificateUser(): string | null {
+    return this.tlsSocket ? this.server.tlsFor('imap').certificateUser(this.tlsSocket) : null;
+  }
   /** Set by a command (COMPRESS): a layer goes over the connection right after its answer. */
   private layerUpgrade: TransportLayer | null = null;
   /** Server-clock time at which an XOAUTH2 login's sessionTimeout ends the session. */
@@ -197,6 +208,7 @@ export class ImapSession implements SessionHandle {
     };
     this.conn = new Connection(host, socket, secure, tcp, server.options.faults, transcript);
     this.tlsWatch = server.tls.watch(this.id, 'imap', IMAP_DIALECT, () => new Set(this.announceCapabilities()));
+    if (secure && socket !== tcp) this.tlsSocket = socket as tls.TLSSocket;
     if (this.tlsWatch) {
       // The stripping attack is the stripStartTls fault from the first byte.
       if (this.tlsWatch.has('starttls-stripping')) this.faults.stripStartTls = true;
@@ -371,6 +383,7 @@ export class ImapSession implements SessionHandle {
     // No wrap: the attack answered OK and stays in plain text (starttls-no-handshake).
     if (upgrade.wrap === null) return;
     const refused = this.conn.startTls(upgrade.wrap, () => this.reader.discardBuffered());
+    if (!refused) this.tlsSocket = this.conn.socket as tls.TLSSocket;
     if (refused) {
       // A `tlsFailure` fault: the handshake the client starts is refused with an alert.
       this.setState('logout');

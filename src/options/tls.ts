@@ -11,7 +11,7 @@ import { combinationProblem, isAttack, STARTTLS_ATTACKS, type AttackName } from 
 import { isProfile, PROFILES, type ProfileName } from '../tls/profile-names.js';
 import { ALPN_MODES, TLS_LISTENERS, TLS_VERSIONS, type AlpnMode, type ResolvedListenerTls, type TlsListener, type TlsVersion } from '../tls/settings.js';
 import { TEST_CERTIFICATE, TEST_PRIVATE_KEY } from '../tls/test-certificate.js';
-import { checkTypos, childPath, indexPath, isPlainObject, type Problems } from './problems.js';
+import { checkTypos, childPath, indexPath, isPlainObject, Problems } from './problems.js';
 import type { ResolvedOptions } from './types.js';
 
 const LISTENER_KEYS = ['profile', 'certificates', 'hosts', 'requestCert', 'minVersion', 'maxVersion', 'alpn', 'ciphers'] as const;
@@ -27,12 +27,18 @@ export function resolveTls(problems: Problems, value: unknown): ResolvedOptions[
   if (typeof shared.freshCa === 'boolean') freshCa = shared.freshCa;
   else if (shared.freshCa !== undefined) problems.expected('tls.freshCa', 'true or false', shared.freshCa);
   const done = (keyCert: { key: string | Buffer; cert: string | Buffer; builtin: boolean }): ResolvedOptions['tls'] => {
+    const common = resolveListener(problems, pick(shared), 'tls');
     for (const listener of TLS_LISTENERS) {
       const own = shared[listener];
       if (own !== undefined && !isPlainObject(own)) problems.expected(`tls.${listener}`, 'an object (the tls keys for this listener)', own);
-      else if (own !== undefined) checkTypos(own, LISTENER_SET, LISTENER_KEYS, `tls.${listener}`, problems);
-      const merged = { ...pick(shared), ...(isPlainObject(own) ? pick(own) : {}) };
-      listeners.set(listener, resolveListener(problems, merged, isPlainObject(own) ? `tls.${listener}` : 'tls'));
+      if (!isPlainObject(own)) {
+        listeners.set(listener, common);
+        continue;
+      }
+      checkTypos(own, LISTENER_SET, LISTENER_KEYS, `tls.${listener}`, problems);
+      // Its own keys are reported under tls.<listener>; the merge, whose shared keys were reported above, quietly.
+      resolveListener(problems, pick(own), `tls.${listener}`);
+      listeners.set(listener, resolveListener(new Problems(), { ...pick(shared), ...pick(own) }, `tls.${listener}`));
     }
     return { ...keyCert, freshCa, listeners };
   };

@@ -74,11 +74,13 @@ export class ListenerTls {
   contextOptions(profile: ProfileName | null = this.settings.profile): tls.SecureContextOptions {
     const s = this.settings;
     const options: tls.SecureContextOptions = {};
+    const old = s.maxVersion === 'TLSv1' || s.maxVersion === 'TLSv1.1';
+    // Node's default minimum is TLSv1.2: a maximum below it needs a minimum too.
     if (s.minVersion) options.minVersion = s.minVersion;
+    else if (old) options.minVersion = 'TLSv1';
     if (s.maxVersion) options.maxVersion = s.maxVersion;
     // OpenSSL 3 at its default security level refuses SHA-1 (the signature of weak-signature, the
     // handshake signatures of TLS 1.0 and 1.1): level 0 lets the server present them.
-    const old = s.maxVersion === 'TLSv1' || s.maxVersion === 'TLSv1.1';
     const ciphers = s.ciphers ?? (old || profile === 'weak-signature' ? 'DEFAULT:@SECLEVEL=0' : null);
     if (ciphers !== null) options.ciphers = ciphers;
     if (s.requestCert) options.ca = this.authority().caPem;
@@ -135,9 +137,14 @@ export class ListenerTls {
    * when the client sent none or one the test CA did not sign.
    */
   certificateUser(socket: tls.TLSSocket): string | null {
-    if (!this.settings.requestCert || !socket.authorized) return null;
-    const peer = socket.getPeerCertificate();
-    const cn = peer?.subject?.CN;
-    return typeof cn === 'string' && cn !== '' ? cn : null;
+    if (!this.settings.requestCert) return null;
+    const peer = socket.getPeerX509Certificate();
+    if (peer === undefined) return null;
+    // Checked here, not by OpenSSL (rejectUnauthorized is off so that clients without one connect).
+    const ca = this.authority().ca.cert;
+    const now = Date.now();
+    if (!peer.checkIssued(ca) || !peer.verify(ca.publicKey) || now < Date.parse(peer.validFrom) || now > Date.parse(peer.validTo)) return null;
+    const cn = /^CN=(.*)$/m.exec(peer.subject)?.[1];
+    return cn !== undefined && cn !== '' ? cn : null;
   }
 }
