@@ -207,13 +207,7 @@ export class ImapSession implements SessionHandle {
       closed: () => this.onClose(),
     };
     this.conn = new Connection(host, socket, secure, tcp, server.options.faults, transcript);
-    this.tlsWatch = server.tls.watch(this.id, 'imap', IMAP_DIALECT, () => new Set(this.announceCapabilities()));
     if (secure && socket !== tcp) this.tlsSocket = socket as tls.TLSSocket;
-    if (this.tlsWatch) {
-      // The stripping attack is the stripStartTls fault from the first byte.
-      if (this.tlsWatch.has('starttls-stripping')) this.faults.stripStartTls = true;
-      if (secure && socket !== tcp) server.tls.follow(this.tlsWatch, 'imap', socket as tls.TLSSocket);
-    }
     const options = server.options;
     this.hide(options.hideCapabilities);
     this.checker = options.clientCheck === 'off' ? null : new SessionChecker(server.clientFindings, this);
@@ -279,9 +273,16 @@ export class ImapSession implements SessionHandle {
       const code = options.greetingCapabilities ? `[CAPABILITY ${this.announceCapabilities().join(' ')}] ` : '';
       return Buffer.from(`* OK ${code}${options.greeting}\r\n`);
     };
+    const scripted = this.server.script.has('greeting') ? this.server.script.fire(this.scriptContext('greeting', greetingText())) : null;
+    // After the greeting rules: one of them may choose this session's attacks (`attacks`).
+    this.tlsWatch = server.tls.watch(this.id, 'imap', IMAP_DIALECT, () => new Set(this.announceCapabilities()), scripted?.rule.attacks);
+    if (this.tlsWatch) {
+      // The stripping attack is the stripStartTls fault from the first byte.
+      if (this.tlsWatch.has('starttls-stripping')) this.faults.stripStartTls = true;
+      if (secure && socket !== tcp) server.tls.follow(this.tlsWatch, 'imap', socket as tls.TLSSocket);
+    }
     const attacked = (g: Buffer): Buffer => (this.tlsWatch ? attackGreeting(this.tlsWatch, g) : g);
     let greeting = attacked(greetingText());
-    const scripted = this.server.script.has('greeting') ? this.server.script.fire(this.scriptContext('greeting', greeting)) : null;
     // A greeting rule that hides capabilities changes the greeting it was asked about.
     if (scripted && this.hideByRule(scripted.rule)) greeting = attacked(greetingText());
     if (scripted) this.applyOutput(scripted, greeting);
@@ -332,6 +333,7 @@ export class ImapSession implements SessionHandle {
   /** Input from the connection (after the transcript recorded it). */
   private readonly onData = (chunk: Buffer): void => {
     this.checker?.receivedBytes(chunk.length);
+    this.tlsWatch?.received();
     this.touch();
     this.timers?.activity();
     this.reader.push(chunk);

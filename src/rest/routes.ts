@@ -22,6 +22,7 @@ import { arrayOf, bool, closeObjects, int, nullable, obj, ref, str, type Schema 
 export { VERSION } from '../version.js';
 import { VERSION } from '../version.js';
 import { tlsRoutes } from '../tls/rest-routes.js';
+import { STARTTLS_ATTACKS } from '../tls/attacks/catalog.js';
 
 const P_PATH: Param = { name: 'path', type: 'string', description: 'Mailbox storage name, URL encoded as one segment (`/` is `%2F`)' };
 const P_SESSION: Param = { name: 'session', type: 'integer', description: 'Session number' };
@@ -736,6 +737,7 @@ export const SCRIPT_RULE: Schema = obj(
     seedScope: dflt({ type: 'string', enum: ['server', 'session', 'rule'] }, 'server', 'With chance: one PRNG stream for the server, one per session and rule (same faults whatever the interleaving), or one per rule'),
     // --- end issue 14 part 1
     hideCapabilities: { ...arrayOf(str()), description: 'For on: greeting or command: capabilities the session is not offered from then on (not advertised; their commands are unknown)' },
+    attacks: { ...arrayOf({ type: 'string', enum: STARTTLS_ATTACKS }), description: 'For on: greeting: the STARTTLS attacks this session meets instead of the attacks option\'s (docs/tls.md)' },
     // Transport faults (issue 14): src/script/transport.ts, docs/faults-and-timers.md.
     bandwidth: { ...int(0), description: 'From this event on, the session\'s output at most this many bytes per second (0 lifts the cap)' },
     stall: { oneOf: [bool, ms(1, 'Milliseconds')], description: 'Stop reading the connection: true for good, a number of ms for that long (the client\'s writes back up)' },

@@ -105,6 +105,8 @@ export interface ScriptRuleJson {
    * leaves them out.
    */
   hideCapabilities?: string[];
+  /** For on: greeting: the STARTTLS attacks this session meets (docs/tls.md), instead of the `attacks` option's. */
+  attacks?: readonly string[];
 }
 
 /** Where a `chance` rule draws from: one stream for the server, one per session and rule, or one per rule. */

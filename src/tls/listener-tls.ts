@@ -118,6 +118,19 @@ export class ListenerTls {
     const served: Served = { profile: null, servername: null };
     const socket = new (nodeTls().TLSSocket)(plain, this.socketOptions((s) => Object.assign(served, s)));
     this.served.set(socket, served);
+    // Without a tls.Server, a failed handshake leaves both sockets open (the client's alert is an 'error'
+    // or an 'end', and the greeting written before the handshake never drains): the session would wait
+    // for a client that left.
+    let secure = false;
+    socket.once('secure', () => (secure = true));
+    const drop = (): void => {
+      socket.destroy();
+      plain.destroy();
+    };
+    socket.once('error', drop);
+    socket.once('end', () => {
+      if (!secure) drop();
+    });
     if (this.settings.alpn === 'require') {
       // A client that offered a wrong id got no_application_protocol from OpenSSL; one that offered none is refused here.
       socket.once('secure', () => {

@@ -72,8 +72,9 @@ export class ServerTls {
    * A watch for a new session of `listener`, or null when the session meets
    * no attack and no broken profile can be served (no cost then).
    */
-  watch(session: number, listener: TlsListener, dialect: WatchDialect, offered: () => ReadonlySet<string>): TlsWatch | null {
-    const attacks = this.queued.shift() ?? (listener === 'imap' ? this.options.attacks : []);
+  watch(session: number, listener: TlsListener, dialect: WatchDialect, offered: () => ReadonlySet<string>, ruled?: readonly string[]): TlsWatch | null {
+    // A script rule's choice (validated with the rule), then the queue, then the option.
+    const attacks = ruled?.filter(isAttack) ?? this.queued.shift() ?? (listener === 'imap' ? this.options.attacks : []);
     const settings = this.options.tls.listeners.get(listener)!;
     const profiles = [settings.profile, ...settings.certificates.values()];
     if (attacks.length === 0 && !profiles.some((p) => p !== null && p !== 'valid')) return null;
@@ -83,9 +84,13 @@ export class ServerTls {
   /** Tells `watch` which profile `socket` was served, once its handshake is done, and how a failed one failed. */
   follow(watch: TlsWatch, listener: TlsListener, socket: TLSSocket): void {
     const l = this.listener(listener);
-    socket.once('secure', () => watch.handshake(l.servedTo(socket)?.profile ?? null));
+    let done = false;
+    socket.once('secure', () => {
+      done = true;
+      watch.handshake(l.servedTo(socket)?.profile ?? null);
+    });
     socket.once('error', (err: NodeJS.ErrnoException) => {
-      if (!socket.encrypted || socket.getProtocol() === null) watch.handshakeFailed(err.code);
+      if (!done) watch.handshakeFailed(err.code);
     });
   }
 }

@@ -67,9 +67,11 @@ export class TlsWatch {
   private denied: string | null = null;
   private injectedCapabilities: ReadonlySet<string> = new Set();
   private injectedMailbox: string | null = null;
-  /** Set once bytes went out on the connection outside TLS records (T4). */
-  private garbageSent = false;
-  private afterGarbage = 0;
+  /** Writes the T4 garbage; armed at the handshake, fired at the first command over TLS. */
+  private garbageWriter: (() => void) | null = null;
+  /** Input reads so far, and the count when the garbage went out (null before): later reads are answers to what followed it. */
+  private reads = 0;
+  private garbageAt: number | null = null;
   private profile: ProfileName | null = null;
   private ended = false;
 
@@ -98,8 +100,18 @@ export class TlsWatch {
     if (mailbox !== null) this.injectedMailbox = mailbox;
   }
 
-  garbage(): void {
-    this.garbageSent = true;
+  /**
+   * T4: `write` puts bytes outside TLS records on the connection. It runs
+   * before the answer to the first command over TLS, so that a client
+   * reading that answer meets the garbage first.
+   */
+  armGarbage(write: () => void): void {
+    this.garbageWriter = write;
+  }
+
+  /** The session read input from the client (one read of the socket). */
+  received(): void {
+    this.reads++;
   }
 
   /** The handshake completed with this profile (null: a key/cert of the options). */
@@ -134,8 +146,15 @@ export class TlsWatch {
     }
     const broken = this.brokenProfile;
     if (broken !== null) this.earn('accepted-bad-certificate', `profile ${broken}; ${clip(line)}`, `sent ${name} over TLS although the certificate (profile ${broken}) is broken: ${PROFILE_FLAWS[broken]}`);
-    // The first command may have left before the garbage arrived; a second one means the client read past it.
-    if (this.garbageSent && ++this.afterGarbage >= 2) this.earn('acted-on-injected-response', clip(line), `sent ${name} over TLS after bytes outside TLS records arrived (the connection should have been dropped)`);
+    if (this.garbageWriter !== null) {
+      const write = this.garbageWriter;
+      this.garbageWriter = null;
+      write();
+      this.garbageAt = this.reads;
+    } else if (this.garbageAt !== null && this.reads > this.garbageAt) {
+      // Read after the garbage went out (not pipelined with the first command): the client read past it.
+      this.earn('acted-on-injected-response', clip(line), `sent ${name} over TLS after bytes outside TLS records arrived (the connection should have been dropped)`);
+    }
     const needed = this.dialect.needs.get(name);
     if (needed !== undefined && this.injectedCapabilities.has(needed) && !this.offered().has(needed)) {
       this.earn('acted-on-injected-response', clip(line), `used ${needed}, which only the bytes injected before TLS offered`);

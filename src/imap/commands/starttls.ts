@@ -24,13 +24,8 @@ export const starttls: CommandSpec = {
       const socket = listener.wrap(plain);
       if (watch) server.tls.follow(watch, 'imap', socket);
       const garbage = plan?.afterHandshake;
-      if (garbage && watch) {
-        socket.once('secure', () => {
-          watch.garbage();
-          // Under the TLS layer: these bytes reach the client outside any record.
-          plain.write(garbage);
-        });
-      }
+      // Under the TLS layer: these bytes reach the client outside any record.
+      if (garbage && watch) socket.once('secure', () => watch.armGarbage(() => plain.write(garbage)));
       return socket;
     }, plan?.after ?? null);
     return plan ? { status: 'OK', ...(plan.code ? { code: plan.code } : {}), text: plan.text } : ok('Begin TLS negotiation now');
