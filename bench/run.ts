@@ -1,5 +1,5 @@
 /**
- * Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp|sort|wait|script|users|scoreboard|faults|fixtures|dashboard|sessions ...]`.
+ * Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp|sort|wait|script|users|scoreboard|faults|fixtures|dashboard|sessions|tls ...]`.
  * No name runs the scoreboard (every figure of the issue-20 table, in about five minutes); the
  * long ones (fuzz, fuzz-rest, abuse) run only when named.
  */
@@ -24,6 +24,7 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   fixtures: () => import('./fixtures.js'),
   dashboard: () => import('./dashboard.js'),
   sessions: () => import('./sessions.js'),
+  tls: () => import('./tls.js'),
 };
 
 const args = process.argv.slice(2);

@@ -499,7 +499,7 @@ export class Server extends EventEmitter<ServerEventMap> {
    */
   tlsContext(listener: TlsListener = 'imap'): tls.SecureContext {
     try {
-      return this.tls.listener(listener).context();
+      return this.tls.listener(listener).prepare();
     } catch (err) {
       throw new Error(`tls: the key or certificate cannot be used: ${(err as Error).message}`);
     }

@@ -12,7 +12,7 @@ import { bitString, boolean, explicit, implicitPrimitive, integer, nullValue, oc
 /** A key pair with its certificate, as PEM and as node:crypto objects. */
 export interface Issued {
   key: KeyObject;
-  cert: X509Certificate;
+  readonly cert: X509Certificate;
   keyPem: string;
   certPem: string;
   /** The subject Name in DER: the issuer Name of what this one signs. */
@@ -175,8 +175,25 @@ export function issue(request: CertificateRequest, issuer: Issued | null, key: K
   );
   const signature = sign(hash, tbs, signerKey);
   const der = sequence(tbs, algorithm, bitString(signature));
-  const cert = new X509Certificate(der);
-  return { key, cert, keyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string, certPem: cert.toString(), subject, spki };
+  let parsed: X509Certificate | null = null;
+  return {
+    key,
+    // Parsed when read (the tests, the CA's own checks): a listener needs only the PEM.
+    get cert(): X509Certificate {
+      parsed ??= new X509Certificate(der);
+      return parsed;
+    },
+    keyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string,
+    certPem: pem('CERTIFICATE', der),
+    subject,
+    spki,
+  };
+}
+
+/** RFC 7468 §2: base64 in lines of 64 characters between the labels. */
+function pem(label: string, der: Buffer): string {
+  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
+  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
 
 function spkiOf(key: KeyObject): Buffer {

@@ -53,6 +53,12 @@ export class ListenerTls {
     return (servername !== null ? this.settings.certificates.get(servername) : undefined) ?? this.settings.profile;
   }
 
+  /** Makes the contexts of every server name of `certificates` too, so that start pays for them (and fails on them) instead of a first client. */
+  prepare(): tls.SecureContext {
+    for (const name of this.settings.certificates.keys()) this.entry(name);
+    return this.context();
+  }
+
   /** The secure context for `servername`, made once: a bad key fails here, at start, not in a handshake. */
   context(servername: string | null = null): tls.SecureContext {
     return this.entry(servername).context;
