@@ -50,7 +50,7 @@ export class ServerTls {
 
   /** A client certificate for `user`, signed by this server's CA (SASL EXTERNAL logs that user in). */
   clientCertificate(user: string, days?: number): { key: string; cert: string; ca: string } {
-    if (typeof user !== 'string' || user === '' || /[\0\r\n]/.test(user)) throw new ServiceError('INVALID', 'user: expected a user name');
+    if (typeof user !== 'string' || user === '' || user.length > 256 || /[\0\r\n]/.test(user)) throw new ServiceError('INVALID', 'user: expected a user name (1 to 256 characters, no NUL, CR or LF)');
     if (days !== undefined && !(Number.isSafeInteger(days) && days >= 1 && days <= 36500)) throw new ServiceError('INVALID', 'days: expected an integer from 1 to 36500');
     return { ...this.authority.clientCertificate(user, days), ca: this.authority.caPem };
   }
