@@ -1,8 +1,8 @@
 /**
  * The TLS bench against real clients: every certificate profile and every
  * STARTTLS attack, played to imapflow, node-imap, Python's imaplib (with
- * and without ssl.create_default_context()) and curl (--ssl-reqd and
- * --ssl), each configured to use STARTTLS and trust the test CA. Each run
+ * and without ssl.create_default_context()), curl (--ssl-reqd and
+ * --ssl), mbsync and fetchmail, each configured to use STARTTLS and trust the test CA. Each run
  * ends in the server's verdict; the matrix is frozen below (and in
  * docs/tls.md), so a client or server change that moves a verdict fails
  * here. ROOKERY_PRINT_MATRIX=1 prints the table for the docs.
@@ -85,6 +85,23 @@ const CLIENTS: Record<string, (port: number) => Promise<void>> = {
   'imaplib starttls()': (port) => run(PYTHON, ['-c', PY, String(port), 'plain', CA_FILE]),
   'curl --ssl-reqd --cacert': (port) => run('curl', ['-s', '--max-time', '4', '--ssl-reqd', '--cacert', CA_FILE, '-u', 'testuser:testpass', `imap://127.0.0.1:${port}/INBOX`]),
   'curl --ssl --cacert': (port) => run('curl', ['-s', '--max-time', '4', '--ssl', '--cacert', CA_FILE, '-u', 'testuser:testpass', `imap://127.0.0.1:${port}/INBOX`]),
+  // mbsync 1.4 and fetchmail 6.4 match the host name against DNS names only, not iPAddress SANs: they connect to localhost.
+  'mbsync SSLType STARTTLS': (port) => {
+    const home = mkdtempSync(join(dir, 'mbsync-'));
+    const rc = join(home, 'rc');
+    writeFileSync(
+      rc,
+      `IMAPAccount a\nHost localhost\nPort ${port}\nUser testuser\nPass testpass\nSSLType STARTTLS\nCertificateFile ${CA_FILE}\nTimeout 3\n\n` +
+        `IMAPStore remote\nAccount a\n\nMaildirStore local\nPath ${home}/mail/\nInbox ${home}/mail/INBOX\n\n` +
+        `Channel c\nFar :remote:\nNear :local:\nPatterns INBOX\nCreate Near\nSyncState *\n`,
+    );
+    return run('mbsync', ['-c', rc, '-a']);
+  },
+  'fetchmail sslproto TLS1.2+ sslcertck': (port) => {
+    const rc = join(mkdtempSync(join(dir, 'fetchmail-')), 'rc');
+    writeFileSync(rc, `poll localhost service ${port} protocol IMAP timeout 3 user testuser password testpass sslproto 'TLS1.2+' sslcertck sslcertfile ${CA_FILE}\n`, { mode: 0o600 });
+    return run('fetchmail', ['-f', rc, '-c', '--nosyslog']);
+  },
 };
 
 const CASES: { name: string; options: ServerOptions }[] = [
@@ -101,27 +118,28 @@ const NOTLS = 'continued-without-tls';
 
 /**
  * The frozen matrix: columns in the order of CLIENTS (imapflow, node-imap,
- * imaplib verifying, imaplib not verifying, curl --ssl-reqd, curl --ssl).
+ * imaplib verifying, imaplib not verifying, curl --ssl-reqd, curl --ssl,
+ * mbsync, fetchmail).
  */
 const EXPECTED: Record<string, Cell[]> = {
-  expired: [S, S, S, CERT, S, S],
-  'not-yet-valid': [S, S, S, CERT, S, S],
-  'wrong-host': [S, S, S, CERT, S, S],
-  'self-signed': [S, S, S, CERT, S, S],
-  'unknown-ca': [S, S, S, CERT, S, S],
-  'missing-intermediate': [S, S, S, CERT, S, S],
-  'weak-signature': [S, S, S, CERT, S, S],
+  expired: [S, S, S, CERT, S, S, S, S],
+  'not-yet-valid': [S, S, S, CERT, S, S, S, S],
+  'wrong-host': [S, S, S, CERT, S, S, S, S],
+  'self-signed': [S, S, S, CERT, S, S, S, S],
+  'unknown-ca': [S, S, S, CERT, S, S, S, S],
+  'missing-intermediate': [S, S, S, CERT, S, S, S, S],
+  'weak-signature': [S, S, S, CERT, S, S, S, S],
   // OpenSSL's security level 1 (Node's default) takes RSA-1024; Debian's system OpenSSL (level 2: Python, curl) does not.
-  'weak-key': [CERT, CERT, S, CERT, S, S],
-  'starttls-buffering': [S, S, S, S, S, S],
+  'weak-key': [CERT, CERT, S, CERT, S, S, S, S],
+  'starttls-buffering': [S, S, S, S, S, S, S, S],
   // node-imap's autotls: 'always' upgrades only when STARTTLS is advertised, and logs in anyway when it is not.
-  'starttls-stripping': [S, LEAK, S, S, S, LEAK],
-  'starttls-refusal': [S, S, S, S, S, LEAK],
-  'starttls-no-handshake': [S, S, S, S, S, S],
-  'starttls-garbage': [S, S, S, S, S, S],
-  'starttls-preauth': [S, S, S, S, S, NOTLS],
-  'starttls-tampering': [S, S, S, S, S, S],
-  'starttls-alert': [S, S, S, S, S, S],
+  'starttls-stripping': [S, LEAK, S, S, S, LEAK, S, S],
+  'starttls-refusal': [S, S, S, S, S, LEAK, S, S],
+  'starttls-no-handshake': [S, S, S, S, S, S, S, S],
+  'starttls-garbage': [S, S, S, S, S, S, S, S],
+  'starttls-preauth': [S, S, S, S, S, NOTLS, S, S],
+  'starttls-tampering': [S, S, S, S, S, S, S, S],
+  'starttls-alert': [S, S, S, S, S, S, S, S],
 };
 void INJ;
 
@@ -143,7 +161,7 @@ async function play(client: (port: number) => Promise<void>, options: ServerOpti
   return verdicts.map((v) => v.verdict).sort((a, b) => order.indexOf(a) - order.indexOf(b))[0]!;
 }
 
-const missing = ['curl', PYTHON].filter((cmd) => spawnSync(cmd, ['--version']).status !== 0);
+const missing = ['curl', PYTHON, 'mbsync', 'fetchmail'].filter((cmd) => spawnSync(cmd, ['--version']).error !== undefined);
 
 test('every client against every profile and attack: the verdicts of docs/tls.md', { timeout: 120_000, skip: missing.length > 0 && !process.env.CI ? `${missing.join(', ')} not installed` : false }, async () => {
   const names = Object.keys(CLIENTS);
