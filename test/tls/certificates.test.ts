@@ -229,3 +229,30 @@ describe('the CA for clients: TEST_CA, --print-ca, GET /v1/tls/ca', () => {
     for (const path of ['/v1/tls/ca', '/v1/tls/client-certificates', '/v1/tls/verdicts', '/v1/tls/attacks']) assert.ok(openapi.paths[path], path);
   });
 });
+
+describe('the rookery command', () => {
+  test('--tls-profile and --attack: a STARTTLS server that greets with PREAUTH and serves an expired certificate', async () => {
+    const { startCli, exited } = await import('../helpers/cli.js');
+    const { child, port } = await startCli(['--port', '0', '--starttls', '--tls-profile', 'expired', '--attack', 'starttls-alert', '--plugin', 'none']);
+    try {
+      const { RawClient } = await import('../helpers/raw-client.js');
+      const c = await RawClient.connect(port);
+      assert.match(await c.line(), /^\* OK \[ALERT\] /);
+      assert.match((await c.command('STARTTLS')).at(-1)!, /^T1 OK \[ALERT\]/);
+      c.socket.removeAllListeners('data');
+      const { startTls } = await import('./tls-lines.js');
+      await assert.rejects(startTls(c.socket, { ca: [TEST_CA] }), /certificate has expired/);
+    } finally {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+  });
+
+  test('a wrong --attack name is refused with the list of attacks', async () => {
+    const out = await new Promise<{ code: number; err: string }>((resolve) =>
+      execFile(process.execPath, [CLI, '--port', '0', '--attack', 'starttls-nope'], (err, _stdout, stderr) => resolve({ code: typeof err?.code === 'number' ? err.code : 0, err: stderr })),
+    );
+    assert.notEqual(out.code, 0);
+    assert.match(out.err, /attacks\[0\]: expected an attack name \(starttls-buffering, starttls-stripping/);
+  });
+});
