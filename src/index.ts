@@ -35,6 +35,7 @@ export { VERDICTS } from './tls/verdicts.js';
 export type { TlsVerdict, Verdict } from './tls/verdicts.js';
 export type { ListenerTlsOptions, TlsListener, TlsVersion, AlpnMode } from './tls/settings.js';
 export type { ListenerTls } from './tls/listener-tls.js';
+export type { ServerTls } from './tls/server-tls.js';
 export type {
   ServerOptions,
   TlsOptions,

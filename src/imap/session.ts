@@ -275,7 +275,7 @@ export class ImapSession implements SessionHandle {
     };
     const scripted = this.server.script.has('greeting') ? this.server.script.fire(this.scriptContext('greeting', greetingText())) : null;
     // After the greeting rules: one of them may choose this session's attacks (`attacks`).
-    this.tlsWatch = server.tls.watch(this.id, 'imap', IMAP_DIALECT, () => new Set(this.announceCapabilities()), scripted?.rule.attacks);
+    this.tlsWatch = server.tls.watch(this.id, 'imap', IMAP_DIALECT, () => new Set(this.announceCapabilities()), !secure, scripted?.rule.attacks);
     if (this.tlsWatch) {
       // The stripping attack is the stripStartTls fault from the first byte.
       if (this.tlsWatch.has('starttls-stripping')) this.faults.stripStartTls = true;

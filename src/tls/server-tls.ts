@@ -72,9 +72,9 @@ export class ServerTls {
    * A watch for a new session of `listener`, or null when the session meets
    * no attack and no broken profile can be served (no cost then).
    */
-  watch(session: number, listener: TlsListener, dialect: WatchDialect, offered: () => ReadonlySet<string>, ruled?: readonly string[]): TlsWatch | null {
-    // A script rule's choice (validated with the rule), then the queue, then the option.
-    const attacks = ruled?.filter(isAttack) ?? this.queued.shift() ?? (listener === 'imap' ? this.options.attacks : []);
+  watch(session: number, listener: TlsListener, dialect: WatchDialect, offered: () => ReadonlySet<string>, plainText: boolean, ruled?: readonly string[]): TlsWatch | null {
+    // STARTTLS attacks meet plain-text sessions only: a script rule's choice (validated with the rule), then the queue, then the option.
+    const attacks = !plainText ? [] : (ruled?.filter(isAttack) ?? this.queued.shift() ?? (listener === 'imap' ? this.options.attacks : []));
     const settings = this.options.tls.listeners.get(listener)!;
     const profiles = [settings.profile, ...settings.certificates.values()];
     if (attacks.length === 0 && !profiles.some((p) => p !== null && p !== 'valid')) return null;

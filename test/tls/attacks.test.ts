@@ -265,6 +265,27 @@ describe('choosing attacks and reading verdicts', () => {
     assert.deepEqual(JSON.parse(renderClientReport(report, 'json')).verdicts.length, 2);
   });
 
+  test('a command name with hyphens is read whole: X-ROOKERY-INJECTED, offered only by the injection, is acting on it', async () => {
+    const { port, verdict } = await serve({ attacks: ['starttls-buffering'] });
+    const { c } = await plain(port);
+    await askStartTls(c);
+    const v = verdict();
+    const s = await startTls(socketOf(c), { ca: [TEST_CA] });
+    await s.command('A2', 'X-ROOKERY-INJECTED');
+    s.socket.destroy();
+    assert.equal((await v).evidence, 'A2 X-ROOKERY-INJECTED');
+  });
+
+  test('implicit TLS sessions meet no STARTTLS attack (nothing to upgrade): a normal greeting, no verdict with a valid profile', async () => {
+    const { server, port } = await serve({ starttls: false, secure: true, attacks: ['starttls-preauth'] });
+    const c = await tlsConnect(port, { ca: [TEST_CA] });
+    assert.match((await c.until('*'))[0]!, /^\* OK /);
+    await c.command('A1', 'LOGOUT');
+    c.socket.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(server.tls.verdicts.list(), []);
+  });
+
   test('an unknown or conflicting attack is an option error naming the attacks', async () => {
     const { createServer } = await import('../../src/index.js');
     assert.throws(() => createServer({ attacks: ['starttls-bufering' as never] }), /attacks\[0\]: expected an attack name \(starttls-buffering,/);

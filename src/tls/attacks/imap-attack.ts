@@ -19,7 +19,7 @@ export const IMAP_DIALECT: WatchDialect = {
   parse(line) {
     // tag SP name [SP mechanism]: enough of the grammar to name the command; the parser judges the rest.
     const text = line.toString('latin1', 0, Math.min(line.length, 256));
-    const m = /^[^\s]+ ([A-Za-z]+)(?: ([A-Za-z0-9-_]+))?/.exec(text);
+    const m = /^[^\s]+ ([A-Za-z][A-Za-z0-9-]*)(?: ([A-Za-z0-9_-]+))?/.exec(text);
     if (!m) return null;
     let name = m[1]!.toUpperCase();
     const second = m[2]?.toUpperCase();
