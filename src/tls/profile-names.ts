@@ -1,7 +1,6 @@
 /**
- * The names of the certificate profiles and what each breaks: read by
- * the options and the verdicts without loading the certificate maker
- * (node:crypto), which only a server that serves a profile needs.
+ * The names of the certificate profiles and what each breaks, apart from
+ * the certificate maker (./profiles.ts), for the options and the verdicts.
  */
 
 export const PROFILES = ['valid', 'expired', 'not-yet-valid', 'wrong-host', 'self-signed', 'unknown-ca', 'missing-intermediate', 'weak-signature', 'weak-key'] as const;

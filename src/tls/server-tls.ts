@@ -7,11 +7,7 @@ import type { TLSSocket } from 'node:tls';
 import type { ResolvedOptions } from '../options/types.js';
 import { combinationProblem, isAttack, type AttackName } from './attacks/catalog.js';
 import { ListenerTls } from './listener-tls.js';
-import type { CertificateAuthority } from './profiles.js';
-import { loadOnUse } from '../util/load-on-use.js';
-
-/** The certificate maker and node:crypto load with the first certificate, not with every server. */
-const profiles = loadOnUse<typeof import('./profiles.js')>(import.meta.url, './profiles.js');
+import { CertificateAuthority } from './profiles.js';
 import type { TlsListener } from './settings.js';
 import { TlsWatch, VerdictLog, type TlsVerdict, type WatchDialect } from './verdicts.js';
 import { ServiceError } from '../errors.js';
@@ -33,7 +29,7 @@ export class ServerTls {
 
   /** The CA and the certificates of the profiles, made when first asked for. */
   get authority(): CertificateAuthority {
-    this.madeAuthority ??= new (profiles().CertificateAuthority)(this.options.tls.freshCa);
+    this.madeAuthority ??= new CertificateAuthority(this.options.tls.freshCa);
     return this.madeAuthority;
   }
 
