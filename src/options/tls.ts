@@ -72,7 +72,7 @@ function resolveListener(problems: Problems, value: Record<string, unknown>, pat
     else {
       for (const [name, p] of Object.entries(value.certificates)) {
         const at = childPath(childPath(path, 'certificates'), name);
-        if (!/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(name)) problems.add(at, 'expected a DNS host name (SNI carries no addresses, RFC 6066 §3)');
+        if (!/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(name)) problems.add(at, 'expected a DNS host name (SNI carries no addresses, RFC 6066 section 3)');
         const resolved = profileName(problems, p, at);
         if (resolved !== null) certificates.set(name.toLowerCase(), resolved);
       }

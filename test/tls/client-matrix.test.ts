@@ -146,7 +146,16 @@ void INJ;
 const servers: Server[] = [];
 after(() => Promise.all(servers.map((s) => s.stop())));
 
+/** What each verdict but `safe` said, for the message of a failure. */
+const evidence: string[] = [];
+
+/** A run whose client never connected (a timeout on a loaded machine) is played once more: it says nothing of the client. */
 async function play(client: (port: number) => Promise<void>, options: ServerOptions): Promise<Cell> {
+  const first = await playOnce(client, options);
+  return first === 'no verdict' ? playOnce(client, options) : first;
+}
+
+async function playOnce(client: (port: number) => Promise<void>, options: ServerOptions): Promise<Cell> {
   const { server, port } = await startServer({ starttls: true, plugins: [], ...options });
   servers.push(server);
   const verdicts: TlsVerdict[] = [];
@@ -156,6 +165,7 @@ async function play(client: (port: number) => Promise<void>, options: ServerOpti
   for (let i = 0; i < 50 && verdicts.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
   await server.stop();
   if (verdicts.length === 0) return 'no verdict';
+  for (const v of verdicts) if (v.verdict !== 'safe') evidence.push(`${v.cases.join('+')}: ${v.verdict} (${v.text}; ${JSON.stringify(v.evidence)})`);
   // The worst verdict of the run: some clients reconnect after a failure.
   const order: Cell[] = [LEAK, INJ, CERT, NOTLS, S];
   return verdicts.map((v) => v.verdict).sort((a, b) => order.indexOf(a) - order.indexOf(b))[0]!;
@@ -180,5 +190,6 @@ test('every client against every profile and attack: the verdicts of docs/tls.md
     for (const [name, cells] of got) rows.push(`| \`${name}\` | ${cells.map((c) => (c === 'safe' ? 'safe' : `**${c}**`)).join(' | ')} |`);
     console.log(rows.join('\n'));
   }
-  assert.deepEqual(Object.fromEntries(got), EXPECTED);
+  const moved = CASES.flatMap((c) => names.filter((n, i) => got.get(c.name)![i] !== EXPECTED[c.name]![i]).map((n) => `${c.name} x ${n}: ${got.get(c.name)![names.indexOf(n)]}`));
+  assert.deepEqual(moved, [], `verdicts moved:\n${moved.join('\n')}\nevidence:\n${evidence.join('\n')}`);
 });
