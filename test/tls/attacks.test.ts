@@ -292,3 +292,14 @@ describe('choosing attacks and reading verdicts', () => {
     assert.throws(() => createServer({ attacks: ['starttls-stripping', 'starttls-refusal'] }), /choose one/);
   });
 });
+
+describe('what the watch reads as a command', () => {
+  test('a ClientHello read as plain text is no command, even where it holds a CRLF and words (starttls-no-handshake)', async () => {
+    const { IMAP_DIALECT } = await import('../../src/tls/attacks/imap-attack.js');
+    // The record header and random bytes of a ClientHello, with "A1 LOGIN" by chance after a CRLF.
+    assert.equal(IMAP_DIALECT.parse(Buffer.from('\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 LOGIN x\r\n', 'latin1')), null);
+    assert.deepEqual(IMAP_DIALECT.parse(Buffer.from('a1 LOGIN "j\xc3\xb6rg" secret\r\n', 'latin1')), { name: 'LOGIN', credentials: true });
+    assert.deepEqual(IMAP_DIALECT.parse(Buffer.from('a2 AUTHENTICATE EXTERNAL\r\n')), { name: 'AUTHENTICATE', credentials: false });
+    assert.deepEqual(IMAP_DIALECT.parse(Buffer.from('a3 uid move 1 X\r\n')), { name: 'UID MOVE', credentials: false });
+  });
+});

@@ -164,6 +164,8 @@ async function playOnce(client: (port: number) => Promise<void>, options: Server
   // The session may still be closing when the client returns; a stop closes what is left (and so ends its verdict).
   for (let i = 0; i < 50 && verdicts.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
   await server.stop();
+  // A session the stop closed reports on its socket's close, which may come just after.
+  for (let i = 0; i < 50 && verdicts.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
   if (verdicts.length === 0) return 'no verdict';
   for (const v of verdicts) if (v.verdict !== 'safe') evidence.push(`${v.cases.join('+')}: ${v.verdict} (${v.text}; ${JSON.stringify(v.evidence)})`);
   // The worst verdict of the run: some clients reconnect after a failure.

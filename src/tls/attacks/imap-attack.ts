@@ -19,7 +19,9 @@ export const IMAP_DIALECT: WatchDialect = {
   parse(line) {
     // tag SP name [SP mechanism]: enough of the grammar to name the command; the parser judges the rest.
     const text = line.toString('latin1', 0, Math.min(line.length, 256));
-    const m = /^[^\s]+ ([A-Za-z][A-Za-z0-9-]*)(?: ([A-Za-z0-9_-]+))?/.exec(text);
+    // No command has control bytes: a ClientHello read as plain text (starttls-no-handshake) has many, and can hold a CRLF and words by chance.
+    if (/[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]/.test(text)) return null;
+    const m = /^[\x21-\x7e]{1,64} ([A-Za-z][A-Za-z0-9-]*)(?: ([A-Za-z0-9_-]+))?/.exec(text);
     if (!m) return null;
     let name = m[1]!.toUpperCase();
     const second = m[2]?.toUpperCase();
