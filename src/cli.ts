@@ -12,6 +12,9 @@ import type { ServerOptions, Storage } from './options/types.js';
 import { suggestKey } from './options/typos.js';
 import { createServer } from './server.js';
 import { TEST_CERTIFICATE } from './tls/test-certificate.js';
+import { TEST_CA } from './tls/test-ca.js';
+import type { AttackName } from './tls/attacks/catalog.js';
+import type { ProfileName } from './tls/profile-names.js';
 import { VERSION, versionLine } from './version.js';
 import type { ClientReportTarget } from './client-check/report.js';
 // What only some invocations use (the demo, fixture files, export, record,
@@ -28,6 +31,9 @@ const FLAGS = {
   'tls-key': { type: 'string', help: 'PEM file with the TLS private key' },
   'tls-cert': { type: 'string', help: 'PEM file with the TLS certificate (chain)' },
   'print-certificate': { type: 'boolean', help: 'print the built-in test certificate (PEM) for clients to trust, and exit' },
+  'print-ca': { type: 'boolean', help: 'print the test CA (PEM) that signs the TLS profiles\' certificates, and exit (docs/tls.md)' },
+  'tls-profile': { type: 'string', help: 'certificate profile of every TLS listener: valid, expired, not-yet-valid, wrong-host, self-signed, unknown-ca, missing-intermediate, weak-signature, weak-key' },
+  attack: { type: 'string', multiple: true, help: 'STARTTLS attack every plain-text IMAP session meets (repeatable; docs/tls.md lists them), e.g. starttls-buffering' },
   storage: { type: 'string', help: 'JSON file with the storage option' },
   'user-mailboxes': { type: 'boolean', help: 'each user has their own mailbox tree; storage is {users: {name: tree}, shared} (docs/user-mailboxes.md)' },
   import: {
@@ -313,8 +319,12 @@ async function buildOptions(flags: FlagValues): Promise<ServerOptions> {
     const key = flags['tls-key'];
     const cert = flags['tls-cert'];
     if (typeof key !== 'string' || typeof cert !== 'string') throw new CliError('--tls-key and --tls-cert go together');
-    options.tls = { key, cert };
+    options.tls = { ...options.tls, key, cert };
   }
+  // Checked by the options, with the list of profiles and attacks on a wrong name.
+  if (typeof flags['tls-profile'] === 'string') options.tls = { ...options.tls, profile: flags['tls-profile'] as ProfileName };
+  const attacks = flags.attack;
+  if (Array.isArray(attacks)) options.attacks = attacks.flatMap((a) => String(a).split(',')).filter((a) => a !== '') as AttackName[];
   options.port = typeof flags.port === 'string' ? port(flags.port, 'port') : (options.port ?? (options.secure ? 1993 : 1143));
   if (typeof flags.host === 'string') options.host = flags.host;
   if (typeof flags.storage === 'string') {
@@ -570,6 +580,10 @@ async function main(): Promise<number> {
   }
   if (flags['print-certificate']) {
     process.stdout.write(TEST_CERTIFICATE);
+    return 0;
+  }
+  if (flags['print-ca']) {
+    process.stdout.write(TEST_CA);
     return 0;
   }
   const options = await buildOptions(flags);

@@ -27,6 +27,7 @@ export const EVENT_FIELDS: ReadonlyMap<string, readonly string[]> = new Map([
   ['replay', ['type', 'session', 'recorded', 'expected', 'received']],
   ['append', ['path', 'uids', 'origin', 'user']],
   ['mark', ['text', 'phase', 'outcome']],
+  ['verdict', ['session', 'listener', 'cases', 'verdict', 'evidence', 'text', 'at']],
 ]);
 
 const FIELD = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$/;

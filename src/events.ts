@@ -2,6 +2,7 @@
  * The typed events of the server. The same payloads go to in-process
  * listeners (`server.on(type, ...)`) and to the REST event stream.
  */
+import type { TlsVerdict } from './tls/verdicts.js';
 import type { ClientFinding } from './client-check/findings.js';
 import type { MailboxChangeType } from './store/changes.js';
 import type { OAuthEvent } from './oauth/service.js';
@@ -166,11 +167,13 @@ export interface ServerEvents {
   mark: MarkEvent;
   /** The token service issued, refreshed or revoked tokens, a session's token expired, or a token or request was refused (docs/oauth.md). */
   oauth: OAuthEvent;
+  /** A session of the TLS bench ended: its verdict (docs/tls.md). */
+  verdict: TlsVerdict;
 }
 
 export type ServerEventType = keyof ServerEvents;
 
-export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client', 'replay', 'append', 'mark', 'oauth'];
+export const EVENT_TYPES: readonly ServerEventType[] = ['session', 'command', 'mailbox', 'expunge', 'flags', 'acl', 'script', 'reset', 'delivery', 'client', 'replay', 'append', 'mark', 'oauth', 'verdict'];
 
 /** The event map of `Server` as Node's typed EventEmitter wants it. */
 export type ServerEventMap = { [K in ServerEventType]: [ServerEvents[K]] };

@@ -26,8 +26,19 @@ export { storageSchema, userStorageSchema } from './options/schema.js';
 export { presets, PRESET_NAMES } from './presets/index.js';
 export type { PresetName, PresetOptions } from './presets/index.js';
 export { TEST_CERTIFICATE } from './tls/test-certificate.js';
+export { TEST_CA } from './tls/test-ca.js';
+export { PROFILES, PROFILE_FLAWS, WRONG_HOST } from './tls/profile-names.js';
+export type { ProfileName } from './tls/profile-names.js';
+export { STARTTLS_ATTACKS, ATTACKS } from './tls/attacks/catalog.js';
+export type { AttackName, AttackInfo } from './tls/attacks/catalog.js';
+export { VERDICTS } from './tls/verdicts.js';
+export type { TlsVerdict, Verdict } from './tls/verdicts.js';
+export type { ListenerTlsOptions, TlsListener, TlsVersion, AlpnMode } from './tls/settings.js';
+export type { ListenerTls } from './tls/listener-tls.js';
+export type { ServerTls } from './tls/server-tls.js';
 export type {
   ServerOptions,
+  TlsOptions,
   Storage,
   StorageMailbox,
   StorageMessage,

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import * as net from 'node:net';
 import type * as tls from 'node:tls';
-import { nodeTls } from './tls/node-tls.js';
 import { ControlApi, type AppendCheck } from './control/control.js';
 import { ClientFindingLog, type ClientReport } from './client-check/findings.js';
 import { EventLog, type EventRecord } from './event-log.js';
@@ -16,6 +15,9 @@ import { ImapSession } from './imap/session.js';
 import { RestServer } from './rest/rest.js';
 import { ScriptEngine } from './script/engine.js';
 import { failTlsHandshake } from './script/transport.js';
+import { ServerTls } from './tls/server-tls.js';
+import type { ListenerTls } from './tls/listener-tls.js';
+import type { TlsListener } from './tls/settings.js';
 import { ScheduledBye } from './imap/timers.js';
 import { OAuthService } from './oauth/service.js';
 import { OAuthControl } from './oauth/control.js';
@@ -79,7 +81,6 @@ export class Server extends EventEmitter<ServerEventMap> {
    */
   readonly appendChecks: AppendCheck[] = [];
   private imapListener: net.Server | null = null;
-  private secureContext: tls.SecureContext | null = null;
   private readonly sockets = new Set<net.Socket>();
   /** Connections that have not logged in yet. */
   private unauthenticated = 0;
@@ -109,6 +110,8 @@ export class Server extends EventEmitter<ServerEventMap> {
   private oauthEndpoints: OAuthHttp | null = null;
   /** The OAuth endpoints' own port (`oauth.port`), or null. */
   private oauthListener: OAuthListener | null = null;
+  /** The TLS bench (docs/tls.md): the CA, each listener's profiles, the STARTTLS attacks and their verdicts. */
+  readonly tls: ServerTls;
   /** Resolves when the server has stopped (stop(), shutdown, REST POST /v1/shutdown). */
   readonly stopped: Promise<void> = new Promise((resolve) => (this.markStopped = resolve));
 
@@ -116,6 +119,12 @@ export class Server extends EventEmitter<ServerEventMap> {
     super();
     this.options = resolveOptions(options);
     this.eventLog = new EventLog(this.options.events);
+    this.tls = new ServerTls(this.options, () => this.now(), (verdict) => {
+      if (verdict.verdict !== 'safe') {
+        this.clientFindings.add({ session: verdict.session, user: null, tag: null, command: null, rule: verdict.verdict, text: `${verdict.text} (${verdict.cases.join(', ')}); evidence: ${JSON.stringify(verdict.evidence)}` });
+      }
+      this.emit('verdict', verdict);
+    });
     this.replayer = this.options.replay ? new Replayer(this.options.replay) : null;
     this.transcripts = new Transcripts(this.options.transcript, () => this.now(), () => String(this.address()?.port ?? 0));
     this.store = new Store(this.options.storage, this.options.users, new StoreBudget(this.options.maxMessages, this.options.maxStoreBytes));
@@ -182,7 +191,7 @@ export class Server extends EventEmitter<ServerEventMap> {
    * `--client-report` writes the same when the server stops.
    */
   clientReport(): ClientReport {
-    return this.clientFindings.report();
+    return this.clientFindings.report(this.tls.verdicts.list());
   }
 
   /** Event types this server emits: the spec's, then those its extensions declare (`events`). */
@@ -560,18 +569,27 @@ export class Server extends EventEmitter<ServerEventMap> {
   }
 
   /**
-   * TLS settings for implicit TLS and STARTTLS, from the `tls` option. Made
-   * once, when a listener opens, so a bad key fails `start()` and not a client.
+   * The secure context `listener` serves to clients without SNI, from the
+   * `tls` option (its profile, or key and cert). Made once, when a listener
+   * opens, so a bad key fails `start()` and not a client. `tlsFor` gives
+   * the whole of a listener's TLS (SNI, client certificates, ALPN).
    */
-  tlsContext(): tls.SecureContext {
-    if (!this.secureContext) {
-      try {
-        this.secureContext = nodeTls().createSecureContext({ key: this.options.tls.key, cert: this.options.tls.cert });
-      } catch (err) {
-        throw new Error(`tls: the key or certificate cannot be used: ${(err as Error).message}`);
-      }
+  tlsContext(listener: TlsListener = 'imap'): tls.SecureContext {
+    try {
+      return this.tls.listener(listener).prepare();
+    } catch (err) {
+      throw new Error(`tls: the key or certificate cannot be used: ${(err as Error).message}`);
     }
-    return this.secureContext;
+  }
+
+  /** The TLS of one listener: `wrap(plainSocket)` makes the server side of a TLS connection with every setting of the `tls` option. */
+  tlsFor(listener: TlsListener): ListenerTls {
+    return this.tls.listener(listener);
+  }
+
+  /** The CA certificate (PEM) that signs the profiles' certificates: TEST_CA unless `tls.freshCa`. */
+  tlsCa(): string {
+    return this.tls.authority.caPem;
   }
 
   private openImap(port: number, host: string): Promise<ListenAddress> {
@@ -610,7 +628,7 @@ export class Server extends EventEmitter<ServerEventMap> {
       return;
     }
     // Wrapped by hand rather than by tls.Server so that the session keeps the TCP socket for resets.
-    const channel = this.options.secure ? new (nodeTls().TLSSocket)(socket, { isServer: true, secureContext: this.tlsContext() }) : socket;
+    const channel = this.options.secure ? this.tlsFor('imap').wrap(socket) : socket;
     const maxConnections = this.connectionCaps().imap;
     const maxUnauthenticated = Math.min(this.options.maxUnauthenticated, maxConnections);
     if (this.sockets.size >= maxConnections) {

@@ -5,6 +5,7 @@
  * report (JUnit, JSON, text) when the run ends.
  */
 import { ServiceError } from '../errors.js';
+import type { TlsVerdict } from '../tls/verdicts.js';
 import { CLIENT_RULES, clientRule, type CheckedProtocol, type ClientCheckMode, type FindingSeverity } from './rules.js';
 
 /** One place where a client broke the protocol. */
@@ -59,6 +60,8 @@ export interface ClientReport {
   findings: ClientFinding[];
   /** Findings dropped because more than MAX_FINDINGS were kept. */
   dropped: number;
+  /** The TLS bench's verdict of each session it watched (docs/tls.md), oldest first. */
+  verdicts: TlsVerdict[];
 }
 
 export class ClientFindingLog {
@@ -139,7 +142,7 @@ export class ClientFindingLog {
     return n;
   }
 
-  report(): ClientReport {
+  report(verdicts: TlsVerdict[] = []): ClientReport {
     const sessions = [...this.seen.keys()].sort((a, b) => a - b);
     return {
       mode: this.mode,
@@ -151,6 +154,7 @@ export class ClientFindingLog {
       },
       findings: this.list(),
       dropped: this.droppedCount,
+      verdicts,
     };
   }
 }

@@ -65,6 +65,16 @@ function renderJunit(report: ClientReport): string {
       cases.push(`${head}\n      <failure type="${xml(rule.severity)}" message="${xml(`${rule.id} (${rule.rfc}): ${found[0]!.text}`)}">${xml(body)}</failure>\n    </testcase>`);
     }
   }
+  // One test case per TLS verdict: failed unless the client was safe.
+  for (const v of report.verdicts ?? []) {
+    const head = `    <testcase classname="rookery.tls.session-${v.session}" name="${xml(v.cases.join('+') || 'tls')}">`;
+    if (v.verdict === 'safe') {
+      cases.push(`${head}</testcase>`);
+      continue;
+    }
+    failures++;
+    cases.push(`${head}\n      <failure type="${xml(v.verdict)}" message="${xml(`${v.verdict}: ${v.text}`)}">${xml(`evidence: ${v.evidence}`)}</failure>\n    </testcase>`);
+  }
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="rookery client check" tests="${cases.length}" failures="${failures}">`,
@@ -83,5 +93,6 @@ function renderText(report: ClientReport): string {
     lines.push(`  ${where} ${f.tag ?? '-'} ${f.command ?? '-'}: ${f.severity} ${f.rule} (${f.rfc}): ${f.text}`);
   }
   if (report.dropped > 0) lines.push(`  ... and ${report.dropped} older finding(s) dropped`);
+  for (const v of report.verdicts ?? []) lines.push(`  S${v.session} tls ${v.cases.join('+') || '-'}: ${v.verdict}${v.verdict === 'safe' ? '' : ` (${v.text}); evidence: ${JSON.stringify(v.evidence)}`}`);
   return `${lines.join('\n')}\n`;
 }

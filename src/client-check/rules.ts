@@ -6,6 +6,8 @@
  */
 import { POP3_RULES } from './pop3-rules.js';
 
+import { VERDICT_RULES } from '../tls/verdicts.js';
+
 export type ClientCheckMode = 'off' | 'report' | 'strict';
 
 export const CLIENT_CHECK_MODES: readonly ClientCheckMode[] = ['off', 'report', 'strict'];
@@ -43,7 +45,8 @@ const IMAP_RULES: readonly ClientRule[] = [
   { id: 'no-logout', protocol: 'imap', severity: 'warning', rfc: 'RFC 3501 §6.1.3', byDefault: false, summary: 'the client closed the connection without LOGOUT' },
 ];
 
-export const CLIENT_RULES: readonly ClientRule[] = [...IMAP_RULES, ...POP3_RULES];
+// The TLS bench's verdicts (src/tls/verdicts.ts) are findings of IMAP sessions for now.
+export const CLIENT_RULES: readonly ClientRule[] = [...IMAP_RULES, ...POP3_RULES, ...VERDICT_RULES];
 
 /**
  * Capabilities RFC 9051 folds into IMAP4rev2 (its Appendix E): a session

@@ -243,11 +243,12 @@ export class Connection {
    * a `tlsFailure` fault the handshake is not made and the plain socket is
    * returned for the caller to refuse it.
    */
-  startTls(context: tls.SecureContext, discard: () => void): Duplex | null {
+  startTls(context: tls.SecureContext | ((plain: Duplex) => tls.TLSSocket), discard: () => void): Duplex | null {
     const plain = this.detach();
     discard();
     if (this.faults.tlsFailure) return plain;
-    const secure = new (nodeTls().TLSSocket)(plain, { isServer: true, secureContext: context });
+    // A function is a listener's whole TLS (src/tls/listener-tls.ts: SNI, client certificates, ALPN).
+    const secure = typeof context === 'function' ? context(plain) : new (nodeTls().TLSSocket)(plain, { isServer: true, secureContext: context });
     this.socket = secure;
     this.secure = true;
     this.listen(secure);

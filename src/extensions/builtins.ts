@@ -43,6 +43,7 @@ export const BUILTIN_ROWS: readonly BuiltinRow[] = [
   { name: 'AUTH=PLAIN', aliases: ['AUTH-PLAIN'], folder: 'auth-plain' },
   { name: 'AUTH=XOAUTH2', aliases: ['XOAUTH2', 'AUTH-XOAUTH2'], requires: ['SASL-IR'], folder: 'auth-xoauth2' },
   { name: 'AUTH=OAUTHBEARER', aliases: ['OAUTHBEARER', 'AUTH-OAUTHBEARER'], requires: ['SASL-IR'], folder: 'auth-oauthbearer' },
+  { name: 'AUTH=EXTERNAL', aliases: ['EXTERNAL', 'AUTH-EXTERNAL'], folder: 'auth-external' },
   { name: 'CHILDREN', folder: 'children' },
   { name: 'SPECIAL-USE', folder: 'special-use' },
   { name: 'CREATE-SPECIAL-USE', requires: ['SPECIAL-USE'], folder: 'create-special-use' },

@@ -23,6 +23,7 @@ import * as saslIr from './sasl-ir/index.js';
 import * as authPlain from './auth-plain/index.js';
 import * as authXoauth2 from './auth-xoauth2/index.js';
 import * as authOauthbearer from './auth-oauthbearer/index.js';
+import * as authExternal from './auth-external/index.js';
 import * as children from './children/index.js';
 import * as specialUse from './special-use/index.js';
 import * as createSpecialUse from './create-special-use/index.js';
@@ -74,6 +75,7 @@ const FOLDERS: readonly { extension: Extension }[] = [
   authPlain,
   authXoauth2,
   authOauthbearer,
+  authExternal,
   children,
   specialUse,
   createSpecialUse,

@@ -29,6 +29,8 @@ import { utf8Text, type ImapValue } from './wire/values.js';
 import { failTlsHandshake, hasTransport, type SessionFaults, stripStartTlsFrom } from '../script/transport.js';
 import { SessionTimers } from './timers.js';
 import { SessionLimits } from '../session/limits.js';
+import { attackGreeting, IMAP_DIALECT } from '../tls/attacks/imap-attack.js';
+import type { TlsWatch } from '../tls/verdicts.js';
 
 /** Size at which batched output is written out. */
 const BATCH_BYTES = 256 * 1024;
@@ -131,8 +133,21 @@ export class ImapSession implements SessionHandle {
   /** The command whose literal the reader is about to accept (a `+` for it may follow). */
   private literalOf: { name: string; tag: string } | null = null;
   private quietTimers: NodeJS.Timeout[] = [];
-  /** Set by STARTTLS: the connection switches to TLS once the command's answer is out. */
-  private tlsUpgrade: tls.SecureContext | null = null;
+  /** Set by STARTTLS: the connection switches to TLS once the command's answer is out (after `before`, in plain text). */
+  private tlsUpgrade: { wrap: ((plain: Duplex) => tls.TLSSocket) | null; before: Buffer | null } | null = null;
+  /** The TLS bench's watch (src/tls/verdicts.ts) when the session meets an attack or a broken profile; else null. */
+  readonly tlsWatch: TlsWatch | null;
+  /** The TLS layer of the connection, once there is one (implicit TLS or STARTTLS). */
+  private tlsSocket: tls.TLSSocket | null = null;
+
+  /**
+   * The user a client certificate names, when the listener asked for one
+   * (`tls.requestCert`) and the test CA signed it; null otherwise. SASL
+   * EXTERNAL (src/extensions/auth-external/) logs this user in.
+   */
+  get certificateUser(): string | null {
+    return this.tlsSocket ? this.server.tlsFor('imap').certificateUser(this.tlsSocket) : null;
+  }
   /** Set by a command (COMPRESS): a layer goes over the connection right after its answer. */
   private layerUpgrade: TransportLayer | null = null;
   /** Server-clock time at which an XOAUTH2 login's sessionTimeout ends the session. */
@@ -194,6 +209,7 @@ export class ImapSession implements SessionHandle {
       closed: () => this.onClose(),
     };
     this.conn = new Connection(host, socket, secure, tcp, server.options.faults, transcript);
+    if (secure && socket !== tcp) this.tlsSocket = socket as tls.TLSSocket;
     const options = server.options;
     this.hide(options.hideCapabilities);
     this.checker = options.clientCheck === 'off' ? null : new SessionChecker(server.clientFindings, this);
@@ -259,10 +275,18 @@ export class ImapSession implements SessionHandle {
       const code = options.greetingCapabilities ? `[CAPABILITY ${this.announceCapabilities().join(' ')}] ` : '';
       return Buffer.from(`* OK ${code}${options.greeting}\r\n`);
     };
-    let greeting = greetingText();
-    const scripted = this.server.script.has('greeting') ? this.server.script.fire(this.scriptContext('greeting', greeting)) : null;
+    const scripted = this.server.script.has('greeting') ? this.server.script.fire(this.scriptContext('greeting', greetingText())) : null;
+    // After the greeting rules: one of them may choose this session's attacks (`attacks`).
+    this.tlsWatch = server.tls.watch(this.id, 'imap', IMAP_DIALECT, () => new Set(this.announceCapabilities()), !secure, scripted?.rule.attacks);
+    if (this.tlsWatch) {
+      // The stripping attack is the stripStartTls fault from the first byte.
+      if (this.tlsWatch.has('starttls-stripping')) this.faults.stripStartTls = true;
+      if (secure && socket !== tcp) server.tls.follow(this.tlsWatch, 'imap', socket as tls.TLSSocket);
+    }
+    const attacked = (g: Buffer): Buffer => (this.tlsWatch ? attackGreeting(this.tlsWatch, g) : g);
+    let greeting = attacked(greetingText());
     // A greeting rule that hides capabilities changes the greeting it was asked about.
-    if (scripted && this.hideByRule(scripted.rule)) greeting = greetingText();
+    if (scripted && this.hideByRule(scripted.rule)) greeting = attacked(greetingText());
     if (scripted) this.applyOutput(scripted, greeting);
     else this.write(greeting);
     this.reader.next('command');
@@ -311,6 +335,7 @@ export class ImapSession implements SessionHandle {
   /** Input from the connection (after the transcript recorded it). */
   private readonly onData = (chunk: Buffer): void => {
     this.checker?.receivedBytes(chunk.length);
+    this.tlsWatch?.received();
     this.touch();
     this.timers?.activity();
     this.reader.push(chunk);
@@ -318,14 +343,15 @@ export class ImapSession implements SessionHandle {
 
   /**
    * STARTTLS: after the command's tagged OK has gone out in plain text, the
-   * connection continues over TLS. Plain text the client sent after the
+   * connection continues over TLS, made by `wrap` (a listener's TLS, src/tls/),
+   * after the plain-text bytes `before` (an attack's). Plain text the client sent after the
    * command is dropped (RFC 3501 §6.2.1 / RFC 2595: no injection across the
    * upgrade).
    */
-  startTls(context: tls.SecureContext): void {
+  startTls(wrap: ((plain: Duplex) => tls.TLSSocket) | null, before: Buffer | null = null): void {
     // TLS cannot start under a transport layer (RFC 4978 §3); the states already forbid it.
     if (this.conn.layered) return;
-    this.tlsUpgrade = context;
+    this.tlsUpgrade = { wrap, before };
   }
 
   /**
@@ -353,10 +379,15 @@ export class ImapSession implements SessionHandle {
     }
   }
 
-  private async upgrade(context: tls.SecureContext): Promise<void> {
+  private async upgrade(upgrade: { wrap: ((plain: Duplex) => tls.TLSSocket) | null; before: Buffer | null }): Promise<void> {
     this.flushOutput();
     if (this.conn.queued) await this.conn.queueDone;
-    const refused = this.conn.startTls(context, () => this.reader.discardBuffered());
+    // Plain text an attack sends after the tagged OK (starttls-buffering), in the same write as the OK.
+    if (upgrade.before) this.conn.write(upgrade.before);
+    // No wrap: the attack answered OK and stays in plain text (starttls-no-handshake).
+    if (upgrade.wrap === null) return;
+    const refused = this.conn.startTls(upgrade.wrap, () => this.reader.discardBuffered());
+    if (!refused) this.tlsSocket = this.conn.socket as tls.TLSSocket;
     if (refused) {
       // A `tlsFailure` fault: the handshake the client starts is refused with an alert.
       this.setState('logout');
@@ -1034,6 +1065,7 @@ export class ImapSession implements SessionHandle {
 
   private async runCommand(segments: Segment[]): Promise<void> {
     this.literalOf = null;
+    this.tlsWatch?.command(segments[0] as Buffer, this.secure);
     if (this.server.options.debug) this.server.options.debug(`S${this.id} C: ${describeCommand(segments)}`);
     const protocol = imapProtocol(this.server);
     const utf8 = protocol.utf8(this);
@@ -1323,6 +1355,7 @@ export class ImapSession implements SessionHandle {
   private onClose(): void {
     // Called once, by the connection, which is marked closed already.
     this.checker?.closed(this.state === 'logout');
+    this.tlsWatch?.closed();
     if (this.state !== 'logout') this.state = 'logout';
     this.timers?.stop();
     this.server.clockListeners.delete(this.onClockMoved);

@@ -20,7 +20,7 @@ import { resolveStorage, type FieldValidator, type StorageContext } from './stor
 import { resolveSmtp } from './smtp.js';
 import { resolvePop3 } from './pop3.js';
 import { resolveCapabilities, resolveClientCheck } from './client-check.js';
-import { resolveTls } from './tls.js';
+import { resolveAttacks, resolveTls } from './tls.js';
 import type { ResolvedOptions, ServerOptions, UserRecord } from './types.js';
 import { layOverPreset, PRESET_NAMES, presetOptions, type PresetName } from '../presets/index.js';
 import { suggestKey } from './typos.js';
@@ -74,6 +74,7 @@ export const TOP_LEVEL_KEYS = [
   'loginDisabled',
   'starttls',
   'tls',
+  'attacks',
   'smtp',
   'pop3',
   'pingInterval',
@@ -183,6 +184,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     problems.add('starttls', 'cannot go with secure: the port speaks TLS from the first byte, so there is nothing to upgrade (choose one)');
   }
   const tls = resolveTls(problems, options.tls);
+  const attacks = resolveAttacks(problems, options.attacks);
   const smtp = resolveSmtp(problems, options.smtp, DEFAULTS.host);
   const pop3 = resolvePop3(problems, options.pop3, DEFAULTS.host);
   const greeting = optional(options.greeting, DEFAULTS.greeting, (v) =>
@@ -231,6 +233,7 @@ export function resolveOptions(input: ServerOptions = {}, context: ResolveContex
     starttls,
     loginDisabled,
     tls,
+    attacks,
     greeting,
     greetingCapabilities,
     preset: preset?.name ?? null,

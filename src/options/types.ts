@@ -3,6 +3,8 @@
  * resolved form the rest of the server works with. `resolveOptions` in
  * `./resolve.ts` turns the first into the second, validating as it goes.
  */
+import type { AttackName } from '../tls/attacks/catalog.js';
+import type { ListenerTlsOptions, ResolvedListenerTls, TlsListener } from '../tls/settings.js';
 import type { Extension, Plugin } from '../extensions/extension.js';
 import type { ScriptRule } from '../script/rule.js';
 import type { InternalDate } from '../store/internal-date.js';
@@ -316,7 +318,12 @@ export interface ServerOptions {
    * file. Default: the built-in self-signed test certificate for localhost
    * (exported as TEST_CERTIFICATE).
    */
-  tls?: { key: string | Buffer; cert: string | Buffer };
+  tls?: TlsOptions;
+  /**
+   * STARTTLS attacks (docs/tls.md) every plain-text IMAP session meets, e.g.
+   * `['starttls-buffering']`; each session ends in a verdict. Default none.
+   */
+  attacks?: readonly AttackName[];
   /** Greeting text after `* OK`. */
   greeting?: string;
   /**
@@ -540,7 +547,16 @@ export interface ResolvedOptions {
   starttls: boolean;
   loginDisabled: boolean;
   /** `builtin`: the test certificate is in use. */
-  tls: { key: string | Buffer; cert: string | Buffer; builtin: boolean };
+  tls: {
+    key: string | Buffer;
+    cert: string | Buffer;
+    builtin: boolean;
+    /** A new CA per server instead of TEST_CA. */
+    freshCa: boolean;
+    /** Profiles, SNI, client certificates, versions and ALPN of each listener. */
+    listeners: ReadonlyMap<TlsListener, ResolvedListenerTls>;
+  };
+  attacks: AttackName[];
   greeting: string;
   greetingCapabilities: boolean;
   /** The preset the options were merged over, or null. */
@@ -577,4 +593,20 @@ export interface ResolvedOptions {
   replay: Transcript[] | null;
   /** The `oauth` option, every default filled in. */
   oauth: ResolvedOAuth;
+}
+
+/**
+ * The `tls` option: a key and certificate of your own, or the test CA's
+ * profiles (docs/tls.md); the listener keys (`profile`, `certificates`,
+ * ...) apply to every listener, and `imap`, `pop3`, `smtp` override them
+ * for one.
+ */
+export interface TlsOptions extends ListenerTlsOptions {
+  key?: string | Buffer;
+  cert?: string | Buffer;
+  /** A new CA for this server instead of TEST_CA (then trust `server.tlsCa()`). Default false. */
+  freshCa?: boolean;
+  imap?: ListenerTlsOptions;
+  pop3?: ListenerTlsOptions;
+  smtp?: ListenerTlsOptions;
 }

@@ -22,6 +22,8 @@ import { OAUTH_ROUTES } from '../oauth/routes.js';
 /** The server's version (the OpenAPI document, GET /v1/health). */
 export { VERSION } from '../version.js';
 import { VERSION } from '../version.js';
+import { tlsRoutes } from '../tls/rest-routes.js';
+import { STARTTLS_ATTACKS } from '../tls/attacks/catalog.js';
 
 const P_PATH: Param = { name: 'path', type: 'string', description: 'Mailbox storage name, URL encoded as one segment (`/` is `%2F`)' };
 const P_SESSION: Param = { name: 'session', type: 'integer', description: 'Session number' };
@@ -694,7 +696,7 @@ export const docRoutes: Route[] = [
  * "did you mean"), and the OpenAPI document says so with
  * `additionalProperties: false`.
  */
-export const BUILTIN_ROUTES: Route[] = [...serverRoutes, ...sessionRoutes, ...userRoutes, ...mailboxRoutes, ...messageRoutes, ...scriptRoutes, ...clientRoutes, ...OAUTH_ROUTES, ...docRoutes].map(
+export const BUILTIN_ROUTES: Route[] = [...serverRoutes, ...sessionRoutes, ...userRoutes, ...mailboxRoutes, ...messageRoutes, ...scriptRoutes, ...clientRoutes, ...OAUTH_ROUTES, ...tlsRoutes, ...docRoutes].map(
   (r) => (r.body ? { ...r, body: closeObjects(r.body) } : r),
 );
 
@@ -751,6 +753,7 @@ export const SCRIPT_RULE: Schema = obj(
     stage: dflt({ type: 'string', enum: ['greeting', 'command', 'response'] }, 'command', 'For on: pop3: the greeting, a command before it runs, or a response about to go out (docs/pop3.md)'),
     pop3Fault: { type: 'string', enum: ['lf-size', 'no-dot', 'double-dot', 'no-stuffing', 'uidl-repeat', 'uidl-change'], description: 'For on: pop3 command rules: a POP3 defect in the answer of the command, which runs (docs/pop3.md, "Faults")' },
     hideCapabilities: { ...arrayOf(str()), description: 'For on: greeting or command: capabilities the session is not offered from then on (not advertised; their commands are unknown)' },
+    attacks: { ...arrayOf({ type: 'string', enum: STARTTLS_ATTACKS }), description: 'For on: greeting: the STARTTLS attacks this session meets instead of the attacks option\'s (docs/tls.md)' },
     // Transport faults (issue 14): src/script/transport.ts, docs/faults-and-timers.md.
     bandwidth: { ...int(0), description: 'From this event on, the session\'s output at most this many bytes per second (0 lifts the cap)' },
     stall: { oneOf: [bool, ms(1, 'Milliseconds')], description: 'Stop reading the connection: true for good, a number of ms for that long (the client\'s writes back up)' },

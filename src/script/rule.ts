@@ -143,6 +143,8 @@ export interface ScriptRuleJson {
   stage?: Pop3Stage;
   /** For on: pop3 command rules: a POP3 defect in the command's answer (the command runs). */
   pop3Fault?: Pop3Fault;
+  /** For on: greeting: the STARTTLS attacks this session meets (docs/tls.md), instead of the `attacks` option's. */
+  attacks?: readonly string[];
 }
 
 /** Where a `chance` rule draws from: one stream for the server, one per session and rule, or one per rule. */

@@ -6,6 +6,7 @@
  * the core nor a loaded plugin defines is refused too: such a rule would
  * never match.
  */
+import { combinationProblem, isAttack, STARTTLS_ATTACKS, type AttackName } from '../tls/attacks/catalog.js';
 import { ServiceError } from '../errors.js';
 import { suggestKey } from '../options/typos.js';
 import { TRANSPORT_FIELD_CHECKS, transportProblem } from './transport.js';
@@ -81,6 +82,10 @@ const FIELDS: Readonly<Record<string, Check>> = {
   close: (v) => (v === true || v === false || v === 'reset' ? null : 'true, false or "reset"'),
   before: str,
   after: str,
+  attacks: (v) => {
+    if (!Array.isArray(v) || !v.every((a) => typeof a === 'string' && isAttack(a))) return `an array of attack names (${STARTTLS_ATTACKS.join(', ')})`;
+    return combinationProblem(v as AttackName[]) === null ? null : 'attacks that go together (at most one that decides the answer to STARTTLS or the greeting)';
+  },
   hideCapabilities: (v) => (Array.isArray(v) && v.every((c) => typeof c === 'string' && /^[^\x00-\x20\x7f(){%*"\\\]]+$/.test(c)) ? null : 'an array of capability names'),
   when: fn,
   // --- rule language, issue 14 part 1 (checks in ./validate-language.ts)
@@ -205,6 +210,7 @@ export function validateRule(value: unknown, where = '', commands?: CommandTable
   const language = checkRuleLanguage(rule, on);
   if (language) throw invalid(where, language.field, language.message);
   if (has('hideCapabilities') && on !== 'greeting' && on !== 'command') throw invalid(where, 'hideCapabilities', 'only for on: greeting or on: command');
+  if (has('attacks') && on !== 'greeting') throw invalid(where, 'attacks', 'only for on: greeting (an attack starts with the session)');
   if (on === 'greeting' || on === 'quiet') {
     for (const k of ['command', 'tag']) if (has(k) && on === 'greeting') throw invalid(where, k, 'no command at greeting');
   }

@@ -49,13 +49,19 @@ export class SmtpIntake {
   async listen(): Promise<ListenAddress> {
     const c = this.config;
     // A bad key or certificate fails here with the same message as for IMAP, not at a client's handshake.
-    if (c.secure || c.starttls) this.server.tlsContext();
+    if (c.secure || c.starttls) this.server.tlsContext('smtp');
     const SMTPServerClass = await loadSmtpServer();
     const o = this.server.options;
+    // The smtp listener's profile, versions and SNI certificates (src/tls/listener-tls.ts).
+    const tlsOf = this.server.tlsFor('smtp');
+    const { key, cert } = tlsOf.keyAndCert(null);
+    const sni = tlsOf.socketOptions().SNICallback;
     const smtp = new SMTPServerClass({
       secure: c.secure,
-      key: o.tls.key,
-      cert: o.tls.cert,
+      key,
+      cert,
+      ...tlsOf.contextOptions(),
+      ...(sni ? { SNICallback: sni } : {}),
       name: c.name,
       banner: 'Rookery',
       size: this.sizeLimit(),

@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { BUILTIN_PLUGINS, createServer, EVENT_TYPES } from '../../src/index.js';
 import { EVENTS_KEYS, REST_KEYS, TOP_LEVEL_KEYS, USER_KEYS } from '../../src/options/resolve.js';
 import { SMTP_KEYS } from '../../src/options/smtp.js';
+import { TLS_KEYS } from '../../src/options/tls.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BUILT = fileURLToPath(new URL('../../src/', import.meta.url));
@@ -168,7 +169,7 @@ function knownOption(name: string): boolean {
   const [top, sub] = name.split('.');
   if (!(TOP_LEVEL_KEYS as readonly string[]).includes(top!)) return false;
   if (sub === undefined) return true;
-  const subs: Record<string, readonly string[]> = { rest: REST_KEYS, events: EVENTS_KEYS, smtp: SMTP_KEYS, tls: ['key', 'cert'], users: USER_KEYS };
+  const subs: Record<string, readonly string[]> = { rest: REST_KEYS, events: EVENTS_KEYS, smtp: SMTP_KEYS, tls: TLS_KEYS, users: USER_KEYS };
   return subs[top!] ? subs[top!]!.includes(sub) : true;
 }
 

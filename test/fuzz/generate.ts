@@ -410,7 +410,7 @@ export class Generator {
     { name: 'NOOP', states: ANY, args: () => [] },
     { name: 'ID', states: ANY, args: (g) => [g.r.pick(['NIL', '("name" "fuzz")', '("a" NIL)', '()'])] },
     { name: 'LOGIN', states: NA, args: (g) => [g.astring(['testuser', 'nobody', '']), ' ', g.astring(['testpass', 'wrong', ''])] },
-    { name: 'AUTHENTICATE', states: NA, args: (g) => [g.r.pick(['PLAIN', 'XOAUTH2', 'OAUTHBEARER', 'CRAM-MD5', 'plain'])] },
+    { name: 'AUTHENTICATE', states: NA, args: (g) => [g.r.pick(['PLAIN', 'XOAUTH2', 'OAUTHBEARER', 'EXTERNAL', 'CRAM-MD5', 'plain'])] },
     { name: 'SELECT', states: AUTH, args: (g) => [g.mailbox(), g.selectParams()] },
     { name: 'EXAMINE', states: AUTH, args: (g) => [g.mailbox(), g.selectParams()] },
     { name: 'CREATE', states: AUTH, args: (g) => [g.mailbox()] },
@@ -567,7 +567,9 @@ export class Generator {
       const plain = Buffer.from(r.pick(['\0testuser\0testpass', 'testuser\0testuser\0testpass', '\0testuser\0bad', 'junk', '\0\0'])).toString('base64');
       const xo = Buffer.from(`user=testuser\x01auth=Bearer ${r.pick(['testtoken', 'bad'])}\x01\x01`).toString('base64');
       const bearer = Buffer.from(`n,a=testuser,\x01host=x\x01auth=Bearer ${r.pick(['testtoken', 'bad'])}\x01\x01`).toString('base64');
-      const data = mech === 'XOAUTH2' ? xo : mech === 'OAUTHBEARER' ? bearer : plain;
+      // RFC 4422 A.1: EXTERNAL's message is the authorization identity (often empty).
+      const external = Buffer.from(r.pick(['', 'testuser', 'other', '\0'])).toString('base64');
+      const data = mech === 'XOAUTH2' ? xo : mech === 'OAUTHBEARER' ? bearer : mech === 'EXTERNAL' ? external : plain;
       if (r.chance(0.3)) {
         // SASL-IR: the initial response on the command line.
         parts.splice(parts.length - 1, 0, ' ', r.chance(0.9) ? data : r.pick(['=', '!!!', '*']));
