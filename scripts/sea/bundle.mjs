@@ -27,7 +27,7 @@ const REWRITES = new Map([
     [/requireHere\(`\.\/\$\{row\.folder\}\/index\.js`\)/g, 'require(`./${row.folder}/index.js`)', 1],
   ]],
   ['presets/index.js', [[/loadOnUse\(import\.meta\.url, '(\.\/[a-z]+\.js)'\)/g, "(() => require('$1'))", 5]]],
-  ['options/storage.js', [[/loadOnUse\(import\.meta\.url, '(\.\.\/fixtures\/import\.js)'\)/g, "(() => require('$1'))", 1]]],
+  ['options/storage.js', [[/loadOnUse\(import\.meta\.url, '(\.\.\/(?:fixtures\/import|generator\/storage)\.js)'\)/g, "(() => require('$1'))", 2]]],
   ['tls/node-tls.js', [[/loadOnUse\(import\.meta\.url, '(node:tls)'\)/g, "(() => require('$1'))", 1]]],
 ]);
 

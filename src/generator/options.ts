@@ -321,7 +321,7 @@ export function resolveGenerateOptions(input: unknown, problems: Problems, path:
   };
   // Dates (and the calendar's event times a month later) must stay writable as RFC 5322 years.
   const last = resolved.dates.start + (resolved.count + 1) * resolved.dates.spacing + 31 * 86_400_000;
-  if (last > LAST_DATE) problems.add(dp, `start + count × spacing reaches past the year 9999; use a smaller spacing or an earlier start`);
+  if (last > LAST_DATE) problems.add(dp, `start + count x spacing reaches past the year 9999; use a smaller spacing or an earlier start`);
   return resolved;
 }
 

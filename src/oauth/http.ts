@@ -1,8 +1,8 @@
 /**
  * The OAuth endpoints on the REST listener. They follow OAuth's rules, not
  * the REST spec's: form-encoded requests (JSON is taken too), errors as
- * RFC 6749 §5.2 `{ error, error_description }` (the authorization endpoint
- * redirects its errors, §4.1.2.1), no REST bearer token (an OAuth client
+ * RFC 6749 section 5.2 `{ error, error_description }` (the authorization endpoint
+ * redirects its errors, section 4.1.2.1), no REST bearer token (an OAuth client
  * has none; clients authenticate with their own credentials). The
  * `/v1/oauth/...` control routes are REST routes (src/oauth/routes.ts).
  *
@@ -46,12 +46,28 @@ interface Answer {
 }
 
 const json = (status: number, value: unknown, headers: Record<string, string> = {}): Answer => ({
-  status, body: JSON.stringify(value), type: 'application/json; charset=utf-8', headers,
+  status, body: JSON.stringify(describedAsRfc(value)), type: 'application/json; charset=utf-8', headers,
 });
+
+/**
+ * RFC 6749 section 5.2: `error_description` holds only %x20-21 / %x23-5B / %x5D-7E
+ * (no `"`, no backslash, nothing past ASCII). Our texts cite sections with
+ * a section sign and quote names with JSON: both are rewritten here, once,
+ * for every error this server answers.
+ */
+export function oauthDescription(text: string): string {
+  return text.replace(/\u00a7/g, 'section ').replace(/"/g, "'").replace(/\\/g, '/').replace(/[^\x20-\x7e]/g, '?');
+}
+
+function describedAsRfc(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || !Object.hasOwn(value, 'error_description')) return value;
+  const described = (value as { error_description: unknown }).error_description;
+  return typeof described === 'string' ? { ...value, error_description: oauthDescription(described) } : value;
+}
 
 function errorAnswer(err: OAuthError): Answer {
   const headers: Record<string, string> = {};
-  // RFC 6749 §5.2: invalid_client from the token endpoint is 401 with WWW-Authenticate (a must when Basic was tried).
+  // RFC 6749 section 5.2: invalid_client from the token endpoint is 401 with WWW-Authenticate (a must when Basic was tried).
   if (err.status === 401) headers['WWW-Authenticate'] = 'Basic realm="rookery"';
   if (err.status === 503) headers['Retry-After'] = '1';
   return json(err.status, { error: err.error, error_description: err.description }, headers);
@@ -87,7 +103,7 @@ export class OAuthHttp {
       case '/oauth/jwks':
         return only('GET') ?? json(200, this.service.jwt.jwks());
       case '/oauth/authorize': {
-        // RFC 6749 §3.1: GET must work, POST may.
+        // RFC 6749 section 3.1: GET must work, POST may.
         const refused = only('GET', 'POST');
         if (refused) return refused;
         const params = method === 'POST' ? await readParams(req) : toMap(query);
@@ -112,7 +128,7 @@ export class OAuthHttp {
     }
   }
 
-  /** RFC 8414 §2 metadata; OpenID discovery adds what its clients insist on. */
+  /** RFC 8414 section 2 metadata; OpenID discovery adds what its clients insist on. */
   metadata(openid: boolean): Record<string, unknown> {
     const issuer = this.service.issuer();
     const auth = ['client_secret_basic', 'client_secret_post', 'none'];
@@ -143,7 +159,7 @@ export class OAuthHttp {
       clientId: get('client_id') ?? '', redirectUri: get('redirect_uri'), scope: get('scope'), state: get('state'),
       codeChallenge: get('code_challenge'), codeChallengeMethod: get('code_challenge_method'), loginHint: get('login_hint'), responseType: get('response_type'),
     };
-    // Errors about the client or the redirect URI are shown, not redirected (RFC 6749 §4.1.2.1).
+    // Errors about the client or the redirect URI are shown, not redirected (RFC 6749 section 4.1.2.1).
     let target;
     try {
       if (req.clientId === '') throw new OAuthError('invalid_request', 'client_id is required');
@@ -157,7 +173,7 @@ export class OAuthHttp {
     }
     const back = (values: Record<string, string>): Answer => {
       const url = new URL(target.redirectUri);
-      for (const [k, v] of Object.entries(values)) url.searchParams.set(k, v);
+      for (const [k, v] of Object.entries(values)) url.searchParams.set(k, k === 'error_description' ? oauthDescription(v) : v);
       if (req.state !== null) url.searchParams.set('state', req.state);
       // RFC 9207: the issuer in the answer, so a client talking to several servers cannot be mixed up.
       url.searchParams.set('iss', this.service.issuer());
@@ -179,7 +195,7 @@ export class OAuthHttp {
     }
   }
 
-  /** The device flow's verification page (RFC 8628 §3.3): shows the request; a POST approves or denies it. */
+  /** The device flow's verification page (RFC 8628 section 3.3): shows the request; a POST approves or denies it. */
   private verificationPage(params: Params, post: boolean): Answer {
     const code = params.get('user_code');
     const page = (status: number, text: string): Answer => ({ status, body: `<!doctype html><title>Rookery device login</title><p>${escapeHtml(text)}</p>`, type: 'text/html; charset=utf-8' });
@@ -226,13 +242,13 @@ export class OAuthHttp {
       if (verb === 'device_authorization') return json(200, this.service.deviceAuthorization(client, params.get('scope') ?? null), NO_STORE);
       if (verb === 'revoke') {
         const token = params.get('token');
-        if (token === undefined) throw new OAuthError('invalid_request', 'token is required (RFC 7009 §2.1)');
+        if (token === undefined) throw new OAuthError('invalid_request', 'token is required (RFC 7009 section 2.1)');
         this.service.revokeToken(client, token, params.get('token_type_hint') ?? null);
         return json(200, {}, NO_STORE);
       }
       if (verb === 'introspect') {
         const token = params.get('token');
-        if (token === undefined) throw new OAuthError('invalid_request', 'token is required (RFC 7662 §2.1)');
+        if (token === undefined) throw new OAuthError('invalid_request', 'token is required (RFC 7662 section 2.1)');
         return json(200, this.service.introspect(token), NO_STORE);
       }
       let response: TokenResponse;
@@ -280,7 +296,7 @@ function internalError(): Answer {
 function send(res: ServerResponse, answer: Answer): void {
   if (res.destroyed || res.headersSent) return;
   const length = Buffer.byteLength(answer.body);
-  // RFC 6749 §5.1: token answers must not be cached; no other answer here should be either.
+  // RFC 6749 section 5.1: token answers must not be cached; no other answer here should be either.
   res.writeHead(answer.status, { 'Content-Type': answer.type, 'Content-Length': length, 'Cache-Control': 'no-store', ...answer.headers });
   res.end(answer.body);
 }
@@ -288,8 +304,8 @@ function send(res: ServerResponse, answer: Answer): void {
 function toMap(query: URLSearchParams): Params {
   const out: Params = new Map();
   for (const [k, v] of query) {
-    // RFC 6749 §3.1: a parameter sent twice is an error; the first stays and the request fails in parse below.
-    if (out.has(k)) throw new OAuthError('invalid_request', `parameter ${JSON.stringify(k.slice(0, 64))} is given more than once (RFC 6749 §3.1)`);
+    // RFC 6749 section 3.1: a parameter sent twice is an error; the first stays and the request fails in parse below.
+    if (out.has(k)) throw new OAuthError('invalid_request', `parameter ${JSON.stringify(k.slice(0, 64))} is given more than once (RFC 6749 section 3.1)`);
     out.set(k, v);
   }
   return out;
@@ -301,7 +317,7 @@ function paramsText(params: Params): string {
 }
 
 /**
- * Client credentials (RFC 6749 §2.3.1): HTTP Basic with the form-encoded
+ * Client credentials (RFC 6749 section 2.3.1): HTTP Basic with the form-encoded
  * id and secret, or `client_id` / `client_secret` in the body, never both.
  */
 function clientCredentials(req: IncomingMessage, params: Params): { id: string | null; secret: string | null } {
@@ -309,7 +325,7 @@ function clientCredentials(req: IncomingMessage, params: Params): { id: string |
   const bodyId = params.get('client_id') ?? null;
   const bodySecret = params.get('client_secret') ?? null;
   if (typeof header === 'string' && /^basic /i.test(header)) {
-    if (bodySecret !== null) throw new OAuthError('invalid_request', 'client authentication both by Basic and in the body (RFC 6749 §2.3: one method only)');
+    if (bodySecret !== null) throw new OAuthError('invalid_request', 'client authentication both by Basic and in the body (RFC 6749 section 2.3: one method only)');
     const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
     const at = decoded.indexOf(':');
     if (at < 0) throw new OAuthError('invalid_client', 'Basic credentials without a colon', 401);
@@ -329,7 +345,7 @@ function clientCredentials(req: IncomingMessage, params: Params): { id: string |
 
 /**
  * A POST body as parameters: `application/x-www-form-urlencoded` (what
- * RFC 6749 §3.2 prescribes) or a JSON object of strings (some clients
+ * RFC 6749 section 3.2 prescribes) or a JSON object of strings (some clients
  * send it). Bounded in size and in the time between bytes.
  */
 function readParams(req: IncomingMessage): Promise<Params> {
@@ -369,7 +385,7 @@ function readParams(req: IncomingMessage): Promise<Params> {
         if (text.trim() === '') return finish(null, new Map());
         if (type === 'application/json') return finish(null, jsonParams(text));
         if (type !== 'application/x-www-form-urlencoded') {
-          return finish(new OAuthError('invalid_request', `Content-Type ${JSON.stringify(type.slice(0, 100))}: send application/x-www-form-urlencoded (RFC 6749 §3.2)`, 415));
+          return finish(new OAuthError('invalid_request', `Content-Type ${JSON.stringify(type.slice(0, 100))}: send application/x-www-form-urlencoded (RFC 6749 section 3.2)`, 415));
         }
         finish(null, toMap(new URLSearchParams(text)));
       } catch (err) {

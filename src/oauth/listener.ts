@@ -6,7 +6,7 @@
  */
 import * as http from 'node:http';
 import type * as net from 'node:net';
-import { isOAuthPath, type OAuthHttp } from './http.js';
+import { isOAuthPath, oauthDescription, type OAuthHttp } from './http.js';
 
 /** Connections at once; one more is closed by Node (http.Server#maxConnections). */
 const MAX_CONNECTIONS = 1000;
@@ -25,7 +25,7 @@ export class OAuthListener {
       const pathname = at < 0 ? url : url.slice(0, at);
       const search = at >= 0 && url[at] === '?' ? url.slice(at + 1).split('#')[0]! : '';
       if (isOAuthPath(pathname)) return void endpoints.serve(req, res, pathname, search);
-      const body = JSON.stringify({ error: 'invalid_request', error_description: `No such OAuth endpoint: ${pathname.slice(0, 200)}; the endpoints are in /.well-known/oauth-authorization-server` });
+      const body = JSON.stringify({ error: 'invalid_request', error_description: oauthDescription(`No such OAuth endpoint: ${pathname.slice(0, 200)}; the endpoints are in /.well-known/oauth-authorization-server`) });
       res.writeHead(404, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
       res.end(body);
     });

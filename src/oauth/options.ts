@@ -9,7 +9,7 @@ import { suggestKey } from '../options/typos.js';
 import type { ScriptRule } from '../script/rule.js';
 import { validateRule } from '../script/validate.js';
 
-/** The grant types of the token endpoint (RFC 6749 §4, RFC 8628 §3.4). */
+/** The grant types of the token endpoint (RFC 6749 section 4, RFC 8628 section 3.4). */
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 
@@ -23,11 +23,11 @@ export type OAuthStyle = (typeof OAUTH_STYLES)[number];
 export interface OAuthClientOption {
   /** client_id. */
   id: string;
-  /** A confidential client's secret; without it the client is public (PKCE required, RFC 8252 §8.1). */
+  /** A confidential client's secret; without it the client is public (PKCE required, RFC 8252 section 8.1). */
   secret?: string;
   /**
    * Registered redirect URIs. A loopback one (`http://127.0.0.1/cb`,
-   * `http://[::1]/cb`) matches any port (RFC 8252 §7.3). Left out: any
+   * `http://[::1]/cb`) matches any port (RFC 8252 section 7.3). Left out: any
    * loopback URI (a test client picks its port and path).
    */
   redirectUris?: string[];
@@ -38,7 +38,7 @@ export interface OAuthClientOption {
 }
 
 export interface OAuthOptions {
-  /** The issuer URL (RFC 8414 §2); default the OAuth listener's or the REST listener's `http://host:port`. */
+  /** The issuer URL (RFC 8414 section 2); default the OAuth listener's or the REST listener's `http://host:port`. */
   issuer?: string;
   /** A port of their own for the OAuth endpoints (0: a free one); without it they are on the REST listener. */
   port?: number;
@@ -64,11 +64,11 @@ export interface OAuthOptions {
   accessTokenLifetime?: number;
   /** Milliseconds a refresh token lives; default null (until revoked). */
   refreshTokenLifetime?: number | null;
-  /** Milliseconds an authorization code lives; default 60000 (RFC 6749 §4.1.2: 10 minutes at most). */
+  /** Milliseconds an authorization code lives; default 60000 (RFC 6749 section 4.1.2: 10 minutes at most). */
   codeLifetime?: number;
   /** Milliseconds a device code lives; default 600000. */
   deviceCodeLifetime?: number;
-  /** Seconds a device client must wait between polls (RFC 8628 §3.2); default 5. */
+  /** Seconds a device client must wait between polls (RFC 8628 section 3.2); default 5. */
   deviceInterval?: number;
   /**
    * Milliseconds the token service's clock is ahead of the mail server's
@@ -129,7 +129,7 @@ export const MAIL_SCOPES: Readonly<Record<OAuthStyle, string>> = {
 export const DEFAULT_CLIENTS: readonly OAuthClientOption[] = [{ id: 'testclient', secret: 'testsecret' }, { id: 'testpublic' }];
 
 const MAX_TIMER = 2_147_483_647;
-/** A scope token (RFC 6749 §3.3): printable ASCII without space, `"` or `\`. */
+/** A scope token (RFC 6749 section 3.3): printable ASCII without space, `"` or `\`. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 function unknownKeys(value: Record<string, unknown>, known: readonly string[], path: string, problems: Problems): void {
@@ -163,7 +163,7 @@ function scopeList(problems: Problems, value: unknown, path: string): string[] |
   return [...new Set(value as string[])];
 }
 
-/** True for an absolute http(s) URI without a fragment (RFC 6749 §3.1.2). */
+/** True for an absolute http(s) URI without a fragment (RFC 6749 section 3.1.2). */
 function redirectUri(text: string): boolean {
   try {
     const u = new URL(text);
@@ -181,7 +181,7 @@ export function resolveClient(problems: Problems, value: unknown, path: string):
   unknownKeys(value, CLIENT_KEYS, path, problems);
   const id = value.id;
   if (typeof id !== 'string' || !/^[\x20-\x7e]+$/.test(id) || id.includes(':')) {
-    problems.expected(childPath(path, 'id'), 'a client id (printable ASCII, no colon: RFC 6749 §2.3.1 puts it before one)', id);
+    problems.expected(childPath(path, 'id'), 'a client id (printable ASCII, no colon: RFC 6749 section 2.3.1 puts it before one)', id);
     return null;
   }
   let secret: string | null = null;
@@ -197,7 +197,7 @@ export function resolveClient(problems: Problems, value: unknown, path: string):
       redirectUris = [];
       list.forEach((u, i) => {
         if (typeof u === 'string' && redirectUri(u)) redirectUris!.push(u);
-        else problems.expected(indexPath(childPath(path, 'redirectUris'), i), 'an absolute URI without a fragment (RFC 6749 §3.1.2)', u);
+        else problems.expected(indexPath(childPath(path, 'redirectUris'), i), 'an absolute URI without a fragment (RFC 6749 section 3.1.2)', u);
       });
     }
   }
@@ -222,7 +222,7 @@ export function resolveOAuth(problems: Problems, value: unknown, users: readonly
   const style = oneOf(problems, o.style, 'oauth.style', OAUTH_STYLES, 'rfc');
   let issuer: string | null = null;
   if (o.issuer !== undefined) {
-    // RFC 8414 §2: a URL with no query or fragment.
+    // RFC 8414 section 2: a URL with no query or fragment.
     let ok = typeof o.issuer === 'string';
     if (ok) {
       try {
@@ -233,7 +233,7 @@ export function resolveOAuth(problems: Problems, value: unknown, users: readonly
       }
     }
     if (ok) issuer = (o.issuer as string).replace(/\/+$/, '');
-    else problems.expected('oauth.issuer', 'an http(s) URL without query or fragment (RFC 8414 §2)', o.issuer);
+    else problems.expected('oauth.issuer', 'an http(s) URL without query or fragment (RFC 8414 section 2)', o.issuer);
   }
   let mailScope = MAIL_SCOPES[style];
   if (o.mailScope !== undefined) {

@@ -54,7 +54,7 @@ const clientSchema = obj(
   {
     id: str('client_id (printable ASCII, no colon)'),
     secret: str('Client secret; without it the client is public (PKCE required)'),
-    redirectUris: { ...strArray, description: 'Registered redirect URIs; a loopback one matches any port (RFC 8252 §7.3). Left out: any loopback URI' },
+    redirectUris: { ...strArray, description: 'Registered redirect URIs; a loopback one matches any port (RFC 8252 section 7.3). Left out: any loopback URI' },
     grants: { ...arrayOf({ type: 'string', enum: GRANT_TYPES }), description: 'Grant types the client may use; default all' },
     scopes: { ...strArray, description: 'Scopes it may ask for; default all the server knows' },
   },

@@ -42,7 +42,7 @@ export interface OAuthEvent {
   session: number | null;
 }
 
-/** An OAuth error answer (RFC 6749 §5.2, §4.1.2.1; RFC 8628 §3.5). */
+/** An OAuth error answer (RFC 6749 section 5.2, section 4.1.2.1; RFC 8628 section 3.5). */
 export class OAuthError extends Error {
   constructor(
     readonly error: string,
@@ -53,7 +53,7 @@ export class OAuthError extends Error {
   }
 }
 
-/** The JSON body of a successful token response (RFC 6749 §5.1). */
+/** The JSON body of a successful token response (RFC 6749 section 5.1). */
 export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
@@ -233,7 +233,7 @@ export class OAuthService {
 
   /**
    * The client a token, revocation or introspection request is from
-   * (RFC 6749 §2.3.1): a confidential client must prove its secret; a
+   * (RFC 6749 section 2.3.1): a confidential client must prove its secret; a
    * public one names itself. `secret` null: none was sent.
    */
   authenticateClient(id: string | null, secret: string | null, via: string): OAuthClient {
@@ -247,7 +247,7 @@ export class OAuthService {
 
   // ------------------------------------------------------------ scopes
 
-  /** The scopes a request asks for, checked against the server's and the client's; none asked: the mail scope (RFC 6749 §3.3 default). */
+  /** The scopes a request asks for, checked against the server's and the client's; none asked: the mail scope (RFC 6749 section 3.3 default). */
   private requestedScope(client: OAuthClient, scope: string | null): string[] {
     const asked = scope === null || scope.trim() === '' ? [this.settingsNow.mailScope] : [...new Set(scope.trim().split(/ +/))];
     for (const s of asked) {
@@ -266,7 +266,7 @@ export class OAuthService {
   /**
    * Checks the parts of an authorization request that decide whether the
    * user agent may be sent back at all (client and redirect URI, RFC 6749
-   * §4.1.2.1): their errors are shown, never redirected. Returns the
+   * section 4.1.2.1): their errors are shown, never redirected. Returns the
    * redirect URI to use.
    */
   authorizationTarget(req: AuthorizationRequest): { client: OAuthClient; redirectUri: string } {
@@ -290,10 +290,10 @@ export class OAuthService {
     const method = req.codeChallengeMethod ?? (req.codeChallenge === null ? null : 'plain');
     if (method !== null && method !== 'S256' && method !== 'plain') throw new OAuthError('invalid_request', `code_challenge_method ${JSON.stringify(method)}: S256 or plain`);
     if (req.codeChallenge === null && req.codeChallengeMethod !== null) throw new OAuthError('invalid_request', 'code_challenge_method without code_challenge');
-    // RFC 7636 §4.2: 43 to 128 characters of the unreserved set.
-    if (req.codeChallenge !== null && !/^[A-Za-z0-9._~-]{43,128}$/.test(req.codeChallenge)) throw new OAuthError('invalid_request', 'code_challenge: 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.2)');
-    // RFC 8252 §8.1: native apps are public clients, and a server SHOULD refuse them without PKCE.
-    if (client.secret === null && req.codeChallenge === null) throw new OAuthError('invalid_request', 'a public client must use PKCE (code_challenge, RFC 7636; RFC 8252 §8.1)');
+    // RFC 7636 section 4.2: 43 to 128 characters of the unreserved set.
+    if (req.codeChallenge !== null && !/^[A-Za-z0-9._~-]{43,128}$/.test(req.codeChallenge)) throw new OAuthError('invalid_request', 'code_challenge: 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 section 4.2)');
+    // RFC 8252 section 8.1: native apps are public clients, and a server SHOULD refuse them without PKCE.
+    if (client.secret === null && req.codeChallenge === null) throw new OAuthError('invalid_request', 'a public client must use PKCE (code_challenge, RFC 7636; RFC 8252 section 8.1)');
     const decision = await this.decide(client, scope, req.loginHint, gone);
     if (decision.decision === 'deny') {
       this.emitEvent('rejected', client.id, null, null, 'authorize', 'access_denied: the user denied the request');
@@ -399,7 +399,7 @@ export class OAuthService {
     return response;
   }
 
-  /** grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.6). */
+  /** grant_type=authorization_code (RFC 6749 section 4.1.3, RFC 7636 section 4.6). */
   exchangeCode(client: OAuthClient, code: string | null, redirectUri: string | null, verifier: string | null): TokenResponse {
     const via = 'authorization_code';
     try {
@@ -408,16 +408,16 @@ export class OAuthService {
       const c = this.store.codes.get(code);
       if (!c || c.client !== client.id) throw new OAuthError('invalid_grant', 'unknown authorization code, or issued to another client');
       if (c.grant !== null) {
-        // RFC 6749 §4.1.2: a code used twice; what was issued for it SHOULD be revoked.
+        // RFC 6749 section 4.1.2: a code used twice; what was issued for it SHOULD be revoked.
         const first = this.store.grants.get(c.grant);
         if (first && !first.revoked) this.revoke(first, 'authorization code used twice', via, null);
         throw new OAuthError('invalid_grant', 'authorization code already used (the tokens issued for it are revoked)');
       }
       if (this.ctx.now() >= c.expiresAt) throw new OAuthError('invalid_grant', 'authorization code expired');
-      if (c.redirectGiven && redirectUri !== c.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request (RFC 6749 §4.1.3)');
+      if (c.redirectGiven && redirectUri !== c.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request (RFC 6749 section 4.1.3)');
       if (c.challenge !== null) {
         if (verifier === null) throw new OAuthError('invalid_grant', 'code_verifier is required (the authorization request had a code_challenge)');
-        if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new OAuthError('invalid_grant', 'code_verifier: 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 §4.1)');
+        if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new OAuthError('invalid_grant', 'code_verifier: 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 section 4.1)');
         const derived = c.method === 'S256' ? createHash('sha256').update(verifier, 'ascii').digest('base64url') : verifier;
         if (!sameSecret(derived, c.challenge)) throw new OAuthError('invalid_grant', `code_verifier does not match the code_challenge (${c.method})`);
       } else if (verifier !== null) throw new OAuthError('invalid_grant', 'code_verifier given but the authorization request had no code_challenge');
@@ -432,7 +432,7 @@ export class OAuthService {
   }
 
   /**
-   * grant_type=refresh_token (RFC 6749 §6). With rotation the answer holds
+   * grant_type=refresh_token (RFC 6749 section 6). With rotation the answer holds
    * a new refresh token and the presented one is spent; presenting a spent
    * one again revokes the whole grant (reuse: someone else has a copy).
    * `keep` (the `no_refresh_token` fault) answers without a new refresh
@@ -459,7 +459,7 @@ export class OAuthService {
       let narrowed = grant.scope;
       if (scope !== null && scope.trim() !== '') {
         narrowed = [...new Set(scope.trim().split(/ +/))];
-        // RFC 6749 §6: no scope beyond what the grant has.
+        // RFC 6749 section 6: no scope beyond what the grant has.
         for (const s of narrowed) if (!grant.scope.includes(s)) throw new OAuthError('invalid_scope', `scope ${JSON.stringify(s)} was not granted`);
       }
       const rotate = this.settingsNow.rotation && !keep;
@@ -471,12 +471,12 @@ export class OAuthService {
     }
   }
 
-  /** grant_type=client_credentials (RFC 6749 §4.4): no refresh token (§4.4.3). */
+  /** grant_type=client_credentials (RFC 6749 section 4.4): no refresh token (section 4.4.3). */
   clientCredentials(client: OAuthClient, scope: string | null): TokenResponse {
     const via = 'client_credentials';
     try {
       this.checkGrantType(client, 'client_credentials');
-      // RFC 6749 §4.4: confidential clients only.
+      // RFC 6749 section 4.4: confidential clients only.
       if (client.secret === null) throw new OAuthError('unauthorized_client', 'client_credentials needs a confidential client');
       const granted = this.requestedScope(client, scope);
       const grant = this.store.addGrant(client.id, null, granted, this.ctx.now(), via);
@@ -488,7 +488,7 @@ export class OAuthService {
     }
   }
 
-  /** The device authorization endpoint (RFC 8628 §3.1, §3.2). */
+  /** The device authorization endpoint (RFC 8628 section 3.1, section 3.2). */
   deviceAuthorization(client: OAuthClient, scope: string | null): Record<string, string | number> {
     try {
       this.checkGrantType(client, DEVICE_GRANT);
@@ -516,7 +516,7 @@ export class OAuthService {
     }
   }
 
-  /** grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 §3.4, §3.5). `slowDown`: the fault. */
+  /** grant_type=urn:ietf:params:oauth:grant-type:device_code (RFC 8628 section 3.4, section 3.5). `slowDown`: the fault. */
   pollDevice(client: OAuthClient, deviceCode: string | null, monotonic: number, slowDown = false): TokenResponse {
     const via = 'device_code';
     try {
@@ -530,7 +530,7 @@ export class OAuthService {
       const early = d.lastPoll !== null && monotonic - d.lastPoll < d.interval * 1000;
       d.lastPoll = monotonic;
       if (slowDown || early) {
-        // RFC 8628 §3.5: the interval grows by 5 seconds for this and later polls.
+        // RFC 8628 section 3.5: the interval grows by 5 seconds for this and later polls.
         d.interval += 5;
         throw new OAuthError('slow_down', `polling too fast; wait ${d.interval} seconds between requests`);
       }
@@ -579,9 +579,9 @@ export class OAuthService {
   // ------------------------------------------------------------ revocation, introspection
 
   /**
-   * RFC 7009: revoking a refresh token revokes its grant (§2.1: the access
+   * RFC 7009: revoking a refresh token revokes its grant (section 2.1: the access
    * tokens made from it too); an access token goes alone. An unknown token
-   * is no error (§2.2).
+   * is no error (section 2.2).
    */
   revokeToken(client: OAuthClient | null, token: string, hint: string | null): void {
     const via = 'revoke';
@@ -615,7 +615,7 @@ export class OAuthService {
     this.leases.revoked((l) => l.grant === grant.id, this.settingsNow.style);
   }
 
-  /** RFC 7662 §2.2. */
+  /** RFC 7662 section 2.2. */
   introspect(token: string): Record<string, unknown> {
     const now = this.ctx.now();
     const skewed = (ms: number): number => Math.floor((ms - this.settingsNow.clockSkew) / 1000);
@@ -740,7 +740,7 @@ export class OAuthService {
 }
 
 /**
- * RFC 6749 §3.1.2.3 with RFC 8252 §7.3: a registered URI matches exactly,
+ * RFC 6749 section 3.1.2.3 with RFC 8252 section 7.3: a registered URI matches exactly,
  * except that a loopback IP literal's port may differ (a native app gets
  * whatever free port it can). A client with no registered URIs takes any
  * loopback URI (test clients choose theirs).

@@ -81,9 +81,9 @@ function cleanEnvironment(): Record<string, string> {
 
 const HELP = run(['--help'], cleanEnvironment()).stdout;
 /** `ROOKERY_<FLAG>` of every flag in `rookery --help`, as the command derives them. */
-const ENV_NAMES = new Set([...HELP.matchAll(/^ {2}--([a-z][a-z-]*)/gm)].map((m) => `ROOKERY_${m[1]!.toUpperCase().replace(/-/g, '_')}`));
+const ENV_NAMES = new Set([...HELP.matchAll(/^ {2}--([a-z][a-z0-9-]*)/gm)].map((m) => `ROOKERY_${m[1]!.toUpperCase().replace(/-/g, '_')}`));
 
-interface Ready { imap: { host: string; port: number; secure: boolean }; rest: { host: string; port: number; url: string }; smtp: { host: string; port: number } | null }
+interface Ready { imap: { host: string; port: number; secure: boolean }; rest: { host: string; port: number; url: string }; smtp: { host: string; port: number } | null; pop3: { host: string; port: number; secure: boolean } | null }
 
 /** Starts the image's ENTRYPOINT (the compiled command for `rookery`) with `env`; resolves with its ready line. */
 function start(argv: string[], env: Record<string, string>, prefix: string[] = []): Promise<{ ready: Ready; stop: () => Promise<void> }> {
@@ -146,27 +146,26 @@ test('it copies the single executable, as npm run build:sea names it, onto the P
 test('every ROOKERY_ variable it sets, and the token it asks for, is an environment setting of the command', () => {
   assert.ok(ENV_NAMES.has('ROOKERY_REST_PORT') && ENV_NAMES.size > 40, `flags read from --help: ${[...ENV_NAMES].join(' ')}`);
   const env = environment();
-  const names = [...env.keys(), ...[...DOCKERFILE.matchAll(/\bROOKERY_[A-Z_]+/g)].map((m) => m[0])];
+  const names = [...env.keys(), ...[...DOCKERFILE.matchAll(/\bROOKERY_[A-Z0-9_]+/g)].map((m) => m[0])];
   for (const name of names) assert.ok(ENV_NAMES.has(name), `${name} is no setting of the command`);
   assert.ok(names.includes('ROOKERY_REST_TOKEN'));
   assert.ok(!env.has('ROOKERY_REST_TOKEN'), 'no token baked into the image');
   // The command agrees: no "is not a rookery setting" warning for any of them.
-  const r = run(['--port', '0', '--rest-port', '0', '--smtp-port', '0', '--print-certificate'], { ...cleanEnvironment(), ...Object.fromEntries(env) });
+  const r = run(['--port', '0', '--rest-port', '0', '--smtp-port', '0', '--pop3-port', '0', '--print-certificate'], { ...cleanEnvironment(), ...Object.fromEntries(env) });
   assert.equal(r.status, 0, r.stderr);
   assert.doesNotMatch(r.stderr, /warning/, r.stderr);
 });
 
-test('EXPOSE is the ports the command listens on with the image\'s environment: IMAP\'s defaults, SMTP\'s and REST\'s from ENV', () => {
+test('EXPOSE is the ports the command listens on with the image\'s environment: IMAP\'s defaults, SMTP\'s, POP3\'s and REST\'s from ENV', () => {
   const exposed = all('EXPOSE').flatMap((a) => a.split(/\s+/)).map((p) => Number(p.replace(/\/tcp$/, '')));
   const imap = /--port\s+IMAP port \(default (\d+), (\d+) with --secure/.exec(HELP);
   assert.ok(imap, 'rookery --help names the IMAP ports');
   const env = environment();
   assert.ok(!env.has('ROOKERY_PORT'), 'IMAP keeps its default, which ROOKERY_SECURE=1 turns into the IMAPS one');
-  const want = [Number(imap[1]), Number(imap[2]), Number(env.get('ROOKERY_SMTP_PORT')), Number(env.get('ROOKERY_REST_PORT'))];
+  const want = [Number(imap[1]), Number(imap[2]), Number(env.get('ROOKERY_SMTP_PORT')), Number(env.get('ROOKERY_POP3_PORT')), Number(env.get('ROOKERY_REST_PORT'))];
   assert.deepEqual([...exposed].sort(), [...want].sort());
   assert.deepEqual(want.slice(0, 2), [1143, 1993]);
   for (const p of exposed) assert.ok(p >= 1024, `port ${p}: the non-root USER cannot bind a port below 1024`);
-  assert.ok(!/--pop3/.test(HELP), 'the command has POP3 now: expose its port and drop the note in container/Dockerfile and docs/container.md');
 });
 
 /** A network namespace of its own (a user namespace maps us to root in it), so the image's fixed ports bind without a clash. */
@@ -182,6 +181,7 @@ test('with the image\'s environment and entrypoint the command listens on the ex
     assert.deepEqual([plain.ready.imap.host, plain.ready.imap.port, plain.ready.imap.secure], ['0.0.0.0', 1143, false]);
     assert.deepEqual([plain.ready.rest.host, plain.ready.rest.port], ['0.0.0.0', 8025]);
     assert.deepEqual([plain.ready.smtp?.host, plain.ready.smtp?.port], ['0.0.0.0', 2525]);
+    assert.deepEqual([plain.ready.pop3?.host, plain.ready.pop3?.port, plain.ready.pop3?.secure], ['0.0.0.0', 1110, false]);
   } finally {
     await plain.stop();
   }
@@ -194,7 +194,7 @@ test('with the image\'s environment and entrypoint the command listens on the ex
 });
 
 test('REST on every address is refused without ROOKERY_REST_TOKEN, with the reason', () => {
-  const env = { ...cleanEnvironment(), ...Object.fromEntries(environment()), ROOKERY_PORT: '0', ROOKERY_REST_PORT: '0', ROOKERY_SMTP_PORT: '0' };
+  const env = { ...cleanEnvironment(), ...Object.fromEntries(environment()), ROOKERY_PORT: '0', ROOKERY_REST_PORT: '0', ROOKERY_SMTP_PORT: '0', ROOKERY_POP3_PORT: '0' };
   const r = run([], env);
   assert.equal(r.status, 1);
   assert.match(r.stderr, /non-loopback host 0\.0\.0\.0 needs a token/);
@@ -213,7 +213,7 @@ test('the HEALTHCHECK command asks GET /v1/health with the token from the enviro
 
   const image = { ...cleanEnvironment(), ...Object.fromEntries(environment()), ROOKERY_REST_TOKEN: 'image-token' };
   // Free ports instead of the fixed ones; the probe reads the port from the environment, as in the container.
-  const server = await start([], { ...image, ROOKERY_PORT: '0', ROOKERY_REST_PORT: '0', ROOKERY_SMTP_PORT: '0' });
+  const server = await start([], { ...image, ROOKERY_PORT: '0', ROOKERY_REST_PORT: '0', ROOKERY_SMTP_PORT: '0', ROOKERY_POP3_PORT: '0' });
   const probeEnv = { ...image, ROOKERY_REST_PORT: String(server.ready.rest.port) };
   try {
     const ok = run(argv.slice(1), probeEnv);
