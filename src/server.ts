@@ -427,6 +427,8 @@ export class Server extends EventEmitter<ServerEventMap> {
         this.script.reset();
         this.oauth.reset();
         this.clientFindings.clear();
+        // A verdict is a finding of the TLS bench: the next test starts without the last one's.
+        this.tls.verdicts.clear();
         this.emit('reset', {});
         break;
       default:

@@ -263,6 +263,10 @@ describe('choosing attacks and reading verdicts', () => {
     assert.match(junit, /<testcase classname="rookery\.tls\.session-2" name="starttls-stripping">\n {6}<failure type="leaked-credentials"/);
     assert.match(renderClientReport(report, 'text'), /S2 tls starttls-stripping: leaked-credentials/);
     assert.deepEqual(JSON.parse(renderClientReport(report, 'json')).verdicts.length, 2);
+    // A reset starts the next test clean: findings and verdicts alike.
+    server.control.reset();
+    assert.deepEqual(server.clientReport().verdicts, []);
+    assert.deepEqual(server.tls.verdicts.list(), []);
   });
 
   test('a command name with hyphens is read whole: X-ROOKERY-INJECTED, offered only by the injection, is acting on it', async () => {
