@@ -34,7 +34,7 @@ interface Account {
 }
 
 /** A line of /etc/passwd by user name. */
-function passwdEntry(name: string): Account | null {
+export function passwdEntry(name: string): Account | null {
   try {
     for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
       const f = line.split(':');
@@ -46,7 +46,8 @@ function passwdEntry(name: string): Account | null {
   return null;
 }
 
-async function freePort(): Promise<number> {
+/** A free loopback port (listened on and closed again). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);
@@ -57,7 +58,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Resolves once a connection to the port gets Dovecot's "ready" greeting. */
+/** Resolves once a connection to the port gets Dovecot's "ready" greeting (IMAP `* OK ... ready.`, POP3 `+OK ... ready.`). */
 async function waitReady(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -84,7 +85,10 @@ async function waitReady(port: number, child: ChildProcess, timeoutMs: number): 
 }
 
 export interface Dovecot {
+  /** The IMAP port. */
   port: number;
+  /** The POP3 port, when started with `pop3: true`. */
+  pop3: number | null;
   /** `dovecot --version`. */
   version: string;
   /** Directory holding the configuration and the log (removed by stop()). */
@@ -92,13 +96,31 @@ export interface Dovecot {
   stop(): Promise<void>;
 }
 
+export interface DovecotOptions {
+  /** Also serve POP3 (Debian's dovecot-pop3d): `pop3` of the result is its port. */
+  pop3?: boolean;
+  /** Every user's password (default `pass`). */
+  password?: string;
+  /** Extra lines for dovecot.conf (pop3_* settings, limits). */
+  extra?: string[];
+}
+
+/** Whether this Dovecot has the POP3 protocol (the binary comes with dovecot-core, pop3 with dovecot-pop3d). */
+export function hasPop3(bin: string | null = findDovecot()): boolean {
+  if (bin === null) return false;
+  for (const dir of ['/usr/lib/dovecot', '/usr/libexec/dovecot', '/usr/local/libexec/dovecot', path.join(path.dirname(bin), '../lib/dovecot')]) {
+    if (existsSync(path.join(dir, 'pop3'))) return true;
+  }
+  return false;
+}
+
 /**
- * Starts a throwaway Dovecot.
- * @returns the running server, or null when Dovecot is not installed
+ * Starts a throwaway Dovecot (IMAP, and POP3 with `pop3: true`).
+ * @returns the running server, or null when Dovecot (or its POP3, when asked for) is not installed
  */
-export async function startDovecot(): Promise<Dovecot | null> {
+export async function startDovecot(options: DovecotOptions = {}): Promise<Dovecot | null> {
   const bin = findDovecot();
-  if (bin === null) return null;
+  if (bin === null || (options.pop3 === true && !hasPop3(bin))) return null;
   const version = await new Promise<string>((resolve) => {
     const p = spawn(bin, ['--version']);
     let out = '';
@@ -133,6 +155,7 @@ export async function startDovecot(): Promise<Dovecot | null> {
   }
 
   const port = await freePort();
+  const pop3 = options.pop3 === true ? await freePort() : null;
   const conf = path.join(dir, 'dovecot.conf');
   await writeFile(
     conf,
@@ -142,10 +165,10 @@ export async function startDovecot(): Promise<Dovecot | null> {
       `log_path = ${dir}/dovecot.log`,
       `instance_name = rookery-diff-${port}`,
       'listen = 127.0.0.1',
-      'protocols = imap',
+      pop3 === null ? 'protocols = imap' : 'protocols = imap pop3',
       'ssl = no',
       'disable_plaintext_auth = no',
-      'auth_mechanisms = plain',
+      pop3 === null ? 'auth_mechanisms = plain' : 'auth_mechanisms = plain login',
       `default_internal_user = ${internal}`,
       `default_login_user = ${login}`,
       `first_valid_uid = ${Math.min(mailUser.uid, 500)}`,
@@ -153,7 +176,7 @@ export async function startDovecot(): Promise<Dovecot | null> {
       `mail_location = maildir:${home}/%u/Maildir`,
       'passdb {',
       '  driver = static',
-      '  args = password=pass',
+      `  args = password=${options.password ?? 'pass'}`,
       '}',
       'userdb {',
       '  driver = static',
@@ -168,6 +191,10 @@ export async function startDovecot(): Promise<Dovecot | null> {
       `    port = ${port}`,
       '  }',
       '}',
+      ...(pop3 === null
+        ? []
+        : ['service pop3-login {', '  chroot =', '  inet_listener pop3 {', `    port = ${pop3}`, '  }', '  inet_listener pop3s {', '    port = 0', '  }', '}']),
+      ...(options.extra ?? []),
       // not root: sockets the default config gives to the dovecot group stay ours
       ...(root
         ? []
@@ -201,6 +228,7 @@ export async function startDovecot(): Promise<Dovecot | null> {
   };
   try {
     await waitReady(port, child, 10_000);
+    if (pop3 !== null) await waitReady(pop3, child, 10_000);
   } catch (e) {
     let log = '';
     try {
@@ -211,7 +239,7 @@ export async function startDovecot(): Promise<Dovecot | null> {
     await stop();
     throw new Error(`${(e as Error).message}\n${stderr}\n${log}`);
   }
-  return { port, version, dir, stop };
+  return { port, pop3, version, dir, stop };
 }
 
 /** A raw IMAP connection to `port` (Rookery or Dovecot alike), greeted and logged in as `user`. */
