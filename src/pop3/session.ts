@@ -8,6 +8,7 @@
 import type * as net from 'node:net';
 import { hostname } from 'node:os';
 import type * as tls from 'node:tls';
+import type { Duplex } from 'node:stream';
 import { Admission, type AdmissionServer } from '../connection/admission.js';
 import { Connection } from '../connection/connection.js';
 import type { SessionHandle } from '../connection/registry.js';
@@ -78,7 +79,9 @@ export class Pop3Session implements SessionHandle {
   private lineWaiter: ((line: Buffer | null) => void) | null = null;
   /** A command rule's action whose output is gathered until the command has answered. */
   private capture: { parts: Buffer[]; action: ScriptAction } | null = null;
-  private tlsUpgrade: tls.SecureContext | null = null;
+  private tlsUpgrade: ((plain: Duplex) => tls.TLSSocket) | null = null;
+  /** The TLS layer (implicit TLS or after STLS), for the client certificate SASL EXTERNAL reads. */
+  private tlsSocket: tls.TLSSocket | null = null;
   /** Set by a graceful shutdown: the goodbye once the running command has answered. */
   private goodbyeAfterCommand: string | null = null;
   /** The command running, for script contexts of its responses. */
@@ -92,6 +95,7 @@ export class Pop3Session implements SessionHandle {
     tcp: net.Socket,
   ) {
     this.id = server.sessions.nextId();
+    if (secure && socket !== tcp) this.tlsSocket = socket as tls.TLSSocket;
     const config = host.config;
     this.reader = new LineReader(config.maxLineLength);
     const transcript = server.transcripts.open(this.id, socket.remoteAddress ?? null, () => this.user, 'pop3');
@@ -345,6 +349,7 @@ export class Pop3Session implements SessionHandle {
         failTlsHandshake(refused);
         return;
       }
+      this.tlsSocket = this.conn.socket as tls.TLSSocket;
       // RFC 2595 §4: what was said before TLS does not count after it.
       this.pendingUser = null;
       this.capaSeen = false;
@@ -357,7 +362,18 @@ export class Pop3Session implements SessionHandle {
 
   /** STLS: the connection switches to TLS once the +OK is out; buffered plain text is dropped (RFC 2595 §4). */
   startTls(): void {
-    this.tlsUpgrade = this.server.tlsContext();
+    const listener = this.server.tlsFor('pop3');
+    this.tlsUpgrade = (plain) => listener.wrap(plain);
+  }
+
+  /**
+   * The user the client certificate names (signed by the test CA, still
+   * valid; `tls.pop3.requestCert`), or null: what AUTH EXTERNAL logs in.
+   */
+  get certificateUser(): string | null {
+    if (this.tlsSocket === null) return null;
+    const user = this.server.tlsFor('pop3').certificateUser(this.tlsSocket);
+    return user !== null && this.server.store.users.has(user) ? user : null;
   }
 
   capaSent(lines: readonly string[]): void {

@@ -19,7 +19,7 @@ export const capa: Pop3CommandSpec = {
   states: ['authorization', 'transaction'],
   run({ session, args }) {
     if (args.length > 0) return bad('CAPA takes no argument');
-    const lines = capabilityLines(session.config, session.state, session.secure, session.state === 'transaction' ? session.user : null);
+    const lines = capabilityLines(session.config, session.state, session.secure, session.state === 'transaction' ? session.user : null, session.certificateUser);
     session.capaSent(lines);
     return ok('Capability list follows', linesBody(lines));
   },
