@@ -20,7 +20,9 @@ import { failTlsHandshake } from '../script/transport.js';
 import type { Server } from '../server.js';
 import type { StoreChange } from '../store/changes.js';
 import { applyUpdate, maildropMessages, uidlFormat } from './behaviour.js';
-import { expireFor } from './capabilities.js';
+import { attackPop3Greeting, attackStls, POP3_DIALECT, pop3Offered, type StlsPlan } from '../tls/attacks/pop3-attack.js';
+import type { TlsWatch } from '../tls/verdicts.js';
+import { capabilityLines, expireFor } from './capabilities.js';
 import { NO_POP3_CHECK, pop3CheckerFactory, type Pop3Checker } from './checker-hook.js';
 import { pop3Commands } from './commands/index.js';
 import { bad, err, ok, type Pop3Reply, type Pop3State } from './commands/types.js';
@@ -80,6 +82,12 @@ export class Pop3Session implements SessionHandle {
   /** A command rule's action whose output is gathered until the command has answered. */
   private capture: { parts: Buffer[]; action: ScriptAction } | null = null;
   private tlsUpgrade: ((plain: Duplex) => tls.TLSSocket) | null = null;
+  /** The TLS bench's watch when this session meets a STARTTLS attack or a broken profile (docs/tls.md). */
+  readonly tlsWatch: TlsWatch | null;
+  /** Plain text an attack writes right after the next answer, in the same write (starttls-buffering). */
+  private afterReply: Buffer | null = null;
+  /** The tampering attack's injected CAPA answer stands in for the answer to the first CAPA. */
+  private capaInjected = false;
   /** The TLS layer (implicit TLS or after STLS), for the client certificate SASL EXTERNAL reads. */
   private tlsSocket: tls.TLSSocket | null = null;
   /** Set by a graceful shutdown: the goodbye once the running command has answered. */
@@ -122,8 +130,16 @@ export class Pop3Session implements SessionHandle {
     this.admission.register(this);
     this.timestamp = config.apop ? `<${process.pid}.${this.id}.${server.now()}@${(machineName ??= hostnameOnce())}>` : null;
     this.emitSession('open');
-    const greeting = Buffer.from(`+OK Rookery POP3 server ready${this.timestamp ? ` ${this.timestamp}` : ''}\r\n`);
+    let greeting: Buffer = Buffer.from(`+OK Rookery POP3 server ready${this.timestamp ? ` ${this.timestamp}` : ''}\r\n`);
     const action = this.fire('greeting', greeting.toString('latin1'));
+    // After the greeting rules: one of them may choose this session's attacks (`attacks`).
+    const offered = (): ReadonlySet<string> => pop3Offered(capabilityLines(config, this.state, this.conn.secure, this.state === 'transaction' ? this.user : null, this.certificateUser));
+    this.tlsWatch = server.tls.watch(this.id, 'pop3', POP3_DIALECT, offered, !secure, action?.rule.attacks);
+    if (this.tlsWatch) {
+      if (secure && socket !== tcp) server.tls.follow(this.tlsWatch, 'pop3', socket as tls.TLSSocket);
+      greeting = attackPop3Greeting(this.tlsWatch, greeting);
+      this.capaInjected = this.tlsWatch.has('starttls-tampering');
+    }
     if (action) this.applyOutput(action, greeting);
     else this.send([greeting]);
     this.checker.greeting?.(greeting.toString('latin1', 0, greeting.length - 2));
@@ -187,6 +203,7 @@ export class Pop3Session implements SessionHandle {
   // ------------------------------------------------------------ input
 
   private onData(chunk: Buffer): void {
+    this.tlsWatch?.received();
     this.reader.push(chunk);
     if (this.lineWaiter && this.reader.hasLine) {
       const waiter = this.lineWaiter;
@@ -238,6 +255,7 @@ export class Pop3Session implements SessionHandle {
       this.reply(seq, '', { ok: false, status: 'BAD', text: `Line too long (limit ${this.config.maxLineLength} octets with CRLF)` });
       return;
     }
+    this.tlsWatch?.command(line, this.conn.secure);
     const text = line.toString('utf8');
     const space = text.indexOf(' ');
     const verb = (space < 0 ? text : text.slice(0, space)).toUpperCase();
@@ -305,7 +323,13 @@ export class Pop3Session implements SessionHandle {
     const parts: Buffer[] = [statusLine(head)];
     this.server.options.debug?.(`S${this.id} S: ${head.slice(0, -2)}${result.body ? ' (multi-line)' : ''}`);
     if (result.ok && result.body !== undefined && result.body !== null) parts.push(...frameBody(result.body, result.framing ?? RFC_FRAMING));
-    this.respond(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    if (this.afterReply) parts.push(this.afterReply);
+    this.afterReply = null;
+    // The tampering attack already answered the first command (its injected CAPA answer): when that
+    // command is CAPA, the client reads the injection as this answer; any other read it as its own.
+    const injected = this.capaInjected;
+    this.capaInjected = false;
+    if (!(injected && verb === 'CAPA')) this.respond(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
     this.checker.answered?.(result.ok, parts.length > 1);
     this.endCapture();
     this.current = null;
@@ -361,9 +385,26 @@ export class Pop3Session implements SessionHandle {
   // ------------------------------------------------------------ what commands ask of the session
 
   /** STLS: the connection switches to TLS once the +OK is out; buffered plain text is dropped (RFC 2595 §4). */
-  startTls(): void {
-    const listener = this.server.tlsFor('pop3');
-    this.tlsUpgrade = (plain) => listener.wrap(plain);
+  startTls(plan: StlsPlan | null = null): void {
+    const server = this.server;
+    const listener = server.tlsFor('pop3');
+    const watch = this.tlsWatch;
+    if (plan?.after) this.afterReply = plan.after;
+    // starttls-no-handshake: "+OK" and the session stays in plain text.
+    if (plan && !plan.handshake) return;
+    this.tlsUpgrade = (plain) => {
+      const socket = listener.wrap(plain);
+      if (watch) server.tls.follow(watch, 'pop3', socket);
+      const garbage = plan?.afterHandshake;
+      // Under the TLS layer: these bytes reach the client outside any record.
+      if (garbage && watch) socket.once('secure', () => watch.armGarbage(() => plain.write(garbage)));
+      return socket;
+    };
+  }
+
+  /** The STARTTLS attack's plan for STLS (null: none changes it). */
+  stlsPlan(): StlsPlan | null {
+    return this.tlsWatch ? attackStls(this.tlsWatch) : null;
   }
 
   /**
@@ -570,6 +611,7 @@ export class Pop3Session implements SessionHandle {
     if (this.closedDone) return;
     this.closedDone = true;
     this.checker.closed(this.quitting);
+    this.tlsWatch?.closed();
     this.admission.closed();
     this.unsubscribe();
     this.admission.unregister(this.id);
