@@ -90,6 +90,8 @@ export class Pop3Session implements SessionHandle {
   private capaInjected = false;
   /** The TLS layer (implicit TLS or after STLS), for the client certificate SASL EXTERNAL reads. */
   private tlsSocket: tls.TLSSocket | null = null;
+  /** The token service ended this login's token (outlook style): the text of the -ERR that answers the next command. */
+  private tokenEndText: string | null = null;
   /** Set by a graceful shutdown: the goodbye once the running command has answered. */
   private goodbyeAfterCommand: string | null = null;
   /** The command running, for script contexts of its responses. */
@@ -296,7 +298,12 @@ export class Pop3Session implements SessionHandle {
     }
     let result: Pop3Reply;
     const spec = pop3Commands().get(verb);
-    if (refusal !== null) result = err(refusal);
+    if (this.tokenEndText !== null) {
+      // The token ended and the style waits for the client's next command: that command is answered, not run.
+      result = err(this.tokenEndText, 'AUTH');
+      this.tokenEndText = null;
+      this.quitting = true;
+    } else if (refusal !== null) result = err(refusal);
     else if (verb === '') result = bad('Empty command');
     else if (!spec) result = bad(`Unknown command ${verb.slice(0, 40)}`);
     else if (!spec.states.includes(this.state)) result = bad(`${verb} is not allowed in the ${STATE_NAMES[this.state]} state`);
@@ -415,6 +422,24 @@ export class Pop3Session implements SessionHandle {
     if (this.tlsSocket === null) return null;
     const user = this.server.tlsFor('pop3').certificateUser(this.tlsSocket);
     return user !== null && this.server.store.users.has(user) ? user : null;
+  }
+
+  /** The user logged in now, or null: the token service checks a lease is still this login's (src/oauth/leases.ts). */
+  leaseUser(): string | null {
+    return this.state === 'transaction' ? this.user : null;
+  }
+
+  /**
+   * The token service ended this login's token (expired or revoked), as
+   * the `oauth.style` provider ends a session (src/oauth/styles.ts). POP3
+   * has no BYE: `-ERR [AUTH] text` and the close, now between commands
+   * (after the running one) or in answer to the next command. [AUTH]
+   * (RFC 3206 §4): the credentials, not the system, are the problem, so
+   * the client knows to get a new token. No UPDATE: nothing is deleted.
+   */
+  tokenEnded(text: string, atNextCommand: boolean): void {
+    if (atNextCommand) this.tokenEndText = text;
+    else this.goodbyeWhenIdle(`[AUTH] ${text}`);
   }
 
   capaSent(lines: readonly string[]): void {

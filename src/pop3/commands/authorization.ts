@@ -78,7 +78,12 @@ async function response(session: Pop3Session, challenge: string): Promise<Buffer
 async function tokenLogin(session: Pop3Session, name: string | undefined, token: string | undefined, mechanism: Mechanism): Promise<Pop3Reply> {
   const split = name === undefined ? undefined : splitUser(session.config.behaviour, name);
   const verdict = checkToken(session.server, split?.user, token, mechanism, session.id);
-  if (verdict.ok && split) return session.login(split.user, split.prefix);
+  if (verdict.ok && split) {
+    const reply = session.login(split.user, split.prefix);
+    // A token of the token service: the session ends when it expires or is revoked.
+    if (reply.ok) verdict.lease?.(session);
+    return reply;
+  }
   if (verdict.ok) return authFailed();
   const { challenge } = verdict.refusal;
   if (challenge) {
