@@ -175,3 +175,24 @@ print(json.dumps(r))
     assert.ok(!(plain.sasl as string[]).includes('EXTERNAL'), 'without requestCert the server never asked for it');
   });
 });
+
+function fetchmail(port: number, name: string): Promise<{ code: number; stdout: string }> {
+  const rc = join(dir, `fetchmailrc-${name}`);
+  // fetchmail 6.4 matches DNS names only (not iPAddress SANs): localhost. `-c` counts without fetching.
+  writeFileSync(rc, `poll localhost service ${port} protocol POP3 timeout 3 user testuser password testpass ssl sslproto 'TLS1.2+' sslcertck sslcertfile ${caFile}\n`, { mode: 0o600 });
+  return new Promise((resolve) => {
+    execFile('fetchmail', ['-f', rc, '-c', '--nosyslog'], { timeout: 10_000 }, (error, stdout) => resolve({ code: error ? Number((error as { code?: number }).code ?? -1) : 0, stdout }));
+  });
+}
+
+test('fetchmail ssl sslcertck over POP3S: valid counts the message, expired and wrong-host are refused (exit 2, a socket error)', { timeout: 40_000 }, async () => {
+  const storage = { INBOX: { messages: ['Subject: a\r\n\r\nx\r\n'] }, '': {} };
+  const good = await start({ tls: { pop3: { profile: 'valid' } }, storage });
+  const counted = await fetchmail(good.pop3, 'valid');
+  assert.equal(counted.code, 0);
+  assert.match(counted.stdout, /^1 message for testuser at localhost/);
+  for (const profile of ['expired', 'wrong-host'] as const) {
+    const bad = await start({ tls: { pop3: { profile } }, storage });
+    assert.equal((await fetchmail(bad.pop3, profile)).code, 2, profile);
+  }
+});
