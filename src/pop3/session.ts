@@ -20,7 +20,7 @@ import { failTlsHandshake } from '../script/transport.js';
 import type { Server } from '../server.js';
 import type { StoreChange } from '../store/changes.js';
 import { applyUpdate, maildropMessages, uidlFormat } from './behaviour.js';
-import { attackPop3Greeting, attackStls, POP3_DIALECT, pop3Offered, type StlsPlan } from '../tls/attacks/pop3-attack.js';
+import { attackPop3Greeting, attackStls, POP3_DIALECT, pop3Offered, stlsStripped, type StlsPlan } from '../tls/attacks/pop3-attack.js';
 import type { TlsWatch } from '../tls/verdicts.js';
 import { capabilityLines, expireFor } from './capabilities.js';
 import { NO_POP3_CHECK, pop3CheckerFactory, type Pop3Checker } from './checker-hook.js';
@@ -275,7 +275,8 @@ export class Pop3Session implements SessionHandle {
       state: this.state,
       user: this.user,
       secure: this.conn.secure,
-      stlsOffered: this.config.stls && !this.conn.secure,
+      // Stripped by an attack, STLS was not offered as far as the client could see.
+      stlsOffered: this.config.stls && !this.conn.secure && !stlsStripped(this.tlsWatch),
       capaSeen: this.capaSeen,
       capabilities: this.lastCapa,
       pipelined,

@@ -74,11 +74,6 @@ export function attackPop3Greeting(watch: TlsWatch, greeting: Buffer): Buffer {
   return Buffer.from(line, 'latin1');
 }
 
-/** True when the session's first CAPA is answered by the tampering attack's injected answer, not by the session. */
-export function injectedCapaAnswers(watch: TlsWatch): boolean {
-  return watch.has('starttls-tampering');
-}
-
 /** STLS is left out of CAPA and STLS is answered as unknown (starttls-stripping). */
 export function stlsStripped(watch: TlsWatch | null): boolean {
   return watch?.has('starttls-stripping') ?? false;
