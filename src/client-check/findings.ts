@@ -6,7 +6,7 @@
  */
 import { ServiceError } from '../errors.js';
 import type { TlsVerdict } from '../tls/verdicts.js';
-import { CLIENT_RULES, clientRule, type CheckedProtocol, type ClientCheckMode, type FindingSeverity } from './rules.js';
+import { CLIENT_RULES, clientRule, type CheckedProtocol, type ClientCheckMode, type FindingSeverity, type RuleProtocol } from './rules.js';
 
 /** One place where a client broke the protocol. */
 export interface ClientFinding {
@@ -36,6 +36,8 @@ export interface FindingInput {
   command: string | null;
   rule: string;
   text: string;
+  /** For rules of `any` protocol (the TLS verdicts): the session's; default IMAP. */
+  protocol?: CheckedProtocol;
 }
 
 /** Findings kept per server; older ones are dropped first. */
@@ -52,7 +54,7 @@ export interface ClientFindingsQuery {
 /** The report `server.clientReport()` returns and `--client-report json:` writes. */
 export interface ClientReport {
   mode: ClientCheckMode;
-  rules: { id: string; protocol: CheckedProtocol; severity: FindingSeverity; rfc: string; summary: string }[];
+  rules: { id: string; protocol: RuleProtocol; severity: FindingSeverity; rfc: string; summary: string }[];
   /** Sessions the checker saw (newest MAX_SESSIONS). */
   sessions: number[];
   /** The same sessions by protocol (each gets the test cases of its protocol's rules). */
@@ -92,7 +94,7 @@ export class ClientFindingLog {
     const rule = clientRule(input.rule)!;
     const finding: ClientFinding = {
       id: this.nextId++,
-      protocol: rule.protocol,
+      protocol: input.protocol ?? (rule.protocol === 'any' ? 'imap' : rule.protocol),
       session: input.session,
       user: input.user,
       tag: input.tag,

@@ -53,6 +53,7 @@ function renderJunit(report: ClientReport): string {
     // IMAP keeps the class names it always had; other protocols are named in theirs.
     const classname = protocol === 'imap' ? `rookery.client.session-${session}` : `rookery.client.${protocol}.session-${session}`;
     for (const rule of report.rules) {
+      // `any` rules are the TLS verdicts: each verdict is a test case of its own (below).
       if ((rule.protocol ?? 'imap') !== protocol) continue;
       const found = report.findings.filter((f) => f.session === session && f.rule === rule.id);
       const head = `    <testcase classname="${classname}" name="${xml(rule.id)}">`;

@@ -14,12 +14,14 @@ export const CLIENT_CHECK_MODES: readonly ClientCheckMode[] = ['off', 'report', 
 
 export type FindingSeverity = 'error' | 'warning';
 
-/** The protocol a rule (and its findings) belongs to. */
+/** The protocol a finding belongs to. */
 export type CheckedProtocol = 'imap' | 'pop3';
+/** The protocol a rule belongs to; `any`: the TLS bench's verdicts, found on IMAP and POP3 sessions alike. */
+export type RuleProtocol = CheckedProtocol | 'any';
 
 export interface ClientRule {
   readonly id: string;
-  readonly protocol: CheckedProtocol;
+  readonly protocol: RuleProtocol;
   readonly severity: FindingSeverity;
   readonly rfc: string;
   /** False: checked only when `clientCheckRules` turns it on. */
@@ -45,7 +47,7 @@ const IMAP_RULES: readonly ClientRule[] = [
   { id: 'no-logout', protocol: 'imap', severity: 'warning', rfc: 'RFC 3501 §6.1.3', byDefault: false, summary: 'the client closed the connection without LOGOUT' },
 ];
 
-// The TLS bench's verdicts (src/tls/verdicts.ts) are findings of IMAP sessions for now.
+// The TLS bench's verdicts (src/tls/verdicts.ts) are findings of the session's own protocol.
 export const CLIENT_RULES: readonly ClientRule[] = [...IMAP_RULES, ...POP3_RULES, ...VERDICT_RULES];
 
 /**

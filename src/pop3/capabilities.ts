@@ -9,6 +9,15 @@ import type { Pop3State } from './commands/types.js';
 /** The SASL mechanisms of AUTH (RFC 5034), checked against the same users and tokens as IMAP. */
 export const POP3_SASL = ['PLAIN', 'LOGIN', 'XOAUTH2', 'OAUTHBEARER'] as const;
 
+/**
+ * The mechanisms a session offers: EXTERNAL (RFC 4422 Appendix A) only
+ * when the TLS layer carries a client certificate of the test CA that
+ * names a user, so a client never picks a mechanism that cannot succeed.
+ */
+export function saslFor(certificateUser: string | null): readonly string[] {
+  return certificateUser === null ? POP3_SASL : [...POP3_SASL, 'EXTERNAL'];
+}
+
 export const IMPLEMENTATION = 'Rookery';
 
 /** The user's EXPIRE policy (RFC 2449 §6.7): days, or NEVER. */
@@ -23,8 +32,9 @@ export function loginDelayFor(config: ResolvedPop3, user: string): number {
 
 const days = (v: number | 'NEVER'): number => (v === 'NEVER' ? Number.POSITIVE_INFINITY : v);
 
-export function capabilityLines(config: ResolvedPop3, state: Pop3State, secure: boolean, user: string | null): string[] {
-  const lines = ['TOP', 'UIDL', 'USER', `SASL ${POP3_SASL.join(' ')}`, 'RESP-CODES', 'AUTH-RESP-CODE', 'PIPELINING'];
+export function capabilityLines(config: ResolvedPop3, state: Pop3State, secure: boolean, user: string | null, certificateUser: string | null = null): string[] {
+  const sasl = state === 'authorization' ? saslFor(certificateUser) : POP3_SASL;
+  const lines = ['TOP', 'UIDL', 'USER', `SASL ${sasl.join(' ')}`, 'RESP-CODES', 'AUTH-RESP-CODE', 'PIPELINING'];
   // RFC 2449 §6.7, §6.5: before login, a policy that varies per user is announced as the least one
   // with USER; after login, the user's own, without USER.
   if (user !== null) lines.push(`EXPIRE ${expireFor(config, user)}`);

@@ -6,7 +6,6 @@
  * (`pop3.loginDelay`, `[LOGIN-DELAY]`).
  */
 import * as net from 'node:net';
-import { nodeTls } from '../tls/node-tls.js';
 import type { ResolvedPop3 } from '../options/types.js';
 import { failTlsHandshake } from '../script/transport.js';
 import type { ListenAddress, Server } from '../server.js';
@@ -40,7 +39,7 @@ export class Pop3Listener implements Pop3Host {
 
   async listen(): Promise<ListenAddress> {
     // A bad key or certificate fails here, not at a client's handshake.
-    if (this.config.secure || this.config.stls) this.server.tlsContext();
+    if (this.config.secure || this.config.stls) this.server.tlsContext('pop3');
     const listener = net.createServer((socket) => this.accept(socket));
     await new Promise<void>((resolve, reject) => {
       listener.once('error', reject);
@@ -99,7 +98,8 @@ export class Pop3Listener implements Pop3Host {
       return;
     }
     // Wrapped by hand (not tls.Server) so that the session keeps the TCP socket for resets.
-    const channel = this.config.secure ? new (nodeTls().TLSSocket)(socket, { isServer: true, secureContext: this.server.tlsContext() }) : socket;
+    // The `tls.pop3` settings (profile, SNI, client certificates, versions, ALPN `pop3`): src/tls/listener-tls.ts.
+    const channel = this.config.secure ? this.server.tlsFor('pop3').wrap(socket) : socket;
     const maxUnauthenticated = Math.min(options.maxUnauthenticated, this.maxConnections);
     if (this.sockets.size >= this.maxConnections) {
       refuse(channel, socket, `[SYS/TEMP] Too many connections (limit ${this.maxConnections})`);

@@ -8,6 +8,7 @@
 import type * as net from 'node:net';
 import { hostname } from 'node:os';
 import type * as tls from 'node:tls';
+import type { Duplex } from 'node:stream';
 import { Admission, type AdmissionServer } from '../connection/admission.js';
 import { Connection } from '../connection/connection.js';
 import type { SessionHandle } from '../connection/registry.js';
@@ -19,7 +20,9 @@ import { failTlsHandshake } from '../script/transport.js';
 import type { Server } from '../server.js';
 import type { StoreChange } from '../store/changes.js';
 import { applyUpdate, maildropMessages, uidlFormat } from './behaviour.js';
-import { expireFor } from './capabilities.js';
+import { attackPop3Greeting, attackStls, POP3_DIALECT, pop3Offered, stlsStripped, type StlsPlan } from '../tls/attacks/pop3-attack.js';
+import type { TlsWatch } from '../tls/verdicts.js';
+import { capabilityLines, expireFor } from './capabilities.js';
 import { NO_POP3_CHECK, pop3CheckerFactory, type Pop3Checker } from './checker-hook.js';
 import { pop3Commands } from './commands/index.js';
 import { bad, err, ok, type Pop3Reply, type Pop3State } from './commands/types.js';
@@ -78,7 +81,17 @@ export class Pop3Session implements SessionHandle {
   private lineWaiter: ((line: Buffer | null) => void) | null = null;
   /** A command rule's action whose output is gathered until the command has answered. */
   private capture: { parts: Buffer[]; action: ScriptAction } | null = null;
-  private tlsUpgrade: tls.SecureContext | null = null;
+  private tlsUpgrade: ((plain: Duplex) => tls.TLSSocket) | null = null;
+  /** The TLS bench's watch when this session meets a STARTTLS attack or a broken profile (docs/tls.md). */
+  readonly tlsWatch: TlsWatch | null;
+  /** Plain text an attack writes right after the next answer, in the same write (starttls-buffering). */
+  private afterReply: Buffer | null = null;
+  /** The tampering attack's injected CAPA answer stands in for the answer to the first CAPA. */
+  private capaInjected = false;
+  /** The TLS layer (implicit TLS or after STLS), for the client certificate SASL EXTERNAL reads. */
+  private tlsSocket: tls.TLSSocket | null = null;
+  /** The token service ended this login's token (outlook style): the text of the -ERR that answers the next command. */
+  private tokenEndText: string | null = null;
   /** Set by a graceful shutdown: the goodbye once the running command has answered. */
   private goodbyeAfterCommand: string | null = null;
   /** The command running, for script contexts of its responses. */
@@ -92,6 +105,7 @@ export class Pop3Session implements SessionHandle {
     tcp: net.Socket,
   ) {
     this.id = server.sessions.nextId();
+    if (secure && socket !== tcp) this.tlsSocket = socket as tls.TLSSocket;
     const config = host.config;
     this.reader = new LineReader(config.maxLineLength);
     const transcript = server.transcripts.open(this.id, socket.remoteAddress ?? null, () => this.user, 'pop3');
@@ -118,8 +132,16 @@ export class Pop3Session implements SessionHandle {
     this.admission.register(this);
     this.timestamp = config.apop ? `<${process.pid}.${this.id}.${server.now()}@${(machineName ??= hostnameOnce())}>` : null;
     this.emitSession('open');
-    const greeting = Buffer.from(`+OK Rookery POP3 server ready${this.timestamp ? ` ${this.timestamp}` : ''}\r\n`);
+    let greeting: Buffer = Buffer.from(`+OK Rookery POP3 server ready${this.timestamp ? ` ${this.timestamp}` : ''}\r\n`);
     const action = this.fire('greeting', greeting.toString('latin1'));
+    // After the greeting rules: one of them may choose this session's attacks (`attacks`).
+    const offered = (): ReadonlySet<string> => pop3Offered(capabilityLines(config, this.state, this.conn.secure, this.state === 'transaction' ? this.user : null, this.certificateUser));
+    this.tlsWatch = server.tls.watch(this.id, 'pop3', POP3_DIALECT, offered, !secure, action?.rule.attacks);
+    if (this.tlsWatch) {
+      if (secure && socket !== tcp) server.tls.follow(this.tlsWatch, 'pop3', socket as tls.TLSSocket);
+      greeting = attackPop3Greeting(this.tlsWatch, greeting);
+      this.capaInjected = this.tlsWatch.has('starttls-tampering');
+    }
     if (action) this.applyOutput(action, greeting);
     else this.send([greeting]);
     this.checker.greeting?.(greeting.toString('latin1', 0, greeting.length - 2));
@@ -183,6 +205,7 @@ export class Pop3Session implements SessionHandle {
   // ------------------------------------------------------------ input
 
   private onData(chunk: Buffer): void {
+    this.tlsWatch?.received();
     this.reader.push(chunk);
     if (this.lineWaiter && this.reader.hasLine) {
       const waiter = this.lineWaiter;
@@ -234,6 +257,7 @@ export class Pop3Session implements SessionHandle {
       this.reply(seq, '', { ok: false, status: 'BAD', text: `Line too long (limit ${this.config.maxLineLength} octets with CRLF)` });
       return;
     }
+    this.tlsWatch?.command(line, this.conn.secure);
     const text = line.toString('utf8');
     const space = text.indexOf(' ');
     const verb = (space < 0 ? text : text.slice(0, space)).toUpperCase();
@@ -251,7 +275,8 @@ export class Pop3Session implements SessionHandle {
       state: this.state,
       user: this.user,
       secure: this.conn.secure,
-      stlsOffered: this.config.stls && !this.conn.secure,
+      // Stripped by an attack, STLS was not offered as far as the client could see.
+      stlsOffered: this.config.stls && !this.conn.secure && !stlsStripped(this.tlsWatch),
       capaSeen: this.capaSeen,
       capabilities: this.lastCapa,
       pipelined,
@@ -274,7 +299,12 @@ export class Pop3Session implements SessionHandle {
     }
     let result: Pop3Reply;
     const spec = pop3Commands().get(verb);
-    if (refusal !== null) result = err(refusal);
+    if (this.tokenEndText !== null) {
+      // The token ended and the style waits for the client's next command: that command is answered, not run.
+      result = err(this.tokenEndText, 'AUTH');
+      this.tokenEndText = null;
+      this.quitting = true;
+    } else if (refusal !== null) result = err(refusal);
     else if (verb === '') result = bad('Empty command');
     else if (!spec) result = bad(`Unknown command ${verb.slice(0, 40)}`);
     else if (!spec.states.includes(this.state)) result = bad(`${verb} is not allowed in the ${STATE_NAMES[this.state]} state`);
@@ -301,7 +331,13 @@ export class Pop3Session implements SessionHandle {
     const parts: Buffer[] = [statusLine(head)];
     this.server.options.debug?.(`S${this.id} S: ${head.slice(0, -2)}${result.body ? ' (multi-line)' : ''}`);
     if (result.ok && result.body !== undefined && result.body !== null) parts.push(...frameBody(result.body, result.framing ?? RFC_FRAMING));
-    this.respond(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    if (this.afterReply) parts.push(this.afterReply);
+    this.afterReply = null;
+    // The tampering attack already answered the first command (its injected CAPA answer): when that
+    // command is CAPA, the client reads the injection as this answer; any other read it as its own.
+    const injected = this.capaInjected;
+    this.capaInjected = false;
+    if (!(injected && verb === 'CAPA')) this.respond(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
     this.checker.answered?.(result.ok, parts.length > 1);
     this.endCapture();
     this.current = null;
@@ -345,6 +381,7 @@ export class Pop3Session implements SessionHandle {
         failTlsHandshake(refused);
         return;
       }
+      this.tlsSocket = this.conn.socket as tls.TLSSocket;
       // RFC 2595 §4: what was said before TLS does not count after it.
       this.pendingUser = null;
       this.capaSeen = false;
@@ -356,8 +393,54 @@ export class Pop3Session implements SessionHandle {
   // ------------------------------------------------------------ what commands ask of the session
 
   /** STLS: the connection switches to TLS once the +OK is out; buffered plain text is dropped (RFC 2595 §4). */
-  startTls(): void {
-    this.tlsUpgrade = this.server.tlsContext();
+  startTls(plan: StlsPlan | null = null): void {
+    const server = this.server;
+    const listener = server.tlsFor('pop3');
+    const watch = this.tlsWatch;
+    if (plan?.after) this.afterReply = plan.after;
+    // starttls-no-handshake: "+OK" and the session stays in plain text.
+    if (plan && !plan.handshake) return;
+    this.tlsUpgrade = (plain) => {
+      const socket = listener.wrap(plain);
+      if (watch) server.tls.follow(watch, 'pop3', socket);
+      const garbage = plan?.afterHandshake;
+      // Under the TLS layer: these bytes reach the client outside any record.
+      if (garbage && watch) socket.once('secure', () => watch.armGarbage(() => plain.write(garbage)));
+      return socket;
+    };
+  }
+
+  /** The STARTTLS attack's plan for STLS (null: none changes it). */
+  stlsPlan(): StlsPlan | null {
+    return this.tlsWatch ? attackStls(this.tlsWatch) : null;
+  }
+
+  /**
+   * The user the client certificate names (signed by the test CA, still
+   * valid; `tls.pop3.requestCert`), or null: what AUTH EXTERNAL logs in.
+   */
+  get certificateUser(): string | null {
+    if (this.tlsSocket === null) return null;
+    const user = this.server.tlsFor('pop3').certificateUser(this.tlsSocket);
+    return user !== null && this.server.store.users.has(user) ? user : null;
+  }
+
+  /** The user logged in now, or null: the token service checks a lease is still this login's (src/oauth/leases.ts). */
+  leaseUser(): string | null {
+    return this.state === 'transaction' ? this.user : null;
+  }
+
+  /**
+   * The token service ended this login's token (expired or revoked), as
+   * the `oauth.style` provider ends a session (src/oauth/styles.ts). POP3
+   * has no BYE: `-ERR [AUTH] text` and the close, now between commands
+   * (after the running one) or in answer to the next command. [AUTH]
+   * (RFC 3206 §4): the credentials, not the system, are the problem, so
+   * the client knows to get a new token. No UPDATE: nothing is deleted.
+   */
+  tokenEnded(text: string, atNextCommand: boolean): void {
+    if (atNextCommand) this.tokenEndText = text;
+    else this.goodbyeWhenIdle(`[AUTH] ${text}`);
   }
 
   capaSent(lines: readonly string[]): void {
@@ -554,6 +637,7 @@ export class Pop3Session implements SessionHandle {
     if (this.closedDone) return;
     this.closedDone = true;
     this.checker.closed(this.quitting);
+    this.tlsWatch?.closed();
     this.admission.closed();
     this.unsubscribe();
     this.admission.unregister(this.id);

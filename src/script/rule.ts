@@ -38,7 +38,7 @@ export const POP3_FAULTS: readonly Pop3Fault[] = ['lf-size', 'no-dot', 'double-d
 /** The fields an `on: "pop3"` rule may use. */
 export const POP3_RULE_FIELDS: readonly string[] = [
   'on', 'stage', 'command', 'session', 'state', 'user', 'match', 'nth', 'times', 'chance', 'seedScope', 'when', 'description',
-  'send', 'run', 'drop', 'delay', 'chunk', 'chunkDelay', 'truncate', 'close', 'before', 'after', 'pop3Fault',
+  'send', 'run', 'drop', 'delay', 'chunk', 'chunkDelay', 'truncate', 'close', 'before', 'after', 'pop3Fault', 'attacks',
 ];
 
 /**
@@ -143,7 +143,7 @@ export interface ScriptRuleJson {
   stage?: Pop3Stage;
   /** For on: pop3 command rules: a POP3 defect in the command's answer (the command runs). */
   pop3Fault?: Pop3Fault;
-  /** For on: greeting: the STARTTLS attacks this session meets (docs/tls.md), instead of the `attacks` option's. */
+  /** For on: greeting (and on: pop3, stage: greeting): the STARTTLS attacks this session meets (docs/tls.md), instead of the `attacks` option's. */
   attacks?: readonly string[];
 }
 

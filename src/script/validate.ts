@@ -313,6 +313,7 @@ function validatePop3Rule(rule: Record<string, unknown>, where: string): ScriptR
     }
   }
   if (stage === 'greeting' && has('command')) throw invalid(where, 'command', 'no command at greeting');
+  if (has('attacks') && stage !== 'greeting') throw invalid(where, 'attacks', 'only for stage: greeting (an attack starts with the session)');
   if (has('pop3Fault') && stage !== 'command') throw invalid(where, 'pop3Fault', 'only for stage: command (it changes the answer of the command)');
   if (has('pop3Fault') && (has('send') || rule.drop === true)) throw invalid(where, 'pop3Fault', 'cannot be combined with send or drop (the command runs, with the fault in its answer)');
   if (rule.drop === true) {

@@ -61,13 +61,13 @@ export const tlsRoutes: Route[] = [
   },
   {
     method: 'POST', path: '/v1/tls/attacks', operation: 'tlsAttackNext',
-    summary: 'The next IMAP session to open meets these STARTTLS attacks instead of the attacks option\'s (one entry per call, first in first out)',
-    body: obj({ attacks: arrayOf({ type: 'string', enum: STARTTLS_ATTACKS }) }, ['attacks']),
+    summary: 'The next IMAP (or, with listener: pop3, POP3) session to open meets these STARTTLS attacks instead of the attacks option\'s (one entry per call, first in first out)',
+    body: obj({ attacks: arrayOf({ type: 'string', enum: STARTTLS_ATTACKS }), listener: { type: 'string', enum: ['imap', 'pop3'] } }, ['attacks']),
     status: 200,
     response: obj({ attacks: arrayOf(str()) }),
     handle: ({ server, body }) => {
-      const { attacks } = body as { attacks: string[] };
-      server.tls.attackNext(attacks);
+      const { attacks, listener } = body as { attacks: string[]; listener?: 'imap' | 'pop3' };
+      server.tls.attackNext(attacks, listener);
       return { attacks };
     },
   },

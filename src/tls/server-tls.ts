@@ -16,8 +16,8 @@ export class ServerTls {
   private madeAuthority: CertificateAuthority | null = null;
   readonly verdicts: VerdictLog;
   private readonly listeners = new Map<TlsListener, ListenerTls>();
-  /** Attacks the next sessions meet, from `attackNext` (a script rule or the control API), oldest first. */
-  private readonly queued: AttackName[][] = [];
+  /** Attacks the next sessions of each listener meet, from `attackNext` (the control API, REST), oldest first. */
+  private readonly queued = new Map<TlsListener, AttackName[][]>();
 
   constructor(
     private readonly options: ResolvedOptions,
@@ -51,8 +51,9 @@ export class ServerTls {
     return { ...this.authority.clientCertificate(user, days), ca: this.authority.caPem };
   }
 
-  /** The next session to open meets `attacks` instead of the `attacks` option's. */
-  attackNext(attacks: readonly string[]): void {
+  /** The next session of `listener` to open meets `attacks` instead of the `attacks` option's. */
+  attackNext(attacks: readonly string[], listener: TlsListener = 'imap'): void {
+    if (listener !== 'imap' && listener !== 'pop3') throw new ServiceError('INVALID', 'listener: expected imap or pop3 (the SMTP listener plays no attack)');
     const names: AttackName[] = [];
     for (const a of attacks) {
       if (!isAttack(a)) throw new ServiceError('INVALID', `attack: no attack named ${JSON.stringify(a)}`);
@@ -60,8 +61,10 @@ export class ServerTls {
     }
     const problem = combinationProblem(names);
     if (problem) throw new ServiceError('INVALID', problem);
-    if (this.queued.length >= 1000) throw new ServiceError('CANNOT', 'too many queued attacks (1000); open sessions first');
-    this.queued.push(names);
+    let queue = this.queued.get(listener);
+    if (queue === undefined) this.queued.set(listener, (queue = []));
+    if (queue.length >= 1000) throw new ServiceError('CANNOT', 'too many queued attacks (1000); open sessions first');
+    queue.push(names);
   }
 
   /**
@@ -70,7 +73,8 @@ export class ServerTls {
    */
   watch(session: number, listener: TlsListener, dialect: WatchDialect, offered: () => ReadonlySet<string>, plainText: boolean, ruled?: readonly string[]): TlsWatch | null {
     // STARTTLS attacks meet plain-text sessions only: a script rule's choice (validated with the rule), then the queue, then the option.
-    const attacks = !plainText ? [] : (ruled?.filter(isAttack) ?? this.queued.shift() ?? (listener === 'imap' ? this.options.attacks : []));
+    // The option is for IMAP and POP3 alike (SMTP's STARTTLS is smtp-server's, which plays none).
+    const attacks = !plainText ? [] : (ruled?.filter(isAttack) ?? this.queued.get(listener)?.shift() ?? (listener === 'smtp' ? [] : this.options.attacks));
     const settings = this.options.tls.listeners.get(listener)!;
     const profiles = [settings.profile, ...settings.certificates.values()];
     if (attacks.length === 0 && !profiles.some((p) => p !== null && p !== 'valid')) return null;

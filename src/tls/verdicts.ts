@@ -15,10 +15,10 @@ export type Verdict = (typeof VERDICTS)[number];
 
 /** The client-checker rules of the verdicts (all but `safe`), registered in src/client-check/rules.ts. */
 export const VERDICT_RULES: readonly ClientRule[] = [
-  { id: 'leaked-credentials', protocol: 'imap', severity: 'error', rfc: 'RFC 8314 section 4.1; RFC 3501 section 11.1; RFC 2595 section 2.4', byDefault: true, summary: 'LOGIN, AUTHENTICATE, USER, PASS or AUTH in clear text after STARTTLS was stripped, refused or not carried out' },
-  { id: 'acted-on-injected-response', protocol: 'imap', severity: 'error', rfc: 'RFC 2595 section 3.1; RFC 9051 section 6.2.1; RFC 3207 section 4.2', byDefault: true, summary: 'the client used a capability, mailbox or stream state that only bytes injected before or outside TLS gave' },
-  { id: 'accepted-bad-certificate', protocol: 'imap', severity: 'error', rfc: 'RFC 5280 section 6; RFC 7817 section 3; RFC 8314 section 4.2', byDefault: true, summary: 'the client completed a handshake against a broken certificate profile and sent a command' },
-  { id: 'continued-without-tls', protocol: 'imap', severity: 'error', rfc: 'RFC 2595 section 3.1; RFC 8314 section 4.1; RFC 9051 section 7.1.4', byDefault: true, summary: 'the client went on in plain text after the server could or would not start TLS (PREAUTH, no handshake)' },
+  { id: 'leaked-credentials', protocol: 'any', severity: 'error', rfc: 'RFC 8314 section 4.1; RFC 3501 section 11.1; RFC 2595 section 2.4', byDefault: true, summary: 'LOGIN, AUTHENTICATE, USER, PASS or AUTH in clear text after STARTTLS was stripped, refused or not carried out' },
+  { id: 'acted-on-injected-response', protocol: 'any', severity: 'error', rfc: 'RFC 2595 section 3.1; RFC 9051 section 6.2.1; RFC 3207 section 4.2', byDefault: true, summary: 'the client used a capability, mailbox or stream state that only bytes injected before or outside TLS gave' },
+  { id: 'accepted-bad-certificate', protocol: 'any', severity: 'error', rfc: 'RFC 5280 section 6; RFC 7817 section 3; RFC 8314 section 4.2', byDefault: true, summary: 'the client completed a handshake against a broken certificate profile and sent a command' },
+  { id: 'continued-without-tls', protocol: 'any', severity: 'error', rfc: 'RFC 2595 section 3.1; RFC 8314 section 4.1; RFC 9051 section 7.1.4', byDefault: true, summary: 'the client went on in plain text after the server could or would not start TLS (PREAUTH, no handshake)' },
 ];
 
 /** How severe a verdict is: a session keeps the most severe it earned. */

@@ -62,6 +62,12 @@ const AUTHORIZATION: readonly string[] = [
   'AUTH LOGIN',
   'AUTH XOAUTH2',
   'AUTH OAUTHBEARER',
+  // SASL EXTERNAL (a client certificate) and what the STARTTLS attacks inject (docs/tls.md).
+  'AUTH EXTERNAL',
+  'AUTH EXTERNAL =',
+  `AUTH EXTERNAL ${Buffer.from(FUZZ_USER).toString('base64')}`,
+  'AUTH CRAM-MD5',
+  'X-ROOKERY-INJECTED',
   'CAPA',
   'UTF8',
   'LANG',

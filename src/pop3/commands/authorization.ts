@@ -7,7 +7,7 @@ import { apopMatches, passwordMatches } from '../../auth/credentials.js';
 import { decodeOAuthBearer, decodePlain, decodeXOAuth2, isBase64 } from '../../auth/sasl.js';
 import { checkToken, type Mechanism } from '../../auth/tokens.js';
 import { splitUser } from '../behaviour.js';
-import { POP3_SASL } from '../capabilities.js';
+import { saslFor } from '../capabilities.js';
 import type { Pop3Session } from '../session.js';
 import { bad, err, linesBody, ok, type Pop3CommandSpec, type Pop3Reply } from './types.js';
 
@@ -78,7 +78,12 @@ async function response(session: Pop3Session, challenge: string): Promise<Buffer
 async function tokenLogin(session: Pop3Session, name: string | undefined, token: string | undefined, mechanism: Mechanism): Promise<Pop3Reply> {
   const split = name === undefined ? undefined : splitUser(session.config.behaviour, name);
   const verdict = checkToken(session.server, split?.user, token, mechanism, session.id);
-  if (verdict.ok && split) return session.login(split.user, split.prefix);
+  if (verdict.ok && split) {
+    const reply = session.login(split.user, split.prefix);
+    // A token of the token service: the session ends when it expires or is revoked.
+    if (reply.ok) verdict.lease?.(session);
+    return reply;
+  }
   if (verdict.ok) return authFailed();
   const { challenge } = verdict.refusal;
   if (challenge) {
@@ -89,15 +94,31 @@ async function tokenLogin(session: Pop3Session, name: string | undefined, token:
   return authFailed();
 }
 
+/**
+ * SASL EXTERNAL (RFC 4422 Appendix A): the certificate's user logs in; the
+ * client's message is the authorization identity, empty meaning "the
+ * authenticated one" (A.1). Acting as another user is not supported.
+ */
+function externalLogin(session: Pop3Session, message: Buffer): Pop3Reply {
+  const user = session.certificateUser;
+  if (user === null) return err('No client certificate signed by the test CA on this connection', 'AUTH');
+  const authz = message.toString('utf8');
+  if (authz !== '' && authz !== user) return err(`The certificate names ${user}; acting as another user is not supported`, 'AUTH');
+  return session.login(user, null);
+}
+
 export const auth: Pop3CommandSpec = {
   name: 'AUTH',
   states: AUTHORIZATION,
   async run({ session, args }) {
     // Without a mechanism: the list, as several servers answer (RFC 5034 leaves it open; CAPA is the standard way).
-    if (args.length === 0) return ok('Mechanisms follow', linesBody([...POP3_SASL]));
+    const offered = saslFor(session.certificateUser);
+    if (args.length === 0) return ok('Mechanisms follow', linesBody([...offered]));
     if (args.length > 2) return bad('AUTH takes a mechanism and an optional initial response');
     const mechanism = args[0]!.toUpperCase();
-    if (!(POP3_SASL as readonly string[]).includes(mechanism)) return err(`Unsupported authentication mechanism ${mechanism}`);
+    // EXTERNAL without a certificate is known but cannot succeed: [AUTH], as a wrong password.
+    if (mechanism === 'EXTERNAL' && !offered.includes(mechanism)) return err('No client certificate signed by the test CA on this connection', 'AUTH');
+    if (!offered.includes(mechanism)) return err(`Unsupported authentication mechanism ${mechanism}`);
     const initial = args[1];
     let first: Buffer | Pop3Reply;
     // LOGIN's first challenge asks for the name (below); the others start with an empty one.
@@ -125,6 +146,8 @@ export const auth: Pop3CommandSpec = {
         if (!Buffer.isBuffer(password)) return password;
         return passwordLogin(session, name.toString('utf8'), password.toString('utf8'));
       }
+      case 'EXTERNAL':
+        return externalLogin(session, first);
       case 'XOAUTH2': {
         const { user, token } = decodeXOAuth2(first);
         return tokenLogin(session, user, token, 'XOAUTH2');

@@ -2,6 +2,7 @@
  * Commands of every state: QUIT (RFC 1939 §6), CAPA (RFC 2449 §5), STLS
  * (RFC 2595 §4), UTF8 and LANG (RFC 6856 §2, §3).
  */
+import { stlsStripped } from '../../tls/attacks/pop3-attack.js';
 import { capabilityLines } from '../capabilities.js';
 import { bad, err, linesBody, ok, type Pop3CommandSpec } from './types.js';
 
@@ -19,7 +20,9 @@ export const capa: Pop3CommandSpec = {
   states: ['authorization', 'transaction'],
   run({ session, args }) {
     if (args.length > 0) return bad('CAPA takes no argument');
-    const lines = capabilityLines(session.config, session.state, session.secure, session.state === 'transaction' ? session.user : null);
+    let lines = capabilityLines(session.config, session.state, session.secure, session.state === 'transaction' ? session.user : null, session.certificateUser);
+    // starttls-stripping (docs/tls.md): the man in the middle took STLS out.
+    if (stlsStripped(session.tlsWatch)) lines = lines.filter((l) => l !== 'STLS');
     session.capaSent(lines);
     return ok('Capability list follows', linesBody(lines));
   },
@@ -29,11 +32,15 @@ export const stls: Pop3CommandSpec = {
   name: 'STLS',
   states: ['authorization'],
   run({ session, args }) {
+    // starttls-stripping: the man in the middle turned the command into one the server does not know.
+    if (stlsStripped(session.tlsWatch)) return bad('Unknown command STLS');
     if (args.length > 0) return bad('STLS takes no argument');
     if (!session.config.stls) return err('STLS is not offered on this server');
     if (session.secure) return err('The connection is already secure');
-    session.startTls();
-    return ok('Begin TLS negotiation');
+    const plan = session.stlsPlan();
+    if (plan && !plan.ok) return err(plan.text);
+    session.startTls(plan);
+    return ok(plan?.text ?? 'Begin TLS negotiation');
   },
 };
 
