@@ -155,10 +155,10 @@ export class SmtpIntake implements SmtpSessionHost {
     }
     const channel = this.config.secure ? this.server.tlsFor('smtp').wrap(socket) : socket;
     const maxUnauthenticated = Math.min(options.maxUnauthenticated, this.maxClients);
-    if (this.live.size >= this.maxClients) return refuse(channel, socket, `4.7.0 ${this.config.name} Too many connected clients, try again in a moment`);
-    if (this.unauthenticated >= maxUnauthenticated) return refuse(channel, socket, `4.7.0 Too many connections waiting to log in (limit ${maxUnauthenticated})`);
+    if (this.live.size >= this.maxClients) return refuse(channel, socket, `${this.config.name} Too many connected clients, try again in a moment`);
+    if (this.unauthenticated >= maxUnauthenticated) return refuse(channel, socket, `${this.config.name} Too many connections waiting to log in (limit ${maxUnauthenticated})`);
     this.unauthenticated++;
-    const session = new SmtpSession(this.server, this, channel, this.config.secure, socket);
+    const session = new SmtpSession(this.server, this, channel, this.config.secure, socket, this.config.name);
     this.live.set(session.id, session);
     // smtp-server's connection id is the session number, so its callbacks find the session.
     smtp.connect(session.bridge as unknown as net.Socket, { id: String(session.id), remoteAddress: socket.remoteAddress, remotePort: socket.remotePort } as never);

@@ -44,6 +44,8 @@ export class SmtpSession implements SessionHandle {
     channel: net.Socket,
     secure: boolean,
     tcp: net.Socket,
+    /** The server's name, which starts a 421 (RFC 5321 §4.2: `421 <domain> ...`). */
+    private readonly name: string,
   ) {
     this.id = server.sessions.nextId();
     // The transcript is kept here, not by the Connection: after STARTTLS the bytes on the Connection are
@@ -68,7 +70,7 @@ export class SmtpSession implements SessionHandle {
     );
     this.bridge = new SmtpBridge(this.conn, (chunk) => this.onOutput(chunk), tcp, secure ? (channel as tls.TLSSocket) : null);
     this.admission = new Admission(host, server.options.loginTimeout, () => {
-      if (this.user === null) this.disconnect({ text: `4.4.2 No login within ${server.options.loginTimeout / 1000} seconds` });
+      if (this.user === null) this.disconnect({ text: `No login within ${server.options.loginTimeout / 1000} seconds` });
     });
     this.admission.register(this);
     this.emitSession('open');
@@ -96,8 +98,8 @@ export class SmtpSession implements SessionHandle {
     if (options.reset) return this.conn.reset();
     if (this.goingAway || this.conn.closed) return;
     this.goingAway = true;
-    const text = options.text ?? '4.3.2 Disconnected by the server';
-    this.inject(Buffer.from(`421 ${text}\r\n`, 'latin1'));
+    const text = options.text ?? 'Disconnected by the server';
+    this.inject(Buffer.from(`421 ${this.name} ${text}\r\n`, 'latin1'));
     if (this.starttls) this.starttls.end();
     else this.conn.close();
   }
