@@ -311,7 +311,8 @@ export class SmtpIntake implements SmtpSessionHost {
   /**
    * Asks the `on: "smtp"` script rules about a command. Without an acting
    * rule `proceed` runs; a rule may delay, answer with its `send` reply
-   * instead, close the connection, or do several of these.
+   * instead, close the connection, act on the transport (bandwidth,
+   * stall, slowClose; halfClose once the reply is out), or several of these.
    */
   private ask(command: 'MAIL' | 'RCPT' | 'DATA', text: () => string, session: SMTPServerSession, done: Done, proceed: () => void): void {
     const script = this.server.script;
@@ -320,7 +321,11 @@ export class SmtpIntake implements SmtpSessionHost {
     const action = script.fire({ event: 'smtp', session: null, tag: null, command, state: null, user, mailbox: null, text: text() });
     if (!action) return proceed();
     const rule: ScriptRule = action.rule;
+    const own = this.live.get(Number(session.id));
     const act = (): void => {
+      own?.conn.applyFaults(rule);
+      // smtp-server may answer a turn later: the FIN goes after whatever it writes next, this command's reply.
+      if (rule.halfClose === true && own) own.halfCloseAfterReply();
       if (action.send) done(scriptReply(action.send.toString('latin1')));
       if (rule.close === true || rule.close === 'reset') this.closeConnection(session.id, rule.close);
       else if (!action.send) proceed();

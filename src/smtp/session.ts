@@ -36,6 +36,7 @@ export class SmtpSession implements SessionHandle {
   /** Between the `220` to STARTTLS and the tap on smtp-server's TLS socket the bytes are TLS records. */
   private encrypted = false;
   private closedDone = false;
+  private halfCloseNext = false;
   private goingAway = false;
 
   constructor(
@@ -139,14 +140,25 @@ export class SmtpSession implements SessionHandle {
     }) as typeof socket.write;
   }
 
+  /** `halfClose`: FIN right after smtp-server's next write (the reply to the rule's command); reading goes on. */
+  halfCloseAfterReply(): void {
+    this.halfCloseNext = true;
+  }
+
   private onInput(chunk: Buffer): void {
     if (!this.encrypted && this.starttls === null) this.observeClient(chunk);
     this.bridge.deliver(chunk);
   }
 
   private onOutput(chunk: Buffer): void {
+    // After a halfClose the sending side is gone: replies smtp-server still makes are dropped, reading goes on.
+    if (this.conn.ended) return;
     if (!this.encrypted && this.starttls === null) this.observeServer(chunk);
     this.conn.write(chunk);
+    if (this.halfCloseNext) {
+      this.halfCloseNext = false;
+      this.conn.halfClose();
+    }
   }
 
   private observeClient(chunk: Buffer): void {
@@ -155,6 +167,7 @@ export class SmtpSession implements SessionHandle {
   }
 
   private observeServer(chunk: Buffer): void {
+    if (chunk.length === 0) return;
     this.transcript?.fromServer(chunk);
     this.tracker.server(chunk);
   }

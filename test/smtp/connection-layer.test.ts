@@ -32,8 +32,8 @@ async function until(what: string, ok: () => boolean, ms = 3000): Promise<void> 
 }
 
 /** A socket that keeps every byte the server sent, to compare with the transcript. */
-async function wire(port: number): Promise<{ socket: net.Socket; received: () => string; next: (re: RegExp) => Promise<void> }> {
-  const socket = net.connect(port, '127.0.0.1');
+async function wire(port: number, allowHalfOpen = false): Promise<{ socket: net.Socket; received: () => string; next: (re: RegExp) => Promise<void> }> {
+  const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen });
   let all = '';
   let seen = 0;
   socket.on('data', (d: Buffer) => (all += d.toString('latin1')));
@@ -288,6 +288,58 @@ describe('admission and transport faults', () => {
       });
       assert.notEqual(outcome, 'secure');
       assert.equal(s.server.control.sessions().length, 0);
+    } finally {
+      await s.server.stop();
+    }
+  });
+});
+
+describe('transport faults from on: "smtp" rules and the faults option', () => {
+  test('halfClose: the reply, then FIN from the server; the client can still write', async () => {
+    const s = await start({ script: [{ on: 'smtp', command: 'MAIL', halfClose: true, times: 1 }] });
+    try {
+      const c = await wire(s.smtp, true);
+      let ended = false;
+      c.socket.on('end', () => (ended = true));
+      await c.next(/^220 [^\r]*\r\n/);
+      c.socket.write('EHLO client.test\r\n');
+      await c.next(/250 [^\r]*\r\n/);
+      c.socket.write('MAIL FROM:<alice@example.com>\r\n');
+      await c.next(/250 [^\r]*\r\n/);
+      await until('the FIN', () => ended);
+      // Half-closed, not closed: the server still reads what the client sends.
+      c.socket.write('RSET\r\n');
+      await until('the RSET to be read', () => /RSET\r\n$/.test(s.server.transcript(1)?.bytes('client').toString('latin1') ?? ''));
+      assert.equal(s.server.control.sessions().length, 1);
+      c.socket.destroy();
+    } finally {
+      await s.server.stop();
+    }
+  });
+
+  test('stall: no further command is read for the stall time', async () => {
+    const s = await start({ script: [{ on: 'smtp', command: 'MAIL', stall: 400, times: 1 }] });
+    try {
+      const { client } = await RawSmtp.connect(s.smtp);
+      await client.command('EHLO client.test');
+      assert.equal((await client.command('MAIL FROM:<alice@example.com>')).code, 250);
+      const began = Date.now();
+      assert.equal((await client.command('RSET')).code, 250);
+      assert.ok(Date.now() - began >= 350, `RSET answered after ${Date.now() - began} ms`);
+      client.close();
+    } finally {
+      await s.server.stop();
+    }
+  });
+
+  test('slowClose (faults option): the FIN after QUIT comes that much later', async () => {
+    const s = await start({ faults: { slowClose: 400 } });
+    try {
+      const { client } = await RawSmtp.connect(s.smtp);
+      const began = Date.now();
+      assert.equal((await client.command('QUIT')).code, 221);
+      await client.waitClosed();
+      assert.ok(Date.now() - began >= 350, `closed after ${Date.now() - began} ms`);
     } finally {
       await s.server.stop();
     }
