@@ -49,7 +49,7 @@ export class SmtpWireTracker {
       this.sasl = false;
       return;
     }
-    const verb = (/^\S*/.exec(line)![0] || line).toUpperCase();
+    const verb = (line.trimStart().split(/[ \t]/, 1)[0] ?? '').toUpperCase();
     ++this.seq;
     if (this.pending.length - this.head >= MAX_PENDING) return;
     this.pending.push({ seq: this.seq, verb });

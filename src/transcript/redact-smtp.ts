@@ -73,8 +73,8 @@ export class SmtpCredentialFilter {
       return Buffer.from(`${REDACTED}${eol}`, 'latin1');
     }
     const text = line.subarray(0, end).toString('latin1');
-    const m = /^(\S+) (\S+) (\S.*)$/.exec(text);
-    if (m && m[1]!.toUpperCase() === 'AUTH') return Buffer.from(`${m[1]} ${m[2]} ${REDACTED}${eol}`, 'latin1');
-    return line;
+    // Spacing and case are the client's: a server may take `auth\tplain <ir>` too, and its secret is as real.
+    const m = /^([ \t]*auth[ \t]+[^ \t]+[ \t]+)\S/i.exec(text);
+    return m ? Buffer.from(`${m[1]}${REDACTED}${eol}`, 'latin1') : line;
   }
 }

@@ -198,6 +198,24 @@ describe('SMTP transcripts', () => {
     }
   });
 
+  test('an AUTH initial response is redacted whatever the spacing and case (found by the SMTP fuzzer)', async () => {
+    const s = await start({ smtp: { auth: true } });
+    try {
+      const c = await wire(s.smtp);
+      await c.next(/^220 [^\r]*\r\n/);
+      const secret = b64('\0testuser\0testpass');
+      for (const line of [` AUTH PLAIN ${secret}`, `AUTH\tPLAIN\t${secret}`, `auth plain  ${secret}`]) {
+        c.socket.write(`${line}\r\n`);
+        await c.next(/\d{3} [^\r]*\r\n/);
+      }
+      c.socket.end('QUIT\r\n');
+      await until('the transcript to close', () => s.server.transcript(1)?.open === false);
+      assert.equal(s.server.transcript(1)!.bytes('client').toString('latin1'), ' AUTH PLAIN ***\r\nAUTH\tPLAIN\t***\r\nauth plain  ***\r\nQUIT\r\n');
+    } finally {
+      await s.server.stop();
+    }
+  });
+
   test('after STARTTLS (nodemailer) the transcript and command events follow the cleartext', async () => {
     const s = await start({ smtp: { starttls: true, auth: true } });
     try {
