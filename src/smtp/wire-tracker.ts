@@ -5,6 +5,7 @@
  * 2920). smtp-server runs the protocol; this only watches it, so that
  * command events and the STARTTLS switch come from what was on the wire.
  */
+import { EndOfData } from '../util/end-of-data.js';
 
 /** Commands held waiting for their replies beyond this are a flood: the oldest are not followed. */
 const MAX_PENDING = 1024;
@@ -28,12 +29,20 @@ export class SmtpWireTracker {
   /** The next client line is a SASL response (after 334), not a command. */
   private sasl = false;
   private clientHeld = '';
+  private readonly endOfData = new EndOfData();
   private serverHeld = '';
 
   constructor(private readonly onReply: (reply: TrackedReply) => void) {}
 
   client(chunk: Buffer): void {
-    this.clientHeld = lines(this.clientHeld + chunk.toString('latin1'), (line) => this.clientLine(line));
+    let at = 0;
+    if (this.data) {
+      at = this.endOfData.scan(chunk, 0);
+      if (at < 0) return;
+      this.data = false;
+    }
+    // Command lines until a body begins; a body starts only after the server's 354, so never in this chunk.
+    this.clientHeld = lines(this.clientHeld + chunk.toString('latin1', at), (line) => this.clientLine(line));
   }
 
   server(chunk: Buffer): void {
@@ -41,10 +50,6 @@ export class SmtpWireTracker {
   }
 
   private clientLine(line: string): void {
-    if (this.data) {
-      if (line === '.') this.data = false;
-      return;
-    }
     if (this.sasl) {
       this.sasl = false;
       return;
@@ -65,6 +70,7 @@ export class SmtpWireTracker {
     // 354 and 334 are intermediate: the command goes on with the body or a SASL response.
     if (code === 354) {
       this.data = true;
+      this.endOfData.reset();
       return;
     }
     if (code === 334) {

@@ -6,6 +6,7 @@
  * body (after `354`, to the lone `.`) passes untouched, whatever its
  * lines look like.
  */
+import { EndOfData } from '../util/end-of-data.js';
 import { REDACTED } from './redact.js';
 
 /** A partial line held beyond this is not a command the server would take: it passes as it is. */
@@ -18,10 +19,19 @@ export class SmtpCredentialFilter {
   private sasl = false;
   /** The server's last reply was 354: client lines are a body until `.`. */
   private data = false;
+  private readonly endOfData = new EndOfData();
 
   client(chunk: Buffer): Buffer | null {
     const out: Buffer[] = [];
     let at = 0;
+    if (this.data && this.held.length === 0) {
+      // The body passes as it is, in one piece, up to and with its end-of-data line.
+      const end = this.endOfData.scan(chunk, 0);
+      if (end < 0) return chunk;
+      this.data = false;
+      out.push(chunk.subarray(0, end));
+      at = end;
+    }
     while (at < chunk.length) {
       const lf = chunk.indexOf(0x0a, at);
       if (lf < 0) {
@@ -46,7 +56,10 @@ export class SmtpCredentialFilter {
     const code = last.slice(0, 3);
     if (!/^[2-5][0-9][0-9]$/.test(code)) return;
     this.sasl = code === '334';
-    if (code === '354') this.data = true;
+    if (code === '354') {
+      this.data = true;
+      this.endOfData.reset();
+    }
   }
 
   private hold(part: Buffer, out: Buffer[]): void {
@@ -64,7 +77,8 @@ export class SmtpCredentialFilter {
     const end = line.length >= 2 && line[line.length - 2] === 0x0d ? line.length - 2 : line.length - 1;
     const eol = line.subarray(end).toString('latin1');
     if (this.data) {
-      if (end === 1 && line[0] === 0x2e) this.data = false;
+      // A body begun in the middle of a chunk (the client sent it before the 354 arrived).
+      if (this.endOfData.scan(line, 0) >= 0) this.data = false;
       return line;
     }
     if (this.sasl) {

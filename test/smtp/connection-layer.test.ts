@@ -198,6 +198,29 @@ describe('SMTP transcripts', () => {
     }
   });
 
+  test('the end of a body split across reads still ends it: the next command is a command again', async () => {
+    const s = await start({ smtp: { catchAll: true } });
+    try {
+      const commands = collect(s.server, 'command');
+      const c = await wire(s.smtp);
+      await c.next(/^220 [^\r]*\r\n/);
+      c.socket.write('HELO client.test\r\nMAIL FROM:<a@example.com>\r\nRCPT TO:<b@example.com>\r\nDATA\r\n');
+      await c.next(/354 [^\r]*\r\n/);
+      // `.` and its CRLF in separate reads, and a body line that begins with a stuffed dot.
+      for (const part of ['Subject: split\r\n\r\n..not the end\r', '\n.', '\r', '\nNOOP\r\n']) {
+        c.socket.write(part);
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      await c.next(/250 [^\r]*\r\n250 [^\r]*\r\n/);
+      c.socket.end('QUIT\r\n');
+      await until('the transcript to close', () => s.server.transcript(1)?.open === false);
+      assert.deepEqual(commands.map((e) => `${e.command} ${e.status}`), ['HELO OK', 'MAIL OK', 'RCPT OK', 'DATA OK', 'NOOP OK', 'QUIT OK']);
+      assert.equal(s.server.transcript(1)!.bytes('client').toString('latin1'), 'HELO client.test\r\nMAIL FROM:<a@example.com>\r\nRCPT TO:<b@example.com>\r\nDATA\r\nSubject: split\r\n\r\n..not the end\r\n.\r\nNOOP\r\nQUIT\r\n');
+    } finally {
+      await s.server.stop();
+    }
+  });
+
   test('an AUTH initial response is redacted whatever the spacing and case (found by the SMTP fuzzer)', async () => {
     const s = await start({ smtp: { auth: true } });
     try {
