@@ -23,7 +23,7 @@ export class SmtpBridge extends Duplex {
 
   constructor(
     private readonly conn: Connection,
-    /** Writes a chunk smtp-server sent to the client; false when the client reads too slowly to take more now. */
+    /** Puts a chunk smtp-server wrote on the connection (the session records and tracks it first). */
     private readonly send: (chunk: Buffer) => void,
     tcp: { remoteAddress?: string | undefined; remotePort?: number | undefined; localAddress?: string | undefined; localPort?: number | undefined },
     private readonly tlsSocket: tls.TLSSocket | null,
