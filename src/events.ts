@@ -13,7 +13,7 @@ export type { OAuthEvent };
 export type SessionState = 'Not Authenticated' | 'Authenticated' | 'Selected' | 'Logout' | 'Authorization' | 'Transaction' | 'Update';
 
 /** The protocol a session speaks. */
-export type SessionProtocol = 'imap' | 'pop3';
+export type SessionProtocol = 'imap' | 'pop3' | 'smtp';
 
 /** A session as the control API and events show it. */
 export interface SessionInfo {

@@ -804,7 +804,7 @@ export const COMPONENTS: Record<string, Schema> = {
   Session: obj({
     session: int(), user: nullable(str()), state: { type: 'string', enum: ['Not Authenticated', 'Authenticated', 'Selected', 'Logout', 'Authorization', 'Transaction', 'Update'], description: 'IMAP states; Authorization, Transaction and Update for POP3 sessions (RFC 1939)' },
     mailbox: nullable(str()), readOnly: bool, enabled: strArray, secure: bool, compressed: bool, remoteAddress: nullable(str()),
-    protocol: { type: 'string', enum: ['imap', 'pop3'], description: 'The protocol the session speaks' },
+    protocol: { type: 'string', enum: ['imap', 'pop3', 'smtp'], description: 'The protocol the session speaks' },
   }),
   ScriptRule: closeObjects(SCRIPT_RULE),
   // A getter: built when the document is, after the options module has loaded (see healthLimitKeys).

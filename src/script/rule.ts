@@ -54,9 +54,10 @@ export const SMTP_SCRIPT_COMMANDS = ['MAIL', 'RCPT', 'DATA'] as const;
 /**
  * The fields an `on: "smtp"` rule may use: the SMTP intake has no tags,
  * session numbers, states or mailboxes, and its replies are whole SMTP
- * replies, not IMAP output to shape.
+ * replies, not IMAP output to shape. The transport faults act on its
+ * connection (src/connection/), as on IMAP and POP3 ones.
  */
-export const SMTP_RULE_FIELDS: readonly string[] = ['on', 'command', 'user', 'match', 'nth', 'times', 'chance', 'send', 'delay', 'close', 'when', 'description', 'seedScope'];
+export const SMTP_RULE_FIELDS: readonly string[] = ['on', 'command', 'user', 'match', 'nth', 'times', 'chance', 'send', 'delay', 'close', 'when', 'description', 'seedScope', 'bandwidth', 'stall', 'halfClose', 'slowClose'];
 
 /** What a rule sees about the event it is asked about. */
 export interface ScriptContext {

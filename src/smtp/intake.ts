@@ -1,9 +1,17 @@
 /**
- * SMTP intake: an smtp-server listener whose accepted mail goes through the
- * control API's addMessage (the one store path), so IMAP sessions see
- * EXISTS and the event stream shows it exactly as for any other delivery.
+ * SMTP intake: Rookery's own listener accepts each connection, puts it on
+ * the connection layer (./session.ts) and hands smtp-server a stream over
+ * it, so caps, admission, faults, transcripts, events and the sessions
+ * registry are the ones IMAP and POP3 use (docs/smtp.md says why this
+ * way). Accepted mail goes through the control API's addMessage (the one
+ * store path), so IMAP sessions see EXISTS and the event stream shows it
+ * exactly as for any other delivery.
  */
+import * as net from 'node:net';
+import type * as tls from 'node:tls';
 import { checkToken } from '../auth/tokens.js';
+import type { SessionRegistry } from '../connection/registry.js';
+import { failTlsHandshake } from '../script/transport.js';
 import type {
   SMTPServer,
   SMTPServerAddress,
@@ -20,6 +28,7 @@ import { loadSmtpServer } from './load.js';
 import { receivedHeader } from './received.js';
 import { recipientUser } from './recipients.js';
 import { refusalReply, scriptReply, smtpError } from './replies.js';
+import { SmtpSession, type SmtpSessionHost } from './session.js';
 import { smtpWireLog } from './wire-log.js';
 
 export type SmtpConfig = NonNullable<ResolvedOptions['smtp']>;
@@ -35,8 +44,12 @@ const MAX_TIMER = 2_147_483_647;
 /** How long a forced stop lets the 421 reach a client before the socket goes. */
 const FORCE_GRACE_MS = 200;
 
-export class SmtpIntake {
+export class SmtpIntake implements SmtpSessionHost {
   private smtp: SMTPServer | null = null;
+  private listener: net.Server | null = null;
+  /** Live sessions by number; smtp-server's connection ids are these numbers. */
+  private readonly live = new Map<number, SmtpSession>();
+  private unauthenticated = 0;
 
   constructor(
     private readonly server: Server,
@@ -74,7 +87,8 @@ export class SmtpIntake {
       disabledCommands: c.starttls ? [] : ['STARTTLS'],
       disableReverseLookup: true,
       logger: o.debug ? (smtpWireLog(o.debug) as unknown as SMTPServerOptions['logger']) : false,
-      maxClients: this.maxClients,
+      // Rookery's accept() applies the caps before smtp-server sees the connection.
+      maxClients: 0,
       // idleTimeout 0 is "never"; smtp-server's own default would be one minute.
       socketTimeout: o.idleTimeout > 0 ? o.idleTimeout : MAX_TIMER,
       closeTimeout: Math.max(1, o.shutdownTimeout),
@@ -83,28 +97,71 @@ export class SmtpIntake {
         smtp.options.size = this.sizeLimit();
         done();
       },
-      onAuth: (auth, _session, done) => this.authenticate(auth, done),
+      onSecure: (socket, session, done) => {
+        // Called for implicit TLS too, with the bridge (Rookery's TLS is under it): only STARTTLS needs the tap.
+        const own = this.live.get(Number(session.id));
+        if (own && (socket as unknown) !== own.bridge) own.tapStartTls(socket as tls.TLSSocket);
+        done();
+      },
+      onAuth: (auth, session, done) => this.authenticate(auth, session, done),
       onMailFrom: (address, session, done) => this.mailFrom(address, session, done),
       onRcptTo: (address, session, done) => this.rcptTo(address, session, done),
       onData: (stream, session, done) => this.data(stream, session, done),
     });
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: Error): void => reject(err);
-      smtp.once('error', onError);
-      smtp.listen(this.config.port, this.config.host, () => {
-        smtp.off('error', onError);
-        resolve();
-      });
-    });
     // Errors of single connections (a client that resets) must not become uncaught 'error' events.
     smtp.on('error', () => undefined);
     this.smtp = smtp;
+    const listener = net.createServer((socket) => this.accept(socket));
+    await new Promise<void>((resolve, reject) => {
+      listener.once('error', reject);
+      listener.listen(this.config.port, this.config.host, () => {
+        listener.off('error', reject);
+        resolve();
+      });
+    });
+    this.listener = listener;
     return this.address()!;
   }
 
   address(): ListenAddress | null {
-    const a = this.smtp?.server.address();
+    const a = this.listener?.address();
     return a && typeof a === 'object' ? { host: a.address, port: a.port } : null;
+  }
+
+  get sessions(): SessionRegistry {
+    return this.server.sessions;
+  }
+
+  unauthenticatedLeft(): void {
+    this.unauthenticated--;
+  }
+
+  forget(session: SmtpSession): void {
+    this.live.delete(session.id);
+  }
+
+  /** The caps (421, RFC 5321 §3.8, in the greeting's place), implicit TLS, then the session and smtp-server. */
+  private accept(socket: net.Socket): void {
+    socket.on('error', () => undefined);
+    const smtp = this.smtp;
+    if (this.listener === null || smtp === null) {
+      socket.destroy();
+      return;
+    }
+    const options = this.server.options;
+    if (this.config.secure && options.faults.tlsFailure) {
+      failTlsHandshake(socket);
+      return;
+    }
+    const channel = this.config.secure ? this.server.tlsFor('smtp').wrap(socket) : socket;
+    const maxUnauthenticated = Math.min(options.maxUnauthenticated, this.maxClients);
+    if (this.live.size >= this.maxClients) return refuse(channel, socket, `${this.config.name} Too many connected clients, try again in a moment`);
+    if (this.unauthenticated >= maxUnauthenticated) return refuse(channel, socket, `${this.config.name} Too many connections waiting to log in (limit ${maxUnauthenticated})`);
+    this.unauthenticated++;
+    const session = new SmtpSession(this.server, this, channel, this.config.secure, socket, this.config.name);
+    this.live.set(session.id, session);
+    // smtp-server's connection id is the session number, so its callbacks find the session.
+    smtp.connect(session.bridge as unknown as net.Socket, { id: String(session.id), remoteAddress: socket.remoteAddress, remotePort: socket.remotePort } as never);
   }
 
   /**
@@ -115,17 +172,19 @@ export class SmtpIntake {
    */
   close(graceful: boolean): Promise<void> {
     const smtp = this.smtp;
-    if (!smtp) return Promise.resolve();
+    const listener = this.listener;
+    if (!smtp || !listener) return Promise.resolve();
     this.smtp = null;
-    return new Promise((resolve) => {
-      smtp.close(() => resolve());
-      for (const connection of [...smtp.connections]) {
-        if (graceful && (connection.session.envelope.mailFrom || connection._dataStream)) continue;
-        connection.send(421, 'Server shutting down');
-        const socket = connection._socket;
-        setTimeout(() => socket.destroy(), FORCE_GRACE_MS).unref();
-      }
-    });
+    this.listener = null;
+    const listenerClosed = new Promise<void>((resolve) => listener.close(() => resolve()));
+    const sessionsClosed = new Promise<void>((resolve) => smtp.close(() => resolve()));
+    for (const connection of [...smtp.connections]) {
+      if (graceful && (connection.session.envelope.mailFrom || connection._dataStream)) continue;
+      connection.send(421, 'Server shutting down');
+      const session = this.live.get(Number(connection.id));
+      setTimeout(() => session?.conn.tcp.destroy(), FORCE_GRACE_MS).unref();
+    }
+    return Promise.all([listenerClosed, sessionsClosed]).then(() => undefined);
   }
 
   /** SIZE: APPENDLIMIT's limit while that plugin is loaded, else the largest APPEND (`maxLiteral`). */
@@ -135,8 +194,13 @@ export class SmtpIntake {
 
   private authenticate(
     auth: SMTPServerAuthentication,
-    done: (err: Error | null | undefined, response?: SMTPServerAuthenticationResponse) => void,
+    session: SMTPServerSession,
+    reply: (err: Error | null | undefined, response?: SMTPServerAuthenticationResponse) => void,
   ): void {
+    const done = (err: Error | null | undefined, response?: SMTPServerAuthenticationResponse): void => {
+      if (!err && response?.user !== undefined) this.live.get(Number(session.id))?.loggedIn(name);
+      reply(err, response);
+    };
     const name = auth.username ?? '';
     const record = this.server.store.users.get(name);
     if (auth.method === 'XOAUTH2') {
@@ -152,7 +216,10 @@ export class SmtpIntake {
   }
 
   private mailFrom(address: SMTPServerAddress, session: SMTPServerSession, done: Done): void {
-    this.ask('MAIL', () => `MAIL FROM:<${address.address}>`, session, done, () => done());
+    this.ask('MAIL', () => `MAIL FROM:<${address.address}>`, session, done, () => {
+      if (!this.config.auth) this.live.get(Number(session.id))?.began();
+      done();
+    });
   }
 
   private rcptTo(address: SMTPServerAddress, session: SMTPServerSession, done: Done): void {
@@ -244,7 +311,8 @@ export class SmtpIntake {
   /**
    * Asks the `on: "smtp"` script rules about a command. Without an acting
    * rule `proceed` runs; a rule may delay, answer with its `send` reply
-   * instead, close the connection, or do several of these.
+   * instead, close the connection, act on the transport (bandwidth,
+   * stall, slowClose; halfClose once the reply is out), or several of these.
    */
   private ask(command: 'MAIL' | 'RCPT' | 'DATA', text: () => string, session: SMTPServerSession, done: Done, proceed: () => void): void {
     const script = this.server.script;
@@ -253,7 +321,11 @@ export class SmtpIntake {
     const action = script.fire({ event: 'smtp', session: null, tag: null, command, state: null, user, mailbox: null, text: text() });
     if (!action) return proceed();
     const rule: ScriptRule = action.rule;
+    const own = this.live.get(Number(session.id));
     const act = (): void => {
+      own?.conn.applyFaults(rule);
+      // smtp-server may answer a turn later: the FIN goes after whatever it writes next, this command's reply.
+      if (rule.halfClose === true && own) own.halfCloseAfterReply();
       if (action.send) done(scriptReply(action.send.toString('latin1')));
       if (rule.close === true || rule.close === 'reset') this.closeConnection(session.id, rule.close);
       else if (!action.send) proceed();
@@ -264,14 +336,16 @@ export class SmtpIntake {
 
   /** Ends one SMTP connection: FIN after what was written (`true`) or a TCP reset. */
   private closeConnection(id: string, how: true | 'reset'): void {
-    for (const connection of this.smtp?.connections ?? []) {
-      if (connection.id !== id) continue;
-      const socket = connection._socket;
-      if (how !== 'reset') connection.close();
-      else if (typeof socket.resetAndDestroy === 'function' && !('encrypted' in socket)) socket.resetAndDestroy();
-      // A TLS socket cannot send a bare reset; destroying it at once is the nearest thing.
-      else socket.destroy();
-      return;
-    }
+    const session = this.live.get(Number(id));
+    if (!session) return;
+    if (how === 'reset') return session.conn.reset();
+    for (const connection of this.smtp?.connections ?? []) if (connection.id === id) return connection.close();
   }
+}
+
+/** Tells a connection over a cap why it is refused (the greeting's place), and closes it. */
+function refuse(channel: net.Socket | tls.TLSSocket, tcp: net.Socket, text: string): void {
+  channel.on('error', () => undefined);
+  channel.end(`421 ${text}\r\n`, () => tcp.destroy());
+  setTimeout(() => tcp.destroy(), FORCE_GRACE_MS).unref();
 }

@@ -6,9 +6,11 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CredentialFilter } from './redact.js';
 import { Pop3CredentialFilter } from './redact-pop3.js';
+import { SmtpCredentialFilter } from './redact-smtp.js';
 import { TranscriptRing } from './ring.js';
 import { SharedChunks } from './shared-chunks.js';
 import { Transcript } from './transcript.js';
+import type { SessionProtocol } from '../events.js';
 
 /** The `transcript` option, resolved. */
 export interface TranscriptSettings {
@@ -43,7 +45,7 @@ export interface TranscriptSummary {
  */
 export class SessionRecorder {
   private readonly ring: TranscriptRing;
-  private filter: CredentialFilter | Pop3CredentialFilter | null;
+  private filter: CredentialFilter | Pop3CredentialFilter | SmtpCredentialFilter | null;
   private readonly redacted: boolean;
   private closedAt: number | null = null;
   /** The user when the session closed; before that `userOf` tells. */
@@ -55,10 +57,10 @@ export class SessionRecorder {
     private readonly remoteAddress: string | null,
     private readonly openedAt: number,
     private readonly userOf: () => string | null,
-    protocol: 'imap' | 'pop3' = 'imap',
+    protocol: SessionProtocol = 'imap',
   ) {
     this.ring = new TranscriptRing(owner.settings.maxBytes, owner.shared);
-    this.filter = owner.settings.redact ? (protocol === 'pop3' ? new Pop3CredentialFilter() : new CredentialFilter()) : null;
+    this.filter = owner.settings.redact ? credentialFilter(protocol) : null;
     this.redacted = this.filter !== null;
   }
 
@@ -154,7 +156,7 @@ export class Transcripts {
   }
 
   /** A recorder for a new session, or null when transcripts are off. */
-  open(session: number, remoteAddress: string | null, userOf: () => string | null, protocol: 'imap' | 'pop3' = 'imap'): SessionRecorder | null {
+  open(session: number, remoteAddress: string | null, userOf: () => string | null, protocol: SessionProtocol = 'imap'): SessionRecorder | null {
     if (!this.settings.enabled) return null;
     const recorder = new SessionRecorder(this, session, remoteAddress, this.now(), userOf, protocol);
     this.live.set(session, recorder);
@@ -226,4 +228,11 @@ export class Transcripts {
       }
     }
   }
+}
+
+/** Each protocol frames its credentials its own way. */
+function credentialFilter(protocol: SessionProtocol): CredentialFilter | Pop3CredentialFilter | SmtpCredentialFilter {
+  if (protocol === 'pop3') return new Pop3CredentialFilter();
+  if (protocol === 'smtp') return new SmtpCredentialFilter();
+  return new CredentialFilter();
 }
