@@ -58,6 +58,11 @@ export class SmtpIntake implements SmtpSessionHost {
     private readonly maxClients: number,
   ) {}
 
+  /** Connections open now (GET /v1/health): every live session, logged in or not. */
+  get open(): number {
+    return this.live.size;
+  }
+
   /** Loads smtp-server (rejecting with one sentence when it is missing) and listens. */
   async listen(): Promise<ListenAddress> {
     const c = this.config;
