@@ -531,6 +531,11 @@ export class Server extends EventEmitter<ServerEventMap> {
     return { imap: this.sockets.size, rest: this.rest?.usage() ?? null, smtp: this.smtp?.open ?? null, pop3: this.pop3?.open ?? null };
   }
 
+  /** The recording of `script: { replay }` the listeners serve instead of running commands, or null. */
+  replaying(): Replayer | null {
+    return this.replayer;
+  }
+
   /** Address of the POP3 listener, or null when it does not listen. */
   pop3Address(): ListenAddress | null {
     return this.pop3?.address() ?? null;
