@@ -81,3 +81,41 @@ test('a client that deviates from the recording gets -ERR [CLIENTBUG] expected: 
     await server.stop();
   }
 });
+
+test('AUTH PLAIN with a continuation line (RFC 5034): the redacted SASL line matches another client\'s credentials on replay', { timeout: 30_000 }, async () => {
+  const plain = (user: string, pass: string): string => Buffer.from(`\0${user}\0${pass}`).toString('base64');
+  const rec = await startPop3();
+  let text: string;
+  try {
+    const c = await WireClient.connect(rec.pop3);
+    assert.match(String(await c.line()), /^\+OK/);
+    c.socket.write('AUTH PLAIN\r\n');
+    assert.equal(await c.line(), '+ ');
+    c.socket.write(`${plain('testuser', 'testpass')}\r\n`);
+    assert.match(String(await c.line()), /^\+OK/);
+    c.socket.write('QUIT\r\n');
+    assert.match(String(await c.line()), /^\+OK/);
+    await rec.server.waitFor('session', (e) => e.type === 'close', { since: 0, timeout: 5000 });
+    text = rec.server.transcript(1)!.text();
+  } finally {
+    await rec.server.stop();
+  }
+  assert.ok(!text.includes(plain('testuser', 'testpass')), 'the SASL response is redacted');
+  const { server, pop3 } = await startPop3({ script: { replay: text } });
+  const events = collect(server, 'replay') as ReplayEvent[];
+  try {
+    const c = await WireClient.connect(pop3);
+    assert.match(String(await c.line()), /^\+OK/);
+    c.socket.write('AUTH PLAIN\r\n');
+    assert.equal(await c.line(), '+ ');
+    c.socket.write(`${plain('someone', 'else')}\r\n`);
+    assert.match(String(await c.line()), /^\+OK/);
+    c.socket.write('QUIT\r\n');
+    assert.match(String(await c.line()), /^\+OK/);
+    // The recorded client ended with QUIT: the replay closes as the server did.
+    assert.equal(await c.line(), null);
+    assert.deepEqual(events.map((e) => e.type), ['done']);
+  } finally {
+    await server.stop();
+  }
+});
