@@ -209,7 +209,7 @@ export class ReplaySession implements SessionHandle {
     for (const unit of this.framer.push(chunk)) this.take(unit);
     if (this.framer.overflow && !this.cutOff) {
       this.cutOff = true;
-      const why = `a line or literal longer than anything in the recording (over ${this.framer.maxUnit} bytes)`;
+      const why = `${this.protocol === 'pop3' ? 'a line' : 'a line or literal'} longer than anything in the recording (over ${this.framer.maxUnit} bytes)`;
       const end = this.protocol === 'pop3' ? '-ERR' : '* BYE';
       this.write(Buffer.from(`${end} [CLIENTBUG] Replay of recorded session ${this.recorded.session}: ${why}\r\n`, 'latin1'));
       this.event('deviation', null, `${why}`);

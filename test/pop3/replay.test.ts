@@ -119,3 +119,18 @@ test('AUTH PLAIN with a continuation line (RFC 5034): the redacted SASL line mat
     await server.stop();
   }
 });
+
+test('a line longer than anything in the recording (by over 64 KiB) gets -ERR [CLIENTBUG] and the connection ends: the replay holds bounded memory', { timeout: 30_000 }, async () => {
+  const { server, pop3 } = await startPop3({ script: { replay: '# Rookery transcript 1\n0 S: +OK ready\n1 C: QUIT\n2 S: +OK bye\n' } });
+  const events = collect(server, 'replay') as ReplayEvent[];
+  try {
+    const c = await WireClient.connect(pop3);
+    assert.equal(await c.line(), '+OK ready');
+    c.socket.write(Buffer.alloc(128 * 1024, 0x41));
+    assert.match(String(await c.line()), /^-ERR \[CLIENTBUG\] Replay of recorded session 1: a line longer than anything in the recording \(over \d+ bytes\)$/);
+    assert.equal(await c.line(), null);
+    assert.deepEqual(events.map((e) => e.type), ['deviation']);
+  } finally {
+    await server.stop();
+  }
+});
