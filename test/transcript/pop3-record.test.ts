@@ -13,7 +13,8 @@ import { test } from 'node:test';
 import { startDovecotPop3 } from '../dovecot/pop3.js';
 import { mail } from '../helpers/server.js';
 import { CLI, exited, startCli } from '../helpers/cli.js';
-import { python } from '../pop3/pop3-test.js';
+import { startRecorder } from '../../src/transcript/record.js';
+import { python, startPop3, WireClient } from '../pop3/pop3-test.js';
 
 const SESSION = (port: number, password: string): string => `import poplib, json
 p = poplib.POP3('127.0.0.1', ${port}, timeout=10)
@@ -74,5 +75,40 @@ test('rookery record --protocol pop3 in front of Dovecot, then rookery replay on
   } finally {
     await dovecot.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the POP3 recording proxy in front of a server that offers STLS: CAPA comes without it, STLS is refused by the proxy, a RETR body line "STLS" passes', { timeout: 30_000 }, async () => {
+  const { server, pop3 } = await startPop3({}, { stls: true });
+  const recorder = await startRecorder({ upstream: { host: '127.0.0.1', port: pop3 }, protocol: 'pop3' });
+  try {
+    server.control.addMessage('INBOX', { raw: 'Subject: x\r\n\r\nSTLS\r\n' });
+    const direct = await WireClient.connect(pop3);
+    await direct.line();
+    direct.socket.write('CAPA\r\n');
+    assert.ok((await direct.multi()).toString('latin1').includes('STLS'), 'the upstream offers STLS');
+    direct.socket.end();
+    const c = await WireClient.connect(recorder.address.port);
+    assert.match(String(await c.line()), /^\+OK/);
+    c.socket.write('CAPA\r\n');
+    const capa = (await c.multi()).toString('latin1');
+    assert.ok(!capa.includes('STLS') && capa.includes('UIDL'), capa);
+    c.socket.write('STLS\r\n');
+    assert.equal(await c.line(), '-ERR STLS is off while rookery record records this connection');
+    c.socket.write('USER testuser\r\n');
+    await c.line();
+    c.socket.write('PASS testpass\r\n');
+    assert.match(String(await c.line()), /^\+OK/);
+    c.socket.write('RETR 1\r\n');
+    assert.match((await c.multi()).toString('latin1'), /\r\nSTLS\r\n/);
+    c.socket.write('QUIT\r\n');
+    await c.line();
+    for (let i = 0; i < 400 && recorder.sessions.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const text = recorder.sessions[0]!.text();
+    assert.match(text, /\n\d+ C: STLS\n\d+ S: -ERR STLS is off/);
+    assert.match(text, /\n\d+ C: PASS \*\*\*\n/);
+  } finally {
+    await recorder.close();
+    await server.stop();
   }
 });
