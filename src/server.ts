@@ -527,8 +527,13 @@ export class Server extends EventEmitter<ServerEventMap> {
   }
 
   /** Connections open now per listener, with the REST body octets in flight (GET /v1/health). */
-  connectionUsage(): { imap: number; rest: ReturnType<RestServer['usage']> | null; pop3: number | null } {
-    return { imap: this.sockets.size, rest: this.rest?.usage() ?? null, pop3: this.pop3?.open ?? null };
+  connectionUsage(): { imap: number; rest: ReturnType<RestServer['usage']> | null; smtp: number | null; pop3: number | null } {
+    return { imap: this.sockets.size, rest: this.rest?.usage() ?? null, smtp: this.smtp?.open ?? null, pop3: this.pop3?.open ?? null };
+  }
+
+  /** The recording of `script: { replay }` the listeners serve instead of running commands, or null. */
+  replaying(): Replayer | null {
+    return this.replayer;
   }
 
   /** Address of the POP3 listener, or null when it does not listen. */

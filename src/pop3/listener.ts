@@ -112,7 +112,10 @@ export class Pop3Listener implements Pop3Host {
     this.sockets.add(socket);
     socket.once('close', () => this.sockets.delete(socket));
     this.unauthenticated++;
-    new Pop3Session(this.server, this, channel, this.config.secure, socket);
+    // `script: { replay }` serves the recording as POP3 here (src/transcript/replay.ts).
+    const replayer = this.server.replaying();
+    if (replayer) replayer.accept(this.server, channel, socket, this.config.secure, socket.remoteAddress ?? null, 'pop3', () => this.unauthenticatedLeft());
+    else new Pop3Session(this.server, this, channel, this.config.secure, socket);
   }
 
   unauthenticatedLeft(): void {

@@ -57,7 +57,7 @@ export const SMTP_SCRIPT_COMMANDS = ['MAIL', 'RCPT', 'DATA'] as const;
  * replies, not IMAP output to shape. The transport faults act on its
  * connection (src/connection/), as on IMAP and POP3 ones.
  */
-export const SMTP_RULE_FIELDS: readonly string[] = ['on', 'command', 'user', 'match', 'nth', 'times', 'chance', 'send', 'delay', 'close', 'when', 'description', 'seedScope', 'bandwidth', 'stall', 'halfClose', 'slowClose'];
+export const SMTP_RULE_FIELDS: readonly string[] = ['on', 'command', 'session', 'user', 'match', 'nth', 'times', 'chance', 'send', 'delay', 'close', 'when', 'description', 'seedScope', 'bandwidth', 'stall', 'halfClose', 'slowClose'];
 
 /** What a rule sees about the event it is asked about. */
 export interface ScriptContext {

@@ -58,6 +58,11 @@ export class SmtpIntake implements SmtpSessionHost {
     private readonly maxClients: number,
   ) {}
 
+  /** Connections open now (GET /v1/health): every live session, logged in or not. */
+  get open(): number {
+    return this.live.size;
+  }
+
   /** Loads smtp-server (rejecting with one sentence when it is missing) and listens. */
   async listen(): Promise<ListenAddress> {
     const c = this.config;
@@ -318,10 +323,11 @@ export class SmtpIntake implements SmtpSessionHost {
     const script = this.server.script;
     if (!script.has('smtp')) return proceed();
     const user = typeof session.user === 'string' ? session.user : null;
-    const action = script.fire({ event: 'smtp', session: null, tag: null, command, state: null, user, mailbox: null, text: text() });
+    const own = this.live.get(Number(session.id));
+    // The session number lets `session` rules and `seedScope: "session"` streams single out one SMTP connection.
+    const action = script.fire({ event: 'smtp', session: own?.id ?? null, tag: null, command, state: null, user, mailbox: null, text: text() });
     if (!action) return proceed();
     const rule: ScriptRule = action.rule;
-    const own = this.live.get(Number(session.id));
     const act = (): void => {
       own?.conn.applyFaults(rule);
       // smtp-server may answer a turn later: the FIN goes after whatever it writes next, this command's reply.

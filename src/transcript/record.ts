@@ -5,15 +5,21 @@
  * bytes must stay readable, so the proxy takes STARTTLS and COMPRESS=...
  * out of the server's capability lists and answers a client that asks for
  * either with NO itself; everything else passes unchanged, by whole lines.
+ * With `protocol: 'pop3'` it proxies POP3 the same way (record-pop3.ts):
+ * lines, STLS off, credentials filtered as POP3's.
  */
 import { appendFileSync } from 'node:fs';
 import net from 'node:net';
 import { UnitFramer } from './framer.js';
+import { LineFramer } from './line-framer.js';
+import { CapaFilter, refusePop3Layer } from './record-pop3.js';
 import type { Transcript } from './transcript.js';
 import { Transcripts } from './transcripts.js';
 
 export interface RecorderOptions {
   upstream: { host: string; port: number };
+  /** What the upstream speaks: `imap` (default) or `pop3`. */
+  protocol?: 'imap' | 'pop3';
   /** Where the proxy listens. Default 127.0.0.1, port 0 (a free one). */
   listen?: { host?: string; port?: number };
   /** File each finished session is appended to; without it, `onSession` only. */
@@ -48,15 +54,18 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     const upstream = net.connect(options.upstream.port, options.upstream.host);
     sockets.add(client);
     sockets.add(upstream);
-    const recorder = transcripts.open(id, client.remoteAddress ?? null, () => null)!;
+    const pop3 = options.protocol === 'pop3';
+    const recorder = transcripts.open(id, client.remoteAddress ?? null, () => null, pop3 ? 'pop3' : 'imap')!;
     // Both directions go through by whole lines (and literals), so that the proxy can keep the
     // connection readable: no STARTTLS or COMPRESS offered, and a client that asks anyway is refused.
-    const fromClient = new UnitFramer('client', MAX_UNIT);
-    const fromServer = new UnitFramer('server', MAX_UNIT);
+    const fromClient = pop3 ? new LineFramer(MAX_UNIT) : new UnitFramer('client', MAX_UNIT);
+    const fromServer = pop3 ? new LineFramer(MAX_UNIT) : new UnitFramer('server', MAX_UNIT);
+    const capa = pop3 ? new CapaFilter() : null;
     client.on('data', (chunk: Buffer) => {
       for (const unit of fromClient.push(chunk)) {
         recorder.fromClient(unit.bytes);
-        const refused = unit.starts ? refuseLayer(unit.bytes) : null;
+        capa?.fromClient(unit.bytes);
+        const refused = !unit.starts ? null : pop3 ? refusePop3Layer(unit.bytes) : refuseLayer(unit.bytes);
         if (refused) {
           recorder.fromServer(refused);
           client.write(refused);
@@ -68,7 +77,8 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     });
     upstream.on('data', (chunk: Buffer) => {
       for (const unit of fromServer.push(chunk)) {
-        const bytes = unit.starts ? withoutLayerOffers(unit.bytes) : unit.bytes;
+        const bytes = capa ? capa.fromServer(unit.bytes) : unit.starts ? withoutLayerOffers(unit.bytes) : unit.bytes;
+        if (bytes === null) continue;
         recorder.fromServer(bytes);
         client.write(bytes);
       }

@@ -93,6 +93,15 @@ describe('delivery reaches every observer', () => {
       const health = (await request(s.rest!, 'GET', '/v1/health')).json;
       assert.deepEqual(health.smtp, { host: '127.0.0.1', port: s.smtp, secure: false });
       assert.ok(doc.components.schemas.Health.properties.smtp.oneOf);
+      // Two clients connected: the health answer counts them, as it does IMAP's and POP3's.
+      const a = await RawSmtp.connect(s.smtp);
+      const b = await RawSmtp.connect(s.smtp);
+      const busy = (await request(s.rest!, 'GET', '/v1/health')).json;
+      assert.equal(busy.connections.smtp.open, 2);
+      assert.equal(busy.connections.smtp.max, s.server.connectionCaps().smtp);
+      assert.deepEqual(Object.keys(busy.connections.smtp).sort(), ['max', 'open']);
+      a.client.close();
+      b.client.close();
     } finally {
       await s.server.stop();
     }

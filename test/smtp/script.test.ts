@@ -30,13 +30,63 @@ describe('on: smtp rules', () => {
         (err: { responseCode?: number; response?: string }) => err.responseCode === 451 && /Try again later/.test(err.response ?? ''),
       );
       assert.equal(s.server.control.listMessages('INBOX').length, 0);
-      assert.deepEqual(fired.map((f) => [f.event, f.command, f.session]), [['smtp', 'DATA', null]]);
+      assert.deepEqual(fired.map((f) => [f.event, f.command]), [['smtp', 'DATA']]);
+      // The rule fired for a numbered SMTP session (numbers are shared with IMAP and POP3 ones).
+      assert.ok(Number.isInteger(fired[0]!.session) && fired[0]!.session! >= 1, String(fired[0]!.session));
       await transport.sendMail({ from: 'alice@example.com', to: 'testuser@example.com', subject: 'Second try', text: 'x' });
       assert.equal(delivered.length, 1);
       assert.equal(s.server.script.rules[0]!.hits, 1);
     } finally {
       await s.server.stop();
     }
+  });
+
+  test('a rule with `session` acts on that SMTP session only; the event names it', async () => {
+    const s = await start({ smtp: { catchAll: true } });
+    const fired = collect(s.server, 'script');
+    try {
+      const { client: first } = await RawSmtp.connect(s.smtp);
+      const { client: second } = await RawSmtp.connect(s.smtp);
+      const numbers = s.server.control.sessions().filter((x) => x.protocol === 'smtp').map((x) => x.session).sort((a, b) => a - b);
+      assert.equal(numbers.length, 2);
+      s.server.script.add({ on: 'smtp', command: 'MAIL', session: numbers[1]!, send: '451 4.3.2 Not you' });
+      for (const c of [first, second]) await c.command('EHLO client.test');
+      assert.equal((await first.command('MAIL FROM:<alice@example.com>')).code, 250);
+      const refused = await second.command('MAIL FROM:<alice@example.com>');
+      assert.deepEqual([refused.code, refused.text], [451, '4.3.2 Not you']);
+      assert.deepEqual(fired.map((f) => [f.command, f.session]), [['MAIL', numbers[1]]]);
+      first.close();
+      second.close();
+    } finally {
+      await s.server.stop();
+    }
+  });
+
+  test('seedScope "session": an SMTP session\'s chance faults depend on its number, not on other sessions\' traffic', async () => {
+    // Same session number, same rule id, same seed: the same RCPT answers whether or not another session talks first.
+    const outcomes = async (noiseFirst: boolean): Promise<number[]> => {
+      const s = await start({ smtp: { catchAll: true }, scriptSeed: 7 });
+      try {
+        s.server.script.add({ on: 'smtp', command: 'RCPT', chance: 0.5, seedScope: 'session', send: '451 4.3.0 Later' });
+        const { client: a } = await RawSmtp.connect(s.smtp);
+        const { client: b } = await RawSmtp.connect(s.smtp);
+        for (const c of [a, b]) {
+          await c.command('EHLO client.test');
+          await c.command('MAIL FROM:<alice@example.com>');
+        }
+        if (noiseFirst) for (let i = 0; i < 8; i++) await a.command(`RCPT TO:<n${i}@example.com>`);
+        const codes: number[] = [];
+        for (let i = 0; i < 12; i++) codes.push((await b.command(`RCPT TO:<r${i}@example.com>`)).code);
+        a.close();
+        b.close();
+        return codes;
+      } finally {
+        await s.server.stop();
+      }
+    };
+    const quiet = await outcomes(false);
+    assert.deepEqual(await outcomes(true), quiet);
+    assert.ok(quiet.includes(451) && quiet.includes(250), `a mix of answers: ${quiet.join(' ')}`);
   });
 
   test('match picks the recipient; a permanent 550 from RCPT, other recipients unaffected', async () => {
