@@ -6,8 +6,10 @@
  * event and the client report as an SMTP finding.
  */
 import assert from 'node:assert/strict';
+import * as net from 'node:net';
+import * as tls from 'node:tls';
 import { after, describe, test } from 'node:test';
-import { createServer, type Server, type TlsVerdict } from '../../src/index.js';
+import { createServer, TEST_CA, type Server, type TlsVerdict } from '../../src/index.js';
 import type { ServerOptions } from '../../src/options/types.js';
 import { RawSmtp } from '../smtp/smtp-client.js';
 
@@ -116,6 +118,62 @@ describe('what each attack sends on SMTP', () => {
     assert.match(greeting.text, /Your account is suspended/);
     await client.command('QUIT');
     assert.equal((await verdict()).verdict, 'safe');
+  });
+});
+
+/** EHLO, STARTTLS and the handshake on a plain socket; resolves with the TLS socket and what it reads. */
+async function upgrade(port: number): Promise<{ secure: tls.TLSSocket; read: () => string; errors: Error[] }> {
+  const socket = net.connect(port, '127.0.0.1');
+  let text = '';
+  const onData = (d: Buffer): void => {
+    text += d.toString('latin1');
+  };
+  socket.on('data', onData);
+  const until = async (re: RegExp): Promise<void> => {
+    for (let i = 0; i < 250 && !re.test(text); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.match(text, re);
+  };
+  await until(/^220 /m);
+  socket.write('EHLO client.test\r\n');
+  await until(/^250 /m);
+  socket.write('STARTTLS\r\n');
+  await until(/^220 .*TLS/m);
+  socket.off('data', onData);
+  let got = '';
+  const errors: Error[] = [];
+  const secure = tls.connect({ socket, ca: TEST_CA, servername: 'localhost' });
+  secure.on('data', (d: Buffer) => (got += d.toString('latin1')));
+  secure.on('error', (e) => errors.push(e));
+  await new Promise<void>((resolve, reject) => {
+    secure.once('secureConnect', resolve);
+    secure.once('error', reject);
+  });
+  return { secure, read: () => got, errors };
+}
+
+describe('attacks around the handshake', () => {
+  test('garbage: plain text outside TLS records after the first command over TLS; Node drops the connection: safe', async () => {
+    const { smtp, verdict } = await serveSmtp({ attacks: ['starttls-garbage'] });
+    const { secure, errors } = await upgrade(smtp);
+    secure.write('EHLO client.test\r\n');
+    for (let i = 0; i < 100 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    // OpenSSL reads "250 plain..." as a record header: a bad record, not a reply.
+    assert.equal(errors.length, 1, 'the bytes outside TLS records broke the TLS stream');
+    assert.equal((await verdict()).verdict, 'safe');
+  });
+
+  test('buffering: AUTH CRAM-MD5 over TLS, which only the buffered EHLO answer offered, is acted-on-injected-response', async () => {
+    const { smtp, verdict } = await serveSmtp({ attacks: ['starttls-buffering'] });
+    const { secure, read } = await upgrade(smtp);
+    secure.write('EHLO client.test\r\n');
+    for (let i = 0; i < 100 && !/^250 /m.test(read()); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(!/CRAM-MD5/.test(read()), 'the server itself offers no CRAM-MD5 over TLS');
+    secure.write('AUTH CRAM-MD5\r\n');
+    await new Promise((r) => setTimeout(r, 100));
+    secure.destroy();
+    const v = await verdict();
+    assert.deepEqual([v.verdict, v.evidence], ['acted-on-injected-response', 'AUTH CRAM-MD5']);
+    assert.match(v.text, /only the bytes injected before TLS offered/);
   });
 });
 
