@@ -47,6 +47,8 @@ export class SmtpSession implements SessionHandle {
   private greeted = false;
   /** The session answered STARTTLS itself (an attack): its `220` starts no TLS. */
   private ownStartTls = false;
+  /** The first bytes after smtp-server's `220` to STARTTLS were looked at (they should be a ClientHello). */
+  private helloSeen = false;
 
   constructor(
     private readonly server: Server,
@@ -176,6 +178,10 @@ export class SmtpSession implements SessionHandle {
     if (watch) {
       watch.received();
       if (plain) this.watchLines?.feed(chunk, false);
+      else if (this.starttls === null && !this.helloSeen) {
+        this.helloSeen = true;
+        watch.plainInsteadOfHello(chunk);
+      }
     }
     if (plain) this.observeClient(chunk);
     if (watch && plain && isStartTls(chunk)) {

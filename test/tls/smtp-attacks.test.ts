@@ -177,6 +177,18 @@ describe('attacks around the handshake', () => {
   });
 });
 
+test('plain text where the ClientHello should be, after the 220 to STARTTLS, is continued-without-tls', async () => {
+  const { smtp, verdict } = await serveSmtp({ tls: { smtp: { profile: 'expired' } } });
+  const { client } = await RawSmtp.connect(smtp);
+  await client.command('EHLO client.test');
+  assert.equal((await client.command('STARTTLS')).code, 220);
+  // smtp-server's TLS reads it as a bad record and drops the connection: no reply comes.
+  await client.command('MAIL FROM:<a@client.test>').catch(() => undefined);
+  client.close();
+  const v = await verdict();
+  assert.deepEqual([v.verdict, v.evidence], ['continued-without-tls', 'MAIL FROM:<a@client.test>']);
+});
+
 describe('choosing SMTP attacks', () => {
   test('attackNext(..., "smtp") meets the next SMTP session only; PREAUTH has no SMTP equivalent', async () => {
     const { server, smtp, verdict } = await serveSmtp();
