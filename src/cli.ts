@@ -33,7 +33,7 @@ const FLAGS = {
   'print-certificate': { type: 'boolean', help: 'print the built-in test certificate (PEM) for clients to trust, and exit' },
   'print-ca': { type: 'boolean', help: 'print the test CA (PEM) that signs the TLS profiles\' certificates, and exit (docs/tls.md)' },
   'tls-profile': { type: 'string', help: 'certificate profile of every TLS listener: valid, expired, not-yet-valid, wrong-host, self-signed, unknown-ca, missing-intermediate, weak-signature, weak-key' },
-  attack: { type: 'string', multiple: true, help: 'STARTTLS attack every plain-text IMAP session meets (repeatable; docs/tls.md lists them), e.g. starttls-buffering' },
+  attack: { type: 'string', multiple: true, help: 'STARTTLS attack every plain-text IMAP, POP3 and SMTP session meets (repeatable; docs/tls.md lists them), e.g. starttls-buffering' },
   storage: { type: 'string', help: 'JSON file with the storage option' },
   'user-mailboxes': { type: 'boolean', help: 'each user has their own mailbox tree; storage is {users: {name: tree}, shared} (docs/user-mailboxes.md)' },
   import: {

@@ -121,7 +121,7 @@ export class Server extends EventEmitter<ServerEventMap> {
     this.eventLog = new EventLog(this.options.events);
     this.tls = new ServerTls(this.options, () => this.now(), (verdict) => {
       if (verdict.verdict !== 'safe') {
-        this.clientFindings.add({ session: verdict.session, user: null, tag: null, command: null, rule: verdict.verdict, protocol: verdict.listener === 'pop3' ? 'pop3' : 'imap', text: `${verdict.text} (${verdict.cases.join(', ')}); evidence: ${JSON.stringify(verdict.evidence)}` });
+        this.clientFindings.add({ session: verdict.session, user: null, tag: null, command: null, rule: verdict.verdict, protocol: verdict.listener, text: `${verdict.text} (${verdict.cases.join(', ')}); evidence: ${JSON.stringify(verdict.evidence)}` });
       }
       this.emit('verdict', verdict);
     });

@@ -153,6 +153,7 @@ export class ClientFindingLog {
       protocols: {
         imap: sessions.filter((s) => this.seen.get(s) === 'imap'),
         pop3: sessions.filter((s) => this.seen.get(s) === 'pop3'),
+        smtp: sessions.filter((s) => this.seen.get(s) === 'smtp'),
       },
       findings: this.list(),
       dropped: this.droppedCount,

@@ -15,7 +15,7 @@ export const CLIENT_CHECK_MODES: readonly ClientCheckMode[] = ['off', 'report', 
 export type FindingSeverity = 'error' | 'warning';
 
 /** The protocol a finding belongs to. */
-export type CheckedProtocol = 'imap' | 'pop3';
+export type CheckedProtocol = 'imap' | 'pop3' | 'smtp';
 /** The protocol a rule belongs to; `any`: the TLS bench's verdicts, found on IMAP and POP3 sessions alike. */
 export type RuleProtocol = CheckedProtocol | 'any';
 

@@ -120,7 +120,7 @@ function profileName(problems: Problems, value: unknown, path: string): ProfileN
   return null;
 }
 
-/** The `attacks` option: STARTTLS attacks every plain-text session of the IMAP and POP3 listeners meets (docs/tls.md). */
+/** The `attacks` option: STARTTLS attacks every plain-text session of the IMAP, POP3 and SMTP listeners meets (docs/tls.md). */
 export function resolveAttacks(problems: Problems, value: unknown): AttackName[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) {

@@ -320,7 +320,7 @@ export interface ServerOptions {
    */
   tls?: TlsOptions;
   /**
-   * STARTTLS attacks (docs/tls.md) every plain-text IMAP and POP3 session meets, e.g.
+   * STARTTLS attacks (docs/tls.md) every plain-text IMAP, POP3 and SMTP (with `smtp.starttls`; not preauth) session meets, e.g.
    * `['starttls-buffering']`; each session ends in a verdict. Default none.
    */
   attacks?: readonly AttackName[];

@@ -13,6 +13,8 @@ import { Connection } from '../connection/connection.js';
 import type { SessionHandle } from '../connection/registry.js';
 import type { SessionEventType, SessionInfo } from '../events.js';
 import type { Server } from '../server.js';
+import { attackSmtpGreeting, attackStartTls, bufferedAfterStartTls, isStartTls, SMTP_DIALECT, SMTP_GARBAGE, SmtpCommandLines, stripStartTls } from '../tls/attacks/smtp-attack.js';
+import type { TlsWatch } from '../tls/verdicts.js';
 import type { SessionRecorder } from '../transcript/transcripts.js';
 import { SmtpBridge } from './bridge.js';
 import { replyStatus, SmtpWireTracker } from './wire-tracker.js';
@@ -38,6 +40,15 @@ export class SmtpSession implements SessionHandle {
   private closedDone = false;
   private halfCloseNext = false;
   private goingAway = false;
+  /** The TLS bench's watch when this session meets a STARTTLS attack or a broken profile (docs/tls.md). */
+  readonly tlsWatch: TlsWatch | null;
+  /** The client's command lines for the watch (null without one). */
+  private readonly watchLines: SmtpCommandLines | null;
+  private greeted = false;
+  /** The session answered STARTTLS itself (an attack): its `220` starts no TLS. */
+  private ownStartTls = false;
+  /** The first bytes after smtp-server's `220` to STARTTLS were looked at (they should be a ClientHello). */
+  private helloSeen = false;
 
   constructor(
     private readonly server: Server,
@@ -54,7 +65,8 @@ export class SmtpSession implements SessionHandle {
     this.transcript = server.transcripts.open(this.id, tcp.remoteAddress ?? null, () => this.user, 'smtp');
     this.tracker = new SmtpWireTracker(({ seq, verb, code }) => {
       server.emitCommand(this.id, String(seq), verb, replyStatus(code), this.user, 'smtp');
-      if (verb === 'STARTTLS' && code === 220) this.encrypted = true;
+      if (verb === 'STARTTLS' && code === 220 && !this.ownStartTls) this.encrypted = true;
+      if (verb === 'DATA' && code !== 354) this.watchLines?.dataRefused();
     });
     this.conn = new Connection(
       {
@@ -74,6 +86,11 @@ export class SmtpSession implements SessionHandle {
       if (this.user === null) this.disconnect({ text: `No login within ${server.options.loginTimeout / 1000} seconds` });
     });
     this.admission.register(this);
+    // STARTTLS attacks meet plain-text sessions of a listener that offers STARTTLS.
+    const offered = (): ReadonlySet<string> => new Set(['AUTH PLAIN', 'AUTH LOGIN', 'AUTH XOAUTH2', ...(this.starttls ? [] : ['STARTTLS'])]);
+    this.tlsWatch = server.tls.watch(this.id, 'smtp', SMTP_DIALECT, offered, !secure && server.options.smtp?.starttls === true);
+    const watch = this.tlsWatch;
+    this.watchLines = watch ? new SmtpCommandLines((line, tls) => watch.command(line, tls)) : null;
     this.emitSession('open');
   }
 
@@ -132,6 +149,16 @@ export class SmtpSession implements SessionHandle {
     if (this.starttls) return;
     this.starttls = socket;
     this.encrypted = false;
+    const watch = this.tlsWatch;
+    if (watch) {
+      // smtp-server calls onSecure once the handshake is done: the profile served is known now.
+      // smtp-server made this socket (not ListenerTls.wrap): the profile is the one its SNI name selects.
+      const sni = (socket as { servername?: unknown }).servername;
+      watch.handshake(this.server.tlsFor('smtp').keyAndCert(typeof sni === 'string' ? sni.toLowerCase() : null).profile);
+      if (watch.has('starttls-garbage')) watch.armGarbage(() => this.conn.write(SMTP_GARBAGE));
+      // Before smtp-server's own reader, so that the garbage goes out ahead of the answer.
+      socket.prependListener('data', (chunk: Buffer) => this.watchLines?.feed(chunk, true));
+    }
     socket.on('data', (chunk: Buffer) => this.observeClient(chunk));
     const write = socket.write.bind(socket) as (chunk: unknown, ...rest: unknown[]) => boolean;
     socket.write = ((chunk: unknown, ...rest: unknown[]): boolean => {
@@ -146,19 +173,57 @@ export class SmtpSession implements SessionHandle {
   }
 
   private onInput(chunk: Buffer): void {
-    if (!this.encrypted && this.starttls === null) this.observeClient(chunk);
+    const plain = !this.encrypted && this.starttls === null;
+    const watch = this.tlsWatch;
+    if (watch) {
+      watch.received();
+      if (plain) this.watchLines?.feed(chunk, false);
+      else if (this.starttls === null && !this.helloSeen) {
+        this.helloSeen = true;
+        watch.plainInsteadOfHello(chunk);
+      }
+    }
+    if (plain) this.observeClient(chunk);
+    if (watch && plain && isStartTls(chunk)) {
+      const own = attackStartTls(watch);
+      if (own) {
+        // smtp-server never sees this STARTTLS: the session stays in plain text under it.
+        this.ownStartTls = true;
+        this.onOutput(own.reply);
+        this.ownStartTls = false;
+        return;
+      }
+    }
     this.bridge.deliver(chunk);
   }
 
   private onOutput(chunk: Buffer): void {
     // After a halfClose the sending side is gone: replies smtp-server still makes are dropped, reading goes on.
     if (this.conn.ended) return;
-    if (!this.encrypted && this.starttls === null) this.observeServer(chunk);
+    const plain = !this.encrypted && this.starttls === null;
+    if (plain && this.tlsWatch) chunk = this.attackReply(chunk);
+    if (plain) this.observeServer(chunk);
+    // The `220` to STARTTLS just went past the tracker: buffering sends plain text in the same write.
+    const buffered = plain && this.encrypted && this.tlsWatch ? bufferedAfterStartTls(this.tlsWatch, this.name) : null;
+    if (buffered) {
+      this.transcript?.fromServer(buffered);
+      chunk = Buffer.concat([chunk, buffered]);
+    }
     this.conn.write(chunk);
     if (this.halfCloseNext) {
       this.halfCloseNext = false;
       this.conn.halfClose();
     }
+  }
+
+  /** A plain-text reply as the attacks rewrite it: the greeting, and EHLO answers under stripping. */
+  private attackReply(chunk: Buffer): Buffer {
+    const watch = this.tlsWatch!;
+    if (!this.greeted) {
+      this.greeted = true;
+      return attackSmtpGreeting(watch, chunk, this.name);
+    }
+    return watch.has('starttls-stripping') ? stripStartTls(chunk) : chunk;
   }
 
   private observeClient(chunk: Buffer): void {
@@ -181,6 +246,7 @@ export class SmtpSession implements SessionHandle {
     this.closedDone = true;
     this.admission.closed();
     this.admission.unregister(this.id);
+    this.tlsWatch?.closed();
     this.bridge.gone();
     this.starttls?.destroy();
     this.transcript?.close();

@@ -61,12 +61,12 @@ export const tlsRoutes: Route[] = [
   },
   {
     method: 'POST', path: '/v1/tls/attacks', operation: 'tlsAttackNext',
-    summary: 'The next IMAP (or, with listener: pop3, POP3) session to open meets these STARTTLS attacks instead of the attacks option\'s (one entry per call, first in first out)',
-    body: obj({ attacks: arrayOf({ type: 'string', enum: STARTTLS_ATTACKS }), listener: { type: 'string', enum: ['imap', 'pop3'] } }, ['attacks']),
+    summary: 'The next IMAP (or, with listener: pop3 or smtp, POP3 or SMTP) session to open meets these STARTTLS attacks instead of the attacks option\'s (one entry per call, first in first out)',
+    body: obj({ attacks: arrayOf({ type: 'string', enum: STARTTLS_ATTACKS }), listener: { type: 'string', enum: ['imap', 'pop3', 'smtp'] } }, ['attacks']),
     status: 200,
     response: obj({ attacks: arrayOf(str()) }),
     handle: ({ server, body }) => {
-      const { attacks, listener } = body as { attacks: string[]; listener?: 'imap' | 'pop3' };
+      const { attacks, listener } = body as { attacks: string[]; listener?: 'imap' | 'pop3' | 'smtp' };
       server.tls.attackNext(attacks, listener);
       return { attacks };
     },

@@ -6,6 +6,7 @@
 import type { TLSSocket } from 'node:tls';
 import type { ResolvedOptions } from '../options/types.js';
 import { combinationProblem, isAttack, type AttackName } from './attacks/catalog.js';
+import { SMTP_ATTACKS } from './attacks/smtp-attack.js';
 import { ListenerTls } from './listener-tls.js';
 import { CertificateAuthority } from './profiles.js';
 import type { TlsListener } from './settings.js';
@@ -53,10 +54,11 @@ export class ServerTls {
 
   /** The next session of `listener` to open meets `attacks` instead of the `attacks` option's. */
   attackNext(attacks: readonly string[], listener: TlsListener = 'imap'): void {
-    if (listener !== 'imap' && listener !== 'pop3') throw new ServiceError('INVALID', 'listener: expected imap or pop3 (the SMTP listener plays no attack)');
+    if (listener !== 'imap' && listener !== 'pop3' && listener !== 'smtp') throw new ServiceError('INVALID', 'listener: expected imap, pop3 or smtp');
     const names: AttackName[] = [];
     for (const a of attacks) {
       if (!isAttack(a)) throw new ServiceError('INVALID', `attack: no attack named ${JSON.stringify(a)}`);
+      if (listener === 'smtp' && !SMTP_ATTACKS.has(a)) throw new ServiceError('INVALID', `attack: ${a} has no SMTP equivalent (SMTP has no PREAUTH)`);
       names.push(a);
     }
     const problem = combinationProblem(names);
@@ -73,8 +75,9 @@ export class ServerTls {
    */
   watch(session: number, listener: TlsListener, dialect: WatchDialect, offered: () => ReadonlySet<string>, plainText: boolean, ruled?: readonly string[]): TlsWatch | null {
     // STARTTLS attacks meet plain-text sessions only: a script rule's choice (validated with the rule), then the queue, then the option.
-    // The option is for IMAP and POP3 alike (SMTP's STARTTLS is smtp-server's, which plays none).
-    const attacks = !plainText ? [] : (ruled?.filter(isAttack) ?? this.queued.get(listener)?.shift() ?? (listener === 'smtp' ? [] : this.options.attacks));
+    // The option is for every listener; SMTP plays the attacks it has an equivalent for (not PREAUTH).
+    const chosen = !plainText ? [] : (ruled?.filter(isAttack) ?? this.queued.get(listener)?.shift() ?? this.options.attacks);
+    const attacks = listener === 'smtp' ? chosen.filter((a) => SMTP_ATTACKS.has(a)) : chosen;
     const settings = this.options.tls.listeners.get(listener)!;
     const profiles = [settings.profile, ...settings.certificates.values()];
     if (attacks.length === 0 && !profiles.some((p) => p !== null && p !== 'valid')) return null;

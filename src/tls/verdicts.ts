@@ -132,6 +132,16 @@ export class TlsWatch {
     }
   }
 
+  /**
+   * The first bytes after the server's yes to STARTTLS were no TLS
+   * handshake record (content type 22, RFC 8446 §5.1): for a server whose
+   * TLS library reports no code (smtp-server's upgrade).
+   */
+  plainInsteadOfHello(first: Buffer): void {
+    if (first.length === 0 || first[0] === 0x16) return;
+    this.earn('continued-without-tls', clip(first), 'after the yes to STARTTLS the client sent plain text instead of a ClientHello');
+  }
+
   /** A command line from the client; `secure` is true when it came over TLS. */
   command(line: Buffer, secure: boolean): void {
     if (this.ended) return;

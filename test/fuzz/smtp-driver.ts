@@ -14,7 +14,7 @@
  * - the session leaves the registry when it closes.
  */
 import * as net from 'node:net';
-import { createServer, type CommandEvent, type Server } from '../../src/index.js';
+import { createServer, type AttackName, type CommandEvent, type Server } from '../../src/index.js';
 import { replyStatus } from '../../src/smtp/wire-tracker.js';
 import type { Finding } from './driver.js';
 import { Rand } from './generate.js';
@@ -24,6 +24,8 @@ export interface SmtpFuzzOptions {
   seed: number;
   inputs: number;
   connections?: number;
+  /** STARTTLS attacks every session meets (with STARTTLS offered): the bridge's rewriting and the watch are fuzzed too. */
+  attacks?: readonly AttackName[];
   onProgress?: (done: number) => void;
 }
 
@@ -108,7 +110,8 @@ export async function runSmtpFuzz(options: SmtpFuzzOptions): Promise<SmtpFuzzRep
   await Promise.all(
     Array.from({ length: workers }, async (_, w) => {
       const redact = w % 2 === 1;
-      const server = createServer({ port: 0, smtp: { port: 0, catchAll: true }, transcript: { redact } });
+      const attacked = options.attacks ? { attacks: [...options.attacks], tls: { smtp: { profile: 'valid' as const } } } : {};
+      const server = createServer({ port: 0, smtp: { port: 0, catchAll: true, starttls: options.attacks !== undefined }, transcript: { redact }, ...attacked });
       const { smtp } = await server.start();
       const commands = new Map<number, CommandEvent[]>();
       server.on('command', (e) => {

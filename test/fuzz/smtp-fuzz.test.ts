@@ -29,3 +29,11 @@ test('a seeded SMTP fuzz run: one reply per command, events and transcripts agre
   assert.ok(report.bodies > 0 && report.sasl > 0, JSON.stringify(report));
   assert.ok(report.replies.ok > 0 && report.replies.no > 0 && report.replies.bad > 0, JSON.stringify(report.replies));
 });
+
+test('a seeded SMTP fuzz run under STARTTLS attacks played in the bridge (STARTTLS answered in plain text, the greeting rewritten)', { timeout: 90_000 }, async () => {
+  for (const attacks of [['starttls-refusal', 'starttls-alert'], ['starttls-stripping']] as const) {
+    const report = await runSmtpFuzz({ seed: 34, inputs: 500, connections: 2, attacks });
+    assert.deepEqual(report.findings, [], attacks.join(', '));
+    assert.equal(report.inputs, 500);
+  }
+});

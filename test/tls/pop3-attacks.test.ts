@@ -161,7 +161,7 @@ describe('how a POP3 session meets an attack', () => {
     await three.line();
     assert.match((await three.command('STLS'))!, /^\+OK/, 'one queued entry, one session');
     three.socket.destroy();
-    const wrong = await fetch(`${base}/v1/tls/attacks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ attacks: ['starttls-refusal'], listener: 'smtp' }) });
+    const wrong = await fetch(`${base}/v1/tls/attacks`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ attacks: ['starttls-refusal'], listener: 'nntp' }) });
     assert.equal(wrong.status, 400);
   });
 });
