@@ -5,6 +5,7 @@
  * users' locks (`pop3.exclusive`, `[IN-USE]`) and their last logins
  * (`pop3.loginDelay`, `[LOGIN-DELAY]`).
  */
+import { addressOf, listenOn } from '../connection/listen.js';
 import * as net from 'node:net';
 import type { ResolvedPop3 } from '../options/types.js';
 import { failTlsHandshake } from '../script/transport.js';
@@ -40,21 +41,12 @@ export class Pop3Listener implements Pop3Host {
   async listen(): Promise<ListenAddress> {
     // A bad key or certificate fails here, not at a client's handshake.
     if (this.config.secure || this.config.stls) this.server.tlsContext('pop3');
-    const listener = net.createServer((socket) => this.accept(socket));
-    await new Promise<void>((resolve, reject) => {
-      listener.once('error', reject);
-      listener.listen(this.config.port, this.config.host, () => {
-        listener.off('error', reject);
-        resolve();
-      });
-    });
-    this.listener = listener;
+    this.listener = await listenOn(this.config.port, this.config.host, (socket) => this.accept(socket));
     return this.address()!;
   }
 
   address(): ListenAddress | null {
-    const a = this.listener?.address();
-    return a && typeof a === 'object' ? { host: a.address, port: a.port } : null;
+    return addressOf(this.listener);
   }
 
   /** Connections open now (GET /v1/health). */

@@ -7,6 +7,7 @@
  * store path), so IMAP sessions see EXISTS and the event stream shows it
  * exactly as for any other delivery.
  */
+import { addressOf, listenOn } from '../connection/listen.js';
 import * as net from 'node:net';
 import type * as tls from 'node:tls';
 import { checkToken } from '../auth/tokens.js';
@@ -116,21 +117,12 @@ export class SmtpIntake implements SmtpSessionHost {
     // Errors of single connections (a client that resets) must not become uncaught 'error' events.
     smtp.on('error', () => undefined);
     this.smtp = smtp;
-    const listener = net.createServer((socket) => this.accept(socket));
-    await new Promise<void>((resolve, reject) => {
-      listener.once('error', reject);
-      listener.listen(this.config.port, this.config.host, () => {
-        listener.off('error', reject);
-        resolve();
-      });
-    });
-    this.listener = listener;
+    this.listener = await listenOn(this.config.port, this.config.host, (socket) => this.accept(socket));
     return this.address()!;
   }
 
   address(): ListenAddress | null {
-    const a = this.listener?.address();
-    return a && typeof a === 'object' ? { host: a.address, port: a.port } : null;
+    return addressOf(this.listener);
   }
 
   get sessions(): SessionRegistry {

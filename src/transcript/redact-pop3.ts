@@ -6,6 +6,7 @@
  * server's `+OK` or `-ERR` ends it. Each becomes `***`; other lines pass
  * byte for byte. APOP's digest is not a password and stays.
  */
+import { LineHolder } from './line-holder.js';
 import { REDACTED } from './redact.js';
 
 /** A partial line held beyond this is not a command the server would take: it passes as it is. */
@@ -13,27 +14,13 @@ const MAX_HELD = 64 * 1024;
 
 export class Pop3CredentialFilter {
   /** The unfinished line, split across chunks. */
-  private held: Buffer[] = [];
-  private heldBytes = 0;
+  private readonly lines = new LineHolder(MAX_HELD);
   /** Inside an AUTH exchange: every client line is a SASL response. */
   private sasl = false;
 
   client(chunk: Buffer): Buffer | null {
     const out: Buffer[] = [];
-    let at = 0;
-    while (at < chunk.length) {
-      const lf = chunk.indexOf(0x0a, at);
-      if (lf < 0) {
-        this.hold(chunk.subarray(at), out);
-        break;
-      }
-      const part = chunk.subarray(at, lf + 1);
-      const line = this.held.length === 0 ? part : Buffer.concat([...this.held, part]);
-      this.held = [];
-      this.heldBytes = 0;
-      out.push(this.redactLine(line));
-      at = lf + 1;
-    }
+    this.lines.split(chunk, 0, out, (line) => this.redactLine(line));
     if (out.length === 0) return null;
     return out.length === 1 ? out[0]! : Buffer.concat(out);
   }
@@ -41,17 +28,6 @@ export class Pop3CredentialFilter {
   server(chunk: Buffer): void {
     // The AUTH exchange ends with the server's status line; `+ ` lines are its challenges.
     if (this.sasl && (startsWith(chunk, '+OK') || startsWith(chunk, '-ERR'))) this.sasl = false;
-  }
-
-  private hold(part: Buffer, out: Buffer[]): void {
-    if (this.heldBytes + part.length > MAX_HELD) {
-      out.push(...this.held, part);
-      this.held = [];
-      this.heldBytes = 0;
-      return;
-    }
-    this.held.push(Buffer.from(part));
-    this.heldBytes += part.length;
   }
 
   private redactLine(line: Buffer): Buffer {

@@ -7,14 +7,14 @@
  * lines look like.
  */
 import { EndOfData } from '../util/end-of-data.js';
+import { LineHolder } from './line-holder.js';
 import { REDACTED } from './redact.js';
 
 /** A partial line held beyond this is not a command the server would take: it passes as it is. */
 const MAX_HELD = 64 * 1024;
 
 export class SmtpCredentialFilter {
-  private held: Buffer[] = [];
-  private heldBytes = 0;
+  private readonly lines = new LineHolder(MAX_HELD);
   /** The server's last reply was 334: the next client line is a SASL response. */
   private sasl = false;
   /** The server's last reply was 354: client lines are a body until `.`. */
@@ -24,7 +24,7 @@ export class SmtpCredentialFilter {
   client(chunk: Buffer): Buffer | null {
     const out: Buffer[] = [];
     let at = 0;
-    if (this.data && this.held.length === 0) {
+    if (this.data && !this.lines.holding) {
       // The body passes as it is, in one piece, up to and with its end-of-data line.
       const end = this.endOfData.scan(chunk, 0);
       if (end < 0) return chunk;
@@ -32,19 +32,7 @@ export class SmtpCredentialFilter {
       out.push(chunk.subarray(0, end));
       at = end;
     }
-    while (at < chunk.length) {
-      const lf = chunk.indexOf(0x0a, at);
-      if (lf < 0) {
-        this.hold(chunk.subarray(at), out);
-        break;
-      }
-      const part = chunk.subarray(at, lf + 1);
-      const line = this.held.length === 0 ? part : Buffer.concat([...this.held, part]);
-      this.held = [];
-      this.heldBytes = 0;
-      out.push(this.redactLine(line));
-      at = lf + 1;
-    }
+    this.lines.split(chunk, at, out, (line) => this.redactLine(line));
     if (out.length === 0) return null;
     return out.length === 1 ? out[0]! : Buffer.concat(out);
   }
@@ -60,17 +48,6 @@ export class SmtpCredentialFilter {
       this.data = true;
       this.endOfData.reset();
     }
-  }
-
-  private hold(part: Buffer, out: Buffer[]): void {
-    if (this.heldBytes + part.length > MAX_HELD) {
-      out.push(...this.held, part);
-      this.held = [];
-      this.heldBytes = 0;
-      return;
-    }
-    this.held.push(Buffer.from(part));
-    this.heldBytes += part.length;
   }
 
   private redactLine(line: Buffer): Buffer {
