@@ -18,6 +18,23 @@ function option(args: string[], name: string, env: string, fallback: number): nu
   return n;
 }
 
+/** A progress line every five seconds. */
+function progress(): (done: number) => void {
+  let last = Date.now();
+  return (done) => {
+    if (Date.now() - last < 5000) return;
+    last = Date.now();
+    process.stdout.write(`  ${done.toLocaleString('en-US')} inputs...\n`);
+  };
+}
+
+function printFindings(findings: readonly { kind: string; count: number; message: string; input?: string | undefined }[]): void {
+  for (const f of findings) {
+    console.log(`\n[${f.kind}] x${f.count}: ${f.message}`);
+    if (f.input) console.log(`  input: ${JSON.stringify(f.input)}`);
+  }
+}
+
 export async function run(args: string[] = []): Promise<void> {
   const p = args.findIndex((a) => a === '--protocol' || a.startsWith('--protocol='));
   const protocol = p < 0 ? 'imap' : args[p]!.includes('=') ? args[p]!.split('=')[1] : args[p + 1];
@@ -29,17 +46,12 @@ export async function run(args: string[] = []): Promise<void> {
   const connections = option(args, 'connections', 'FUZZ_CONNECTIONS', 6);
   const batch = option(args, 'batch', 'FUZZ_BATCH', 24);
   console.log(`\nfuzz: ${inputs.toLocaleString('en-US')} inputs, seed ${seed}, ${connections} connections, ${batch} inputs per batch`);
-  let last = Date.now();
   const report = await runFuzz({
     seed,
     inputs,
     connections,
     batch,
-    onProgress: (done) => {
-      if (Date.now() - last < 5000) return;
-      last = Date.now();
-      process.stdout.write(`  ${done.toLocaleString('en-US')} inputs...\n`);
-    },
+    onProgress: progress(),
   });
   const seconds = report.durationMs / 1000;
   table('fuzz', [
@@ -54,10 +66,7 @@ export async function run(args: string[] = []): Promise<void> {
     ['probe timeouts the framer could not rule on', `${report.ambiguousTimeouts} (a literal announced where the server may read no literal: in the data of a synchronizing literal it may have refused, or on a line after IDLE or AUTHENTICATE)`],
     ['findings', String(report.findings.length)],
   ]);
-  for (const f of report.findings) {
-    console.log(`\n[${f.kind}] x${f.count}: ${f.message}`);
-    if (f.input) console.log(`  input: ${JSON.stringify(f.input)}`);
-  }
+  printFindings(report.findings);
 }
 
 async function runPop3(args: string[]): Promise<void> {
@@ -65,16 +74,11 @@ async function runPop3(args: string[]): Promise<void> {
   const seed = option(args, 'seed', 'FUZZ_SEED', Date.now() % 1_000_000);
   const connections = option(args, 'connections', 'FUZZ_CONNECTIONS', 6);
   console.log(`\nfuzz pop3: ${inputs.toLocaleString('en-US')} inputs, seed ${seed}, ${connections} connections`);
-  let last = Date.now();
   const report = await runPop3Fuzz({
     seed,
     inputs,
     connections,
-    onProgress: (done) => {
-      if (Date.now() - last < 5000) return;
-      last = Date.now();
-      process.stdout.write(`  ${done.toLocaleString('en-US')} inputs...\n`);
-    },
+    onProgress: progress(),
   });
   const seconds = report.durationMs / 1000;
   table('fuzz pop3', [
@@ -87,10 +91,7 @@ async function runPop3(args: string[]): Promise<void> {
     ['QUIT / STLS upgrades', `${report.quits} / ${report.upgrades}`],
     ['findings', String(report.findings.length)],
   ]);
-  for (const f of report.findings) {
-    console.log(`\n[${f.kind}] x${f.count}: ${f.message}`);
-    if (f.input) console.log(`  input: ${JSON.stringify(f.input)}`);
-  }
+  printFindings(report.findings);
 }
 
 async function runSmtp(args: string[]): Promise<void> {
@@ -98,16 +99,11 @@ async function runSmtp(args: string[]): Promise<void> {
   const seed = option(args, 'seed', 'FUZZ_SEED', Date.now() % 1_000_000);
   const connections = option(args, 'connections', 'FUZZ_CONNECTIONS', 4);
   console.log(`\nfuzz smtp: ${inputs.toLocaleString('en-US')} inputs, seed ${seed}, ${connections} servers`);
-  let last = Date.now();
   const report = await runSmtpFuzz({
     seed,
     inputs,
     connections,
-    onProgress: (done) => {
-      if (Date.now() - last < 5000) return;
-      last = Date.now();
-      process.stdout.write(`  ${done.toLocaleString('en-US')} inputs...\n`);
-    },
+    onProgress: progress(),
   });
   const seconds = report.durationMs / 1000;
   table('fuzz smtp', [
@@ -119,8 +115,5 @@ async function runSmtp(args: string[]): Promise<void> {
     ['message bodies / SASL answers', `${report.bodies} / ${report.sasl}`],
     ['findings', String(report.findings.length)],
   ]);
-  for (const f of report.findings) {
-    console.log(`\n[${f.kind}] x${f.count}: ${f.message}`);
-    if (f.input) console.log(`  input: ${JSON.stringify(f.input)}`);
-  }
+  printFindings(report.findings);
 }
