@@ -32,6 +32,8 @@ const clip = (text: string): string => (text.length > MAX_NAME ? `${text.slice(0
 
 /** Answered commands remembered for pipelining checks. */
 const ANSWERED_KEPT = 32;
+/** Longest argument text kept as a shape in the offered cache. */
+const SHAPE_MAX = 256;
 /** RFC 2177 §3: clients re-issue IDLE at least every 29 minutes. */
 const IDLE_LIMIT_MS = 29 * 60_000;
 /** RFC 7162 §4: clients SHOULD keep command lines to 8192 octets. */
@@ -45,6 +47,29 @@ const CORE_PARSED: Readonly<Partial<Record<PointKind, ReadonlyMap<string, readon
   searchKey: new Map([['MODSEQ', ['CONDSTORE']]]),
 };
 
+/** The tag and name of a command as the session's parser read them. */
+export interface ParsedHead {
+  tag: string;
+  /** Upper case; `UID FETCH` for a UID command. */
+  name: string;
+}
+
+/**
+ * The key under which a command's arguments are found all offered: the
+ * text after the name, less a FETCH or STORE's sequence set (it changes
+ * every time, the items do not). Null for text with a literal or a long one.
+ */
+function shapeOf(segments: readonly Segment[], from: number, base: string): string | null {
+  if (segments.length !== 1) return null;
+  const first = segments[0] as Buffer;
+  let at = from + 1;
+  if (base === 'FETCH' || base === 'STORE') {
+    while (at < first.length && first[at] !== 0x20) at++;
+  }
+  if (first.length - at > SHAPE_MAX) return null;
+  return `${base} ${first.toString('latin1', at)}`;
+}
+
 /** Most points a session's cache of offered points holds: a peer chooses the names. */
 const OFFERED_CACHE_MAX = 1024;
 
@@ -55,6 +80,20 @@ const OFFERED_CACHE_MAX = 1024;
 class OfferedCache {
   private readonly byKind = new Map<PointKind, Set<string>>();
   private size = 0;
+  /**
+   * Argument texts (after a FETCH or STORE's sequence set) whose every
+   * point was found offered: a sync loop sends `UID FETCH n (FLAGS)` with
+   * a new n each time, and the shape needs tokenizing only once.
+   */
+  private readonly shapes = new Set<string>();
+
+  hasShape(key: string): boolean {
+    return this.shapes.has(key);
+  }
+
+  addShape(key: string): void {
+    if (this.shapes.size < OFFERED_CACHE_MAX) this.shapes.add(key);
+  }
 
   has(kind: PointKind, point: string): boolean {
     return this.byKind.get(kind)?.has(point) === true;
@@ -71,6 +110,7 @@ class OfferedCache {
 
   clear(): void {
     this.byKind.clear();
+    this.shapes.clear();
     this.size = 0;
   }
 }
@@ -191,7 +231,16 @@ export class SessionChecker {
   private received = 0;
   /** Input offset where the next command or line starts. */
   private boundary = 0;
-  private answered: Answered[] = [];
+  /**
+   * The last ANSWERED_KEPT answered commands, a ring (`answeredNext` is the
+   * slot the next one takes): its slots are reused, so a pipelining client
+   * costs no allocation per answer. Null until the first answer, and again
+   * once an idle session has nothing in flight.
+   */
+  private answered: Answered[] | null = null;
+  private answeredNext = 0;
+  /** Findings made so far (enabled or not): a shape with none is cached. */
+  private findings = 0;
   /** Upper-case capabilities the client was last told (greeting, CAPABILITY, response codes); null: none yet. */
   private told: ReadonlySet<string> | null = null;
   /**
@@ -261,6 +310,7 @@ export class SessionChecker {
   }
 
   private find(rule: string, tag: string | null, command: string | null, text: string): void {
+    this.findings++;
     if (!this.log.enabled(rule)) return;
     this.log.add({ session: this.session.id, user: this.session.user, tag, command, rule, text });
     if (this.strict && this.verdict === null && clientRule(rule)!.severity === 'error') {
@@ -292,23 +342,36 @@ export class SessionChecker {
    * received. Returns the strict answer (BAD [CLIENTBUG]) when it broke an
    * error rule and the mode is strict; the command must then not run.
    */
-  command(segments: readonly Segment[], buffered: number, spec: CommandSpec | undefined): CommandResult | null {
+  command(segments: readonly Segment[], buffered: number, spec: CommandSpec | undefined, parsed?: ParsedHead): CommandResult | null {
     const start = this.boundary;
     this.boundary = this.received - buffered;
     const first = segments[0] as Buffer;
     let i = 0;
     while (i < first.length && first[i] !== 0x20) i++;
-    const fullTag = first.toString('latin1', 0, i);
-    const tag = clip(fullTag);
     let j = i + 1;
     while (j < first.length && first[j] !== 0x20) j++;
-    let name = clip(first.toString('latin1', i + 1, j).toUpperCase());
-    if (name === 'UID') {
-      let k = j + 1;
-      while (k < first.length && first[k] !== 0x20) k++;
-      name = `UID ${clip(first.toString('latin1', j + 1, k).toUpperCase())}`;
-      j = k;
+    let fullTag: string;
+    let name: string;
+    if (parsed !== undefined) {
+      // The session's parser read them already (a well-formed tag, an upper-case name).
+      fullTag = parsed.tag;
+      name = clip(parsed.name);
+      if (parsed.name.startsWith('UID ')) {
+        let k = j + 1;
+        while (k < first.length && first[k] !== 0x20) k++;
+        j = k;
+      }
+    } else {
+      fullTag = first.toString('latin1', 0, i);
+      name = clip(first.toString('latin1', i + 1, j).toUpperCase());
+      if (name === 'UID') {
+        let k = j + 1;
+        while (k < first.length && first[k] !== 0x20) k++;
+        name = `UID ${clip(first.toString('latin1', j + 1, k).toUpperCase())}`;
+        j = k;
+      }
     }
+    const tag = clip(fullTag);
     this.current = { tag, name };
     const session = this.session;
     if (name === 'LOGOUT') this.loggedOut = true;
@@ -318,16 +381,25 @@ export class SessionChecker {
     for (let k = 0; k < fullTag.length && !badTag; k++) if (!isTagChar(fullTag.charCodeAt(k))) badTag = true;
     if (badTag) this.find('tag-reuse', tag, name, `the tag ${JSON.stringify(tag)} has a character a tag may not have (RFC 3501 section 9: any ASTRING-CHAR except "+")`);
 
-    // What was still in progress when this command was sent.
-    let inFlight: Answered[] | null = null;
-    for (let k = this.answered.length - 1; k >= 0 && this.answered[k]!.receivedAtAnswer > start; k--) (inFlight ??= []).push(this.answered[k]!);
-    if (inFlight) {
-      const same = fullTag.length <= MAX_NAME ? inFlight.find((a) => a.tag === fullTag) : undefined;
-      if (same && !badTag) this.find('tag-reuse', tag, name, `the tag ${tag} was sent again while the ${same.name} with that tag was still in progress`);
-      if (SEQUENCE_COMMANDS.has(name)) {
-        const risky = inFlight.find((a) => !NO_EXPUNGE_COMMANDS.has(a.name));
-        if (risky) this.find('ambiguous-pipelining', tag, name, `${name} uses message sequence numbers but was sent while ${risky.name} (${risky.tag ?? 'a long tag'}) was in progress, which may expunge and renumber`);
+    // What was still in progress when this command was sent: the answers written after its first byte
+    // arrived, newest first (the ring is in answer order, so they are its newest slots).
+    let inFlight = false;
+    const ring = this.answered;
+    if (ring !== null) {
+      const sequence = SEQUENCE_COMMANDS.has(name);
+      const compareTag = fullTag.length <= MAX_NAME && !badTag;
+      let same: Answered | null = null;
+      let risky: Answered | null = null;
+      for (let n = 0, k = this.answeredNext; n < ring.length; n++) {
+        k = k === 0 ? ring.length - 1 : k - 1;
+        const a = ring[k]!;
+        if (a.receivedAtAnswer <= start) break;
+        inFlight = true;
+        if (compareTag && same === null && a.tag === fullTag) same = a;
+        if (sequence && risky === null && !NO_EXPUNGE_COMMANDS.has(a.name)) risky = a;
       }
+      if (same !== null) this.find('tag-reuse', tag, name, `the tag ${tag} was sent again while the ${same.name} with that tag was still in progress`);
+      if (risky !== null) this.find('ambiguous-pipelining', tag, name, `${name} uses message sequence numbers but was sent while ${risky.name} (${risky.tag ?? 'a long tag'}) was in progress, which may expunge and renumber`);
     }
 
     if (spec && session.state !== 'logout' && !spec.states.includes(session.state)) {
@@ -337,7 +409,7 @@ export class SessionChecker {
 
     this.checkLines(segments, tag, name);
     if (spec) this.checkOffered(segments, j, tag, name);
-    if (inFlight === null && session.selected && SEQUENCE_SET_FIRST.has(name)) this.checkSequence(first, j, tag, name);
+    if (!inFlight && session.selected && SEQUENCE_SET_FIRST.has(name)) this.checkSequence(first, j, tag, name);
     if (session.selected && (name === 'STORE' || name === 'UID STORE')) this.checkFlags(segments, j, tag, name);
     if ((name === 'LOGIN' || name === 'AUTHENTICATE') && !session.secure && this.offered('STARTTLS')) {
       const mech = name === 'AUTHENTICATE' ? (first.toString('latin1', j + 1).split(' ')[0] ?? '').toUpperCase() : '';
@@ -411,7 +483,15 @@ export class SessionChecker {
       base === 'SELECT' || base === 'EXAMINE' ? ['selectParameter'] :
       base === 'STATUS' ? ['statusItem'] : null;
     if (kinds === null) return;
-    const tokens = tokenize(segments, from);
+    const shape = shapeOf(segments, from, base);
+    // pointOffered('command') above made the cache current for this state and told list.
+    if (shape !== null && this.offeredCache!.hasShape(shape)) return;
+    const findingsBefore = this.findings;
+    this.checkTokens(tokenize(segments, from), base, kinds, tag, name);
+    if (shape !== null && this.findings === findingsBefore) this.offeredCache!.addShape(shape);
+  }
+
+  private checkTokens(tokens: Token[], base: string, kinds: PointKind[], tag: string, name: string): void {
     let skip = 0;
     let inReturn = -1;
     for (let k = 0; k < tokens.length; k++) {
@@ -504,8 +584,17 @@ export class SessionChecker {
 
   /** The session answered the command (its tagged response is written). */
   answeredCommand(tag: string, name: string): void {
-    this.answered.push({ tag: tag.length <= MAX_NAME ? tag : null, name: clip(name), receivedAtAnswer: this.received });
-    if (this.answered.length > ANSWERED_KEPT) this.answered.shift();
+    const kept = tag.length <= MAX_NAME ? tag : null;
+    const ring = (this.answered ??= []);
+    const slot = ring.length < ANSWERED_KEPT ? ring.length : this.answeredNext;
+    const reuse = ring[slot];
+    if (reuse === undefined) ring.push({ tag: kept, name: clip(name), receivedAtAnswer: this.received });
+    else {
+      reuse.tag = kept;
+      reuse.name = clip(name);
+      reuse.receivedAtAnswer = this.received;
+    }
+    this.answeredNext = (slot + 1) % ANSWERED_KEPT;
     this.current = null;
   }
 
@@ -520,8 +609,14 @@ export class SessionChecker {
   idleStarted(): void {
     this.idleSince = this.session.server.now();
     const boundary = this.boundary;
-    if (this.answered.length > 0 && this.answered[this.answered.length - 1]!.receivedAtAnswer <= boundary) this.answered = [];
-    else this.answered = this.answered.filter((a) => a.receivedAtAnswer > boundary);
+    const ring = this.answered;
+    if (ring !== null) {
+      const newest = ring[(this.answeredNext + ring.length - 1) % ring.length];
+      if (newest === undefined || newest.receivedAtAnswer <= boundary) {
+        this.answered = null;
+        this.answeredNext = 0;
+      }
+    }
     this.offeredCache = null;
   }
 

@@ -1092,7 +1092,7 @@ export class ImapSession implements SessionHandle {
       this.shaper.commandStarted();
       if (this.scriptCommand(tag, name, segments) === 'handled') {
         // Still read by the checker: its offsets follow every command.
-        this.checker?.command(segments, this.reader.bufferedBytes, protocol.commands.get(name));
+        this.checker?.command(segments, this.reader.bufferedBytes, protocol.commands.get(name), { tag, name });
         // The reader is still delivering this command: ask for the next one on a later turn.
         await Promise.resolve();
         if (this.closed) return;
@@ -1103,7 +1103,7 @@ export class ImapSession implements SessionHandle {
       if (this.endIfTokenExpired()) return;
       this.busy = true;
       spec = protocol.commands.get(name);
-      const verdict = this.checker ? this.checker.command(segments, this.reader.bufferedBytes, spec) : null;
+      const verdict = this.checker ? this.checker.command(segments, this.reader.bufferedBytes, spec, { tag, name }) : null;
       checked = true;
       // A command of a hidden capability is unknown, as on a server without it.
       if (spec && this.hiddenCapabilities.size > 0 && protocol.commandHidden(name, this)) spec = undefined;
