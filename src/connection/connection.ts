@@ -75,8 +75,11 @@ export class Connection {
   private throttle: ThrottledTransport | null = null;
   /** Waiters for the client to read its output down to the low-water mark. */
   private drainWaiters: (() => void)[] = [];
-  /** The socket corked by `coalesce`, until the end of this turn of the event loop. */
+  /** The stream `coalesce` gathers output for, until the end of this turn of the event loop. */
   private corked: Duplex | null = null;
+  /** What was written while gathering, in order, and its size: sent as one buffer by `uncork`. */
+  private gathered: Buffer[] = [];
+  private gatheredBytes = 0;
   /** Shaped output (delays, chunks, the FIN of a fault): later output waits behind `outTail` while `outBusy` > 0. */
   private outTail: Promise<void> = Promise.resolve();
   private outBusy = 0;
@@ -157,6 +160,11 @@ export class Connection {
    * exactly these bytes.
    */
   write(data: Buffer): void {
+    if (this.corked !== null) {
+      this.gathered.push(data);
+      this.gatheredBytes += data.length;
+      return;
+    }
     this.transcript?.fromServer(data);
     this.socket.write(data);
   }
@@ -164,24 +172,31 @@ export class Connection {
   /**
    * Gathers what is written during this turn of the event loop (a
    * command's untagged lines and its tagged answer, several commands of one
-   * read) into one system call, made in the same turn: a SELECT was nine
-   * writes, and a write costs more than the command.
+   * read) into one write of one buffer, made in the same turn: a SELECT
+   * was nine writes, and a write costs more than the command. Gathered
+   * here rather than corked in the stream: 64 pipelined answers cost one
+   * stream write, one transcript record, one system call.
    */
   coalesce(): void {
-    // A compression layer batches by itself, and its backpressure reads its own buffer, which corking would hide.
+    // A compression layer batches by itself, and its backpressure reads its own buffer, which gathering would hide.
     if (this.corked !== null || this.layered) return;
-    const socket = this.socket;
-    this.corked = socket;
-    socket.cork();
+    this.corked = this.socket;
     setImmediate(this.uncork);
   }
 
-  /** Sends what `coalesce` gathered; before a transport change too, so those bytes go out as they were. */
+  /** Sends what `coalesce` gathered; before a transport change or the end too, so those bytes go out as they were. */
   readonly uncork = (): void => {
     const socket = this.corked;
     if (socket === null) return;
     this.corked = null;
-    if (!socket.destroyed) socket.uncork();
+    const parts = this.gathered;
+    if (parts.length === 0) return;
+    const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.gatheredBytes);
+    this.gathered = [];
+    this.gatheredBytes = 0;
+    if (socket.destroyed) return;
+    this.transcript?.fromServer(data);
+    socket.write(data);
   };
 
   /**
@@ -191,7 +206,7 @@ export class Connection {
    * take counts.
    */
   unreadBeyond(limit: number, extra = 0): boolean {
-    if (this.socket.writableLength + extra <= limit) return false;
+    if (this.socket.writableLength + this.gatheredBytes + extra <= limit) return false;
     this.uncork();
     return this.socket.writableLength + extra > limit;
   }
@@ -377,6 +392,7 @@ export class Connection {
       setTimeout(() => this.close(), delay).unref();
       return;
     }
+    this.uncork();
     // Destroyed only when the client has closed its side too (or after a grace period): closing
     // while its input still arrives makes the kernel send a reset, which can destroy the last
     // answers in flight.

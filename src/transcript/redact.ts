@@ -32,12 +32,17 @@ const AUTHENTICATE = Buffer.from('AUTHENTICATE');
  * credentials, null for any other, undefined when `view` (the line's first
  * bytes) does not tell yet. Byte by byte: it runs for every command.
  */
-function commandName(view: Buffer): 'LOGIN' | 'AUTHENTICATE' | null | undefined {
-  const sp = view.indexOf(SP);
-  if (sp < 0) return view.indexOf(LF) >= 0 || view.length >= HEAD_BYTES ? null : undefined;
+function commandName(view: Buffer, from = 0, to = view.length): 'LOGIN' | 'AUTHENTICATE' | null | undefined {
+  const length = to - from;
+  let sp = view.indexOf(SP, from);
+  if (sp >= to) sp = -1;
+  if (sp < 0) {
+    const lf = view.indexOf(LF, from);
+    return (lf >= 0 && lf < to) || length >= HEAD_BYTES ? null : undefined;
+  }
   let end = sp + 1;
-  while (end < view.length && view[end] !== SP && view[end] !== CR && view[end] !== LF) end++;
-  if (end === view.length && view.length < HEAD_BYTES) return undefined;
+  while (end < to && view[end] !== SP && view[end] !== CR && view[end] !== LF) end++;
+  if (end === to && length < HEAD_BYTES) return undefined;
   const len = end - sp - 1;
   const word = len === 5 ? LOGIN : len === 12 ? AUTHENTICATE : null;
   if (!word) return null;
@@ -57,13 +62,19 @@ function endsWithoutLiteral(chunk: Buffer, start: number, lf: number): boolean {
 }
 
 /**
- * True when `chunk` is exactly one command line (its only LF ends it),
- * announces no literal and is not a LOGIN or AUTHENTICATE: nothing in it
- * is redacted and nothing follows it.
+ * True when `chunk` is whole command lines (it ends with an LF), none of
+ * which announces a literal or is a LOGIN or AUTHENTICATE: nothing in it
+ * is redacted and nothing follows it. A pipelining client sends dozens of
+ * such lines in one chunk; they are looked at in place.
  */
-function isPlainCommandLine(chunk: Buffer): boolean {
-  const lf = chunk.indexOf(LF);
-  return lf === chunk.length - 1 && endsWithoutLiteral(chunk, 0, lf) && commandName(chunk) === null;
+function isPlainCommandLines(chunk: Buffer): boolean {
+  if (chunk.length === 0 || chunk[chunk.length - 1] !== LF) return false;
+  for (let start = 0; start < chunk.length; ) {
+    const lf = chunk.indexOf(LF, start);
+    if (!endsWithoutLiteral(chunk, start, lf) || commandName(chunk, start, lf + 1) !== null) return false;
+    start = lf + 1;
+  }
+  return true;
 }
 
 type Mode = 'start' | 'line' | 'literal' | 'sasl';
@@ -89,8 +100,8 @@ export class CredentialFilter {
 
   /** The bytes to record for a chunk from the client (null: nothing yet, held). */
   client(chunk: Buffer): Buffer | null {
-    // The usual chunk: one whole command line, no literal, no credential. It passes as it is.
-    if (this.mode === 'start' && this.head === null && isPlainCommandLine(chunk)) return chunk;
+    // The usual chunk: whole command lines, no literal, no credential. It passes as it is.
+    if (this.mode === 'start' && this.head === null && isPlainCommandLines(chunk)) return chunk;
     const out = this.out;
     out.length = 0;
     this.feed(chunk);

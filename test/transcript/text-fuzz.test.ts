@@ -100,6 +100,18 @@ test('redaction does not depend on how the client stream is cut into chunks', ()
   }
 });
 
+test('a pipelined chunk of plain command lines passes whole; a LOGIN or literal among them still goes the careful way', () => {
+  const plain = Buffer.from('a1 NOOP\r\na2 UID FETCH 7 (FLAGS)\r\na3 UID SEARCH UNSEEN\r\n', 'latin1');
+  // Nothing to redact: the very chunk comes back, not a copy.
+  assert.equal(new CredentialFilter().client(plain), plain);
+  const mixed = (login: string): string => new CredentialFilter().client(Buffer.from(`a1 NOOP\r\na2 ${login} bob secret\r\na3 NOOP\r\n`, 'latin1'))!.toString('latin1');
+  assert.equal(mixed('LOGIN'), 'a1 NOOP\r\na2 LOGIN bob ***\r\na3 NOOP\r\n');
+  assert.equal(mixed('login'), 'a1 NOOP\r\na2 login bob ***\r\na3 NOOP\r\n');
+  // A literal after plain lines: its bytes are never read as a command (a LOGIN inside it stays).
+  const literal = Buffer.from('a1 NOOP\r\na2 APPEND INBOX {22}\r\nb LOGIN x not-a-secret\r\na3 NOOP\r\n', 'latin1');
+  assert.equal(new CredentialFilter().client(literal)!.toString('latin1'), literal.toString('latin1'));
+});
+
 test('the ring keeps exactly the newest maxBytes bytes, in order, with each side and time', () => {
   const rng = new Prng(18);
   for (let run = 0; run < 300; run++) {
