@@ -99,13 +99,14 @@ export async function seed(t: Target, mailboxes: number): Promise<void> {
   for (let b = 0; b < mailboxes; b++) {
     c.sock.write(`c CREATE ${mailboxOf(b)}\r\n`);
     await c.wait(/(^|\r\n)c (OK|NO)/);
+    // LITERAL+ (both servers have it): the mailbox's APPENDs go in one write, the answers are awaited together.
+    let batch = '';
     for (let i = 0; i < MAILBOX_SIZE; i++) {
       const m = messageOfSize(b * MAILBOX_SIZE + i, 800);
-      c.sock.write(`p APPEND ${mailboxOf(b)} ${i % 2 === 0 ? '(\\Seen) ' : ''}{${Buffer.byteLength(m)}}\r\n`);
-      await c.wait(/^\+|\r\n\+/);
-      c.sock.write(m + '\r\n');
-      await c.wait(/(^|\r\n)p OK/);
+      batch += `p${i} APPEND ${mailboxOf(b)} ${i % 2 === 0 ? '(\\Seen) ' : ''}{${Buffer.byteLength(m)}+}\r\n${m}\r\n`;
     }
+    c.sock.write(batch);
+    await c.wait(new RegExp(`(^|\\r\\n)p${MAILBOX_SIZE - 1} OK`));
   }
   c.sock.destroy();
 }

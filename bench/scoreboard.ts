@@ -26,6 +26,7 @@ import { RawClient, fmt, median, message, messageOfSize, ms } from './client.js'
 import { FLEET_ENV, wallMs } from './fleet.js';
 import { DOVECOT, drive, seedMessages, startDovecot, type Result, type Target } from './imap.js';
 import { measure, type LoadResult } from './rest.js';
+import { KIND_LABEL, measurePipeline } from './pipeline.js';
 
 /** One row of the table. */
 export interface ScoreRow {
@@ -502,8 +503,8 @@ async function imap(s: Settings): Promise<ScoreRow[]> {
       rookery: `${rate(rookRate)} cmds`,
       anchor: `floor ${rate(floorRate)}`,
       ratio: `${fmt(rookRate / floorRate)}x`,
-      target: '>= 0.5x',
-      result: verdict(rookRate / floorRate >= 0.5),
+      target: '>= 0.6x',
+      result: verdict(rookRate / floorRate >= 0.6),
       values: { rookery: rookRate, anchor: floorRate, ratio: rookRate / floorRate, errors },
     },
   ];
@@ -515,12 +516,40 @@ async function imap(s: Settings): Promise<ScoreRow[]> {
       rookery: `${rate(rookRate)} cmds, ${errors} errors`,
       anchor: `${dovecot.version.split(' ')[0]} ${rate(dvRate)}`,
       ratio: `${fmt(rookRate / dvRate)}x`,
-      target: '>= 5x',
-      result: verdict(rookRate / dvRate >= 5 && errors === 0),
+      target: '>= 10x',
+      result: verdict(rookRate / dvRate >= 10 && errors === 0),
       values: { rookery: rookRate, anchor: dvRate, ratio: rookRate / dvRate, errors },
     });
-  } else rows.push({ figure: 'IMAP mix vs Dovecot', rookery: rate(rookRate), anchor: dovecotNote, ratio: '', target: '>= 5x', result: 'n/a', values: {} });
+  } else rows.push({ figure: 'IMAP mix vs Dovecot', rookery: rate(rookRate), anchor: dovecotNote, ratio: '', target: '>= 10x', result: 'n/a', values: {} });
   return rows;
+}
+
+// ------------------------------------------------------------ pipelined commands (bench/pipeline.ts)
+
+/**
+ * The command path with no storage work to hide behind: each kind alone,
+ * 10 clients keeping 64 commands in flight, against Dovecot (the target) and
+ * the node:net floor (shown beside: how far from the limit of any Node server).
+ */
+async function pipelined(s: Settings): Promise<ScoreRow[]> {
+  const f = await measurePipeline({ clients: 10, window: 64, seconds: 2, rounds: s.quick ? 2 : 3, kinds: ['noop', 'fetch', 'store', 'search'] });
+  return f.kinds.map((k): ScoreRow => {
+    const label = `pipelined ${KIND_LABEL[k.kind]}, 10 clients x 64 in flight`;
+    const floor = `floor ${rate(k.floor)} (${fmt(k.rookery / k.floor)}x)`;
+    if (k.dovecot === undefined) {
+      return { figure: label, rookery: rate(k.rookery), anchor: `${f.dovecotNote ?? 'no Dovecot'}; ${floor}`, ratio: '', target: '>= 1x Dovecot', result: 'n/a' as const, values: { rookery: k.rookery, floor: k.floor, cpuUs: k.rookeryCpuUs } };
+    }
+    const ratio = k.rookery / k.dovecot;
+    return {
+      figure: label,
+      rookery: `${rate(k.rookery)}, ${fmt(k.rookeryCpuUs, 1)} us CPU/cmd, ${k.errors} errors`,
+      anchor: `${f.dovecotVersion ?? 'Dovecot'} ${rate(k.dovecot)}; ${floor}`,
+      ratio: `${fmt(ratio)}x`,
+      target: '>= 1x Dovecot',
+      result: verdict(ratio >= 1 && k.errors === 0),
+      values: { rookery: k.rookery, anchor: k.dovecot, ratio, floor: k.floor, cpuUs: k.rookeryCpuUs, errors: k.errors },
+    };
+  });
 }
 
 async function seedDovecot(sock: net.Socket, messages: string[]): Promise<void> {
@@ -684,10 +713,10 @@ async function sessions(s: Settings): Promise<ScoreRow[]> {
       rookery: `${fmt(fan, 1)} ms (server ${fmt(share, 1)} ms)`,
       anchor: `node:net floor ${fmt(floorFan, 1)} ms`,
       ratio: `${fmt(fan / floorFan)}x`,
-      target: '<= 100 ms',
-      result: verdict(fan <= 100),
-      ...(floorFan > 100 ? { note: `the node:net floor itself takes ${fmt(floorFan, 1)} ms to write one line to ${count.toLocaleString('en-US')} sockets here: no Node server meets 100 ms on this machine` } : {}),
-      values: { ms: fan, serverMs: share, floorMs: floorFan },
+      // Issue 37: the write system calls are the floor; what the change costs per session is not.
+      target: '<= 1.25x floor',
+      result: verdict(fan / floorFan <= 1.25),
+      values: { ms: fan, serverMs: share, floorMs: floorFan, ratio: fan / floorFan },
     },
     {
       figure: 'RSS per idle authenticated session',
@@ -878,6 +907,7 @@ const FIGURES: Record<string, (s: Settings) => Promise<ScoreRow[]>> = {
   reset: resetAndAdd,
   rest,
   imap,
+  pipelined,
   flat,
   sessions,
   rss: storeRss,

@@ -243,6 +243,13 @@ export class CommandReader {
   private literalCount = 0;
   private tag: string | null = null;
   private command: string | null = null;
+  /**
+   * The first line of the command, read for its tag and name only when
+   * something asks (a literal's check, a refusal): most commands are one
+   * line that needs neither, and making the strings cost every command.
+   */
+  private headLine: Buffer | null = null;
+  private headComplete = true;
 
   // Literal being received.
   private litParts: Buffer[] = [];
@@ -424,7 +431,8 @@ export class CommandReader {
       // min(HEAD_KEEP, maxLineLength + 1) bytes of it are at hand when it overflows.
       const keep = Math.min(HEAD_KEEP, this.maxLineLength + 1);
       const head = Buffer.concat([...this.lineParts, chunk.subarray(off, Math.min(end, off + keep))]).subarray(0, keep);
-      ({ tag: this.tag, command: this.command } = extractHead(head, false));
+      this.headLine = head;
+      this.headComplete = false;
     }
     let tail = EMPTY;
     for (const part of this.lineParts) tail = appendTail(tail, part);
@@ -450,7 +458,10 @@ export class CommandReader {
       return;
     }
 
-    if (this.segments.length === 0) ({ tag: this.tag, command: this.command } = extractHead(line));
+    if (this.segments.length === 0) {
+      this.headLine = line;
+      this.headComplete = true;
+    }
     if (line.length > this.maxLineLength) {
       this.startSkipping(this.makeReject('BAD', undefined, 'Command line too long', false), EMPTY);
       this.skippedLineDone(line);
@@ -484,6 +495,7 @@ export class CommandReader {
       // One rule for size: a command too large is NO [TOOBIG], whichever limit it passed (RFC 7889 §4 / RFC 5530).
       refusal = this.makeReject('NO', 'TOOBIG', 'Command too large', false);
     } else if (this.hooks.checkLiteral) {
+      this.readHead();
       const verdict = this.hooks.checkLiteral({
         tag: this.tag,
         command: this.command,
@@ -585,7 +597,16 @@ export class CommandReader {
     this.state = S_SKIP_TEXT;
   }
 
+  /** Reads the tag and name of the command's first line, once. */
+  private readHead(): void {
+    const line = this.headLine;
+    if (line === null) return;
+    this.headLine = null;
+    ({ tag: this.tag, command: this.command } = extractHead(line, this.headComplete));
+  }
+
   private makeReject(response: 'BAD' | 'NO', code: string | undefined, text: string, fatal: boolean): RejectInfo {
+    this.readHead();
     const info: RejectInfo = { tag: this.tag, command: this.command, response, text, fatal };
     if (code !== undefined) info.code = code;
     return info;
@@ -604,5 +625,6 @@ export class CommandReader {
     this.literalCount = 0;
     this.tag = null;
     this.command = null;
+    this.headLine = null;
   }
 }

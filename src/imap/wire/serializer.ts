@@ -86,6 +86,24 @@ function bufferIsQuotable(buf: Buffer): boolean {
  * Accumulates output: ASCII text in `text`, flushed into `parts` whenever
  * raw bytes must be inserted.
  */
+/** Status texts made safe, by their text: most are a few constants (`NOOP completed`), sent for every command. */
+const CLEAN_TEXTS = new Map<string, string>();
+/** Bounded: texts that echo a client's words are many. */
+const CLEAN_TEXTS_MAX = 1024;
+const CLEAN_TEXT_LONGEST = 200;
+
+/** Human-readable text made safe for a response line (CR, LF and NUL become spaces, non-ASCII `?`). */
+function cleanText(text: string): string {
+  const known = CLEAN_TEXTS.get(text);
+  if (known !== undefined) return known;
+  let clean = text.replace(TEXT_UNSAFE, ' ').replace(NOT_ASCII, '?');
+  // Text that ends like a literal marker would make a client that scans for `{n}` first wait
+  // for bytes that never come (an echoed mailbox name `{3}`, say).
+  if (LITERAL_AT_END.test(clean)) clean += '.';
+  if (CLEAN_TEXTS.size < CLEAN_TEXTS_MAX && text.length <= CLEAN_TEXT_LONGEST) CLEAN_TEXTS.set(text, clean);
+  return clean;
+}
+
 class Writer {
   private parts: Buffer[] = [];
   private size = 0;
@@ -185,11 +203,7 @@ class Writer {
 
   /** Human-readable text: CR, LF and NUL would break the line, so they become spaces. */
   humanText(text: string): void {
-    let clean = text.replace(TEXT_UNSAFE, ' ').replace(NOT_ASCII, '?');
-    // Text that ends like a literal marker would make a client that scans for `{n}` first wait
-    // for bytes that never come (an echoed mailbox name `{3}`, say).
-    if (LITERAL_AT_END.test(clean)) clean += '.';
-    this.text += clean;
+    this.text += cleanText(text);
   }
 
   finish(): Buffer {
@@ -232,6 +246,9 @@ export function untagged(...values: ImapValue[]): Buffer {
 }
 
 function status(prefix: string, state: string, code: ResponseCode | null | undefined, text: string): Buffer {
+  // The usual answer, `tag OK text`: one string, one buffer.
+  if (code === null || code === undefined) return Buffer.from(text.length > 0 ? `${prefix} ${state} ${cleanText(text)}\r\n` : `${prefix} ${state}\r\n`, 'utf8');
+  if (typeof code === 'string') return Buffer.from(text.length > 0 ? `${prefix} ${state} [${code}] ${cleanText(text)}\r\n` : `${prefix} ${state} [${code}]\r\n`, 'utf8');
   const w = new Writer();
   w.text = `${prefix} ${state}`;
   w.code(code);
