@@ -6,7 +6,8 @@
  * reconnects, and a wait that starts after the event, miss nothing.
  */
 import { ServiceError } from './errors.js';
-import { digits, type EventParts } from './event-parts.js';
+import { CommandEventPacker, digits, type EventParts } from './event-parts.js';
+import type { SessionProtocol } from './events.js';
 
 /** One event with its id, as the backlog and `waitFor` give it. */
 export interface EventRecord<T = unknown> {
@@ -76,9 +77,12 @@ export class EventLog {
    * Appends of one message (`recordAppend`) are kept as their parts, UID
    * here and origin in `origins` (-1: null), and written out as JSON only
    * when read: a delivery then costs no serialization and no string. 0:
-   * the event's JSON is in `jsons`.
+   * the event's JSON is in `jsons`. A command event kept packed
+   * (`recordCommand`) has -1 - its session here, its packed words in
+   * `origins` and its tag in `jsons`.
    */
   private uids: number[] = [];
+  private readonly packer = new CommandEventPacker();
   private origins: number[] = [];
   /** Bytes of a mailbox path as a JSON string, by path (bounded). */
   private readonly pathBytes = new Map<string, number>();
@@ -162,6 +166,23 @@ export class EventLog {
   }
 
   /**
+   * Records a `command` event, kept as its numbers and tag (see
+   * CommandEventPacker); `data` makes the event's data, called only when a
+   * listener or wait needs it. False when the event cannot be packed (the
+   * caller then records it another way).
+   */
+  recordCommand(session: number, tag: string, command: string, status: string, user: string | null, protocol: SessionProtocol, data: () => unknown): boolean {
+    if (this.listeners.size > 0 || this.limits.backlog === 0 || !(Number.isSafeInteger(session) && session >= 0)) return false;
+    const packed = this.packer.pack(command, status, user, protocol);
+    if (packed < 0) return false;
+    const id = ++this.last;
+    this.keep(id, 'command', tag, this.packer.bytes(session, tag, packed) + 'command'.length, -1 - session, packed);
+    if (this.waiters.size > 0) this.offer({ id, type: 'command', data: data() });
+    if (this.stateWaiters.size > 0) this.poke();
+    return true;
+  }
+
+  /**
    * Records an event whose data is what `parts` writes as JSON (`data` is
    * that data, for listeners and waits): the same as `record(type, data)`,
    * but kept as its parts until read. For the events every client makes
@@ -196,6 +217,7 @@ export class EventLog {
     const kept = this.jsons[i]!;
     if (typeof kept !== 'string') return kept.json();
     const uid = this.uids[i]!;
+    if (uid < 0) return this.packer.parts(-1 - uid, kept, this.origins[i]!).json();
     return uid > 0 ? appendJson(kept, uid, this.origins[i]!) : kept;
   }
 

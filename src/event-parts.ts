@@ -107,6 +107,69 @@ export class SessionEventParts implements EventParts {
   }
 }
 
+/** The statuses and protocols a packed command event names, by number. */
+const COMMAND_STATUSES = ['OK', 'NO', 'BAD'] as const;
+const COMMAND_PROTOCOLS: readonly SessionProtocol[] = ['imap', 'pop3', 'smtp'];
+/** Most words (command names and users) a log numbers: past it, command events are kept as objects again. */
+const WORDS_MAX = 1 << 16;
+/** Longest word numbered. */
+const WORD_LONGEST = 64;
+
+/**
+ * Command events packed into two numbers and their tag: the command name
+ * and the user are numbered in a table of the words the log has seen (a
+ * run has few), status and protocol are two more small numbers. A kept
+ * command event then costs the collector one string (its tag), not an
+ * object and its strings: at 200,000 pipelined commands a second, the
+ * backlog's 10,000 objects were copied at every young collection and cost
+ * a fifth of the command path.
+ */
+export class CommandEventPacker {
+  private readonly numbers = new Map<string | null, number>();
+  private readonly words: (string | null)[] = [];
+  private readonly wordBytes: number[] = [];
+
+  private number(word: string | null): number {
+    let n = this.numbers.get(word);
+    if (n === undefined) {
+      // A peer chooses command names: the table stays small in bytes as well as in words.
+      if (this.words.length >= WORDS_MAX || (word !== null && word.length > WORD_LONGEST)) return -1;
+      n = this.words.length;
+      this.words.push(word);
+      this.wordBytes.push(nullableBytes(word));
+      this.numbers.set(word, n);
+    }
+    return n;
+  }
+
+  /** The packed number of everything but the session and tag; -1 when these words cannot be packed. */
+  pack(command: string, status: string, user: string | null, protocol: SessionProtocol): number {
+    const s = COMMAND_STATUSES.indexOf(status as (typeof COMMAND_STATUSES)[number]);
+    const p = COMMAND_PROTOCOLS.indexOf(protocol);
+    if (s < 0 || p < 0) return -1;
+    const c = this.number(command);
+    const u = c < 0 ? -1 : this.number(user);
+    if (u < 0) return -1;
+    return c + u * WORDS_MAX + (s + p * 4) * WORDS_MAX * WORDS_MAX;
+  }
+
+  /** The JSON bytes of a packed event (the `type` not included). */
+  bytes(session: number, tag: string, packed: number): number {
+    const c = packed % WORDS_MAX;
+    const u = Math.floor(packed / WORDS_MAX) % WORDS_MAX;
+    const sp = Math.floor(packed / (WORDS_MAX * WORDS_MAX));
+    return 11 + 7 + 11 + 10 + 8 + 12 + 1 + digits(session) + stringBytes(tag) + this.wordBytes[c]! + COMMAND_STATUSES[sp % 4]!.length + 2 + this.wordBytes[u]! + COMMAND_PROTOCOLS[sp >> 2]!.length + 2;
+  }
+
+  /** The event's parts, to write its JSON. */
+  parts(session: number, tag: string, packed: number): CommandEventParts {
+    const c = packed % WORDS_MAX;
+    const u = Math.floor(packed / WORDS_MAX) % WORDS_MAX;
+    const sp = Math.floor(packed / (WORDS_MAX * WORDS_MAX));
+    return new CommandEventParts(session, tag, this.words[c]!, COMMAND_STATUSES[sp % 4]!, this.words[u]!, COMMAND_PROTOCOLS[sp >> 2]!);
+  }
+}
+
 const NONE: readonly string[] = Object.freeze([]);
 
 function nullableJson(s: string | null): string {

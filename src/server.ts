@@ -220,7 +220,13 @@ export class Server extends EventEmitter<ServerEventMap> {
    * Sessions emit through here; `emit('command', data)` does the same.
    */
   emitCommand(session: number, tag: string, command: string, status: 'OK' | 'NO' | 'BAD', user: string | null, protocol: SessionProtocol = 'imap'): void {
-    const data: CommandEvent = { session, tag, command, status, user, protocol };
+    // Kept packed when it can be (most of the time): the data object only for those who read it.
+    const make = (): CommandEvent => ({ session, tag, command, status, user, protocol });
+    if (this.eventLog.recordCommand(session, tag, command, status, user, protocol, make)) {
+      if (this.listenerCount('command') > 0) (super.emit as (name: string, ...rest: unknown[]) => boolean)('command', make());
+      return;
+    }
+    const data = make();
     if (!CommandEventParts.representable(session)) this.emit('command', data);
     else {
       this.eventLog.recordParts('command', new CommandEventParts(session, tag, command, status, user, protocol), data);

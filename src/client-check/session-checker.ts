@@ -21,8 +21,17 @@ import { clientRule, REV2_INCLUDES } from './rules.js';
 interface Answered {
   /** Null for a tag too long to keep (never compared then). */
   tag: string | null;
+  /** `tagPrint(tag)`: tags are compared as numbers first, as strings only when those match. */
+  print: number;
   name: string;
   receivedAtAnswer: number;
+}
+
+/** A 32-bit FNV-1a of a tag's characters. */
+function tagPrint(tag: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < tag.length; i++) h = Math.imul(h ^ tag.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 /** Longest tag or command name a finding carries (a peer controls them; findings are kept in numbers). */
@@ -239,8 +248,6 @@ export class SessionChecker {
    */
   private answered: Answered[] | null = null;
   private answeredNext = 0;
-  /** The ring's slot of the newest answer under each tag in it: a tag sent again is found without a scan. */
-  private answeredTags: Map<string, number> | null = null;
   /** Findings made so far (enabled or not): a shape with none is cached. */
   private findings = 0;
   /** Upper-case capabilities the client was last told (greeting, CAPABILITY, response codes); null: none yet. */
@@ -389,19 +396,16 @@ export class SessionChecker {
     const ring = this.answered;
     if (ring !== null && ring[(this.answeredNext + ring.length - 1) % ring.length]!.receivedAtAnswer > start) {
       inFlight = true;
-      const slot = fullTag.length <= MAX_NAME && !badTag ? this.answeredTags!.get(fullTag) : undefined;
-      const same = slot !== undefined && ring[slot]!.receivedAtAnswer > start ? ring[slot]! : null;
+      const print = fullTag.length <= MAX_NAME && !badTag ? tagPrint(fullTag) : -1;
+      const sequence = SEQUENCE_COMMANDS.has(name);
+      let same: Answered | null = null;
       let risky: Answered | null = null;
-      if (SEQUENCE_COMMANDS.has(name)) {
-        for (let n = 0, k = this.answeredNext; n < ring.length; n++) {
-          k = k === 0 ? ring.length - 1 : k - 1;
-          const a = ring[k]!;
-          if (a.receivedAtAnswer <= start) break;
-          if (!NO_EXPUNGE_COMMANDS.has(a.name)) {
-            risky = a;
-            break;
-          }
-        }
+      for (let n = 0, k = this.answeredNext; n < ring.length; n++) {
+        k = k === 0 ? ring.length - 1 : k - 1;
+        const a = ring[k]!;
+        if (a.receivedAtAnswer <= start) break;
+        if (a.print === print && same === null && a.tag === fullTag) same = a;
+        if (sequence && risky === null && !NO_EXPUNGE_COMMANDS.has(a.name)) risky = a;
       }
       if (same !== null) this.find('tag-reuse', tag, name, `the tag ${tag} was sent again while the ${same.name} with that tag was still in progress`);
       if (risky !== null) this.find('ambiguous-pipelining', tag, name, `${name} uses message sequence numbers but was sent while ${risky.name} (${risky.tag ?? 'a long tag'}) was in progress, which may expunge and renumber`);
@@ -591,14 +595,12 @@ export class SessionChecker {
   answeredCommand(tag: string, name: string): void {
     const kept = tag.length <= MAX_NAME ? tag : null;
     const ring = (this.answered ??= []);
-    const tags = (this.answeredTags ??= new Map());
     const slot = ring.length < ANSWERED_KEPT ? ring.length : this.answeredNext;
     const reuse = ring[slot];
-    if (kept !== null) tags.set(kept, slot);
-    if (reuse === undefined) ring.push({ tag: kept, name: clip(name), receivedAtAnswer: this.received });
+    const print = kept === null ? -2 : tagPrint(kept);
+    if (reuse === undefined) ring.push({ tag: kept, print, name: clip(name), receivedAtAnswer: this.received });
     else {
-      // The slot's old answer leaves the ring: so does its tag, unless a newer answer has it.
-      if (reuse.tag !== null && reuse.tag !== kept && tags.get(reuse.tag) === slot) tags.delete(reuse.tag);
+      reuse.print = print;
       reuse.tag = kept;
       reuse.name = clip(name);
       reuse.receivedAtAnswer = this.received;
@@ -623,7 +625,6 @@ export class SessionChecker {
       const newest = ring[(this.answeredNext + ring.length - 1) % ring.length];
       if (newest === undefined || newest.receivedAtAnswer <= boundary) {
         this.answered = null;
-        this.answeredTags = null;
         this.answeredNext = 0;
       }
     }

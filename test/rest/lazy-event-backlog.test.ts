@@ -14,6 +14,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Server } from '../../src/index.js';
+import { CommandEventPacker } from '../../src/event-parts.js';
 import { RawClient } from '../helpers/raw-client.js';
 import { openEvents, request, startRest } from './helpers.js';
 
@@ -171,4 +172,27 @@ test('the backlog byte budget counts a command or session event as the bytes of 
       }
     }
   }
+});
+
+test('a packed command event writes the JSON of its data and counts its bytes exactly, whatever its words', () => {
+  const packer = new CommandEventPacker();
+  const words = ['NOOP', 'UID FETCH', 'a"b', 'back\\slash', 'ünï', '\u0001ctl', ''];
+  const users = [null, 'testuser', 'o"dd', 'ü'];
+  for (const command of words) {
+    for (const user of users) {
+      for (const status of ['OK', 'NO', 'BAD'] as const) {
+        for (const protocol of ['imap', 'pop3', 'smtp'] as const) {
+          const tag = `${command}-${status}`;
+          const packed = packer.pack(command, status, user, protocol);
+          assert.ok(packed >= 0);
+          const json = packer.parts(7, tag, packed).json();
+          assert.equal(json, JSON.stringify({ session: 7, tag, command, status, user, protocol }));
+          assert.equal(packer.bytes(7, tag, packed), Buffer.byteLength(json));
+        }
+      }
+    }
+  }
+  // Words a peer makes up past the table's bounds are not packed (the event is kept as an object).
+  assert.equal(packer.pack('X'.repeat(65), 'OK', null, 'imap'), -1);
+  assert.equal(packer.pack('NOOP', 'MAYBE', null, 'imap'), -1);
 });
