@@ -14,7 +14,8 @@
  * A cache made by another Node version is refused by V8 and the launcher
  * compiles the script instead: slower to start, never wrong.
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -29,15 +30,52 @@ export async function buildCommand({ from = path.join(ROOT, 'dist'), out = path.
   out = path.resolve(out);
   mkdirSync(out, { recursive: true });
   const script = path.join(out, 'bundle.cjs');
-  await bundle({ from, outfile: script, build: 'package' });
+  await bundle({ from, outfile: script, build: 'package', compact: true });
+  // The launcher reads the script as latin1 (decoding UTF-8 was a tenth of the start): the same text only when it is ASCII.
+  const bytes = readFileSync(script);
+  const wide = bytes.findIndex((b) => b > 0x7f);
+  if (wide >= 0) throw new Error(`${script}: a byte above 0x7f at offset ${wide}; the launcher reads the bundle as latin1`);
   // The launcher compiles exactly this text (the CommonJS wrapper around the bundle): V8 takes a cache only for the same source.
-  const compiled = new vm.Script(Module.wrap(readFileSync(script, 'utf8')), { filename: script });
+  const compiled = new vm.Script(Module.wrap(bytes.toString('latin1')), { filename: script });
   const cache = path.join(out, 'bundle.cache');
   writeFileSync(cache, compiled.createCachedData());
+  warmCache(script, cache);
   const launcher = path.join(out, 'rookery.cjs');
   copyFileSync(path.join(here, 'launcher.cjs'), launcher);
   chmodSync(launcher, 0o755);
   return { launcher, script, cache };
+}
+
+/**
+ * Remakes the cache after a start of the command (in a child process, to
+ * the ready line, with ports 0): a cache made before running holds only
+ * the top level, and every function the start runs was then compiled at
+ * each start; made after, it holds them too. When the warm start fails the
+ * cold cache written before stays: slower to start, never wrong.
+ */
+function warmCache(script, cache) {
+  const code = `
+    const fs = require('node:fs'), vm = require('node:vm'), path = require('node:path'), { wrap } = require('node:module');
+    const [file, out] = process.argv.slice(1);
+    const compiled = new vm.Script(wrap(fs.readFileSync(file, 'latin1')), { filename: file, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+    process.stdout.write = (chunk) => {
+      if (String(chunk).includes('"ready":true')) {
+        fs.writeFileSync(out, compiled.createCachedData());
+        process.exit(0);
+      }
+      return true;
+    };
+    process.argv = [process.argv[0], file, '--port', '0', '--rest-port', '0', '--ready-json'];
+    const bundle = { exports: {}, filename: file, id: file, loaded: false, children: [], paths: [] };
+    compiled.runInThisContext().call(bundle.exports, bundle.exports, require, bundle, file, path.dirname(file));
+  `;
+  const warm = `${cache}.warm`;
+  const r = spawnSync(process.execPath, ['-e', code, script, warm], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 30_000, cwd: path.dirname(script) });
+  if (r.status === 0 && existsSync(warm)) renameSync(warm, cache);
+  else {
+    rmSync(warm, { force: true });
+    process.emitWarning(`rookery command build: the warm code cache was not made (${r.error?.message ?? `exit ${r.status}: ${String(r.stderr).slice(0, 200)}`}); the cold one is kept`);
+  }
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -15,7 +15,8 @@ try {
 } catch {
   // No cache (a build that made none): compiled from the source alone.
 }
-const script = new vm.Script(wrap(fs.readFileSync(file, 'utf8')), {
+// ASCII by construction (build.mjs checks): latin1 makes the same string without decoding UTF-8.
+const script = new vm.Script(wrap(fs.readFileSync(file, 'latin1')), {
   filename: file,
   cachedData,
   importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,

@@ -3,7 +3,7 @@
  * AUTHENTICATE, POP3 USER/PASS, APOP and AUTH): the users of the store, with
  * their passwords and access tokens. Protocols word the answers themselves.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import type { UserRecord } from '../options/types.js';
 
 /** The users as the store keeps them (by name; a Map, never an object: names come from clients). */
@@ -36,6 +36,6 @@ export function tokenMatches(users: UserDirectory, user: string | undefined, tok
 export function apopMatches(users: UserDirectory, user: string, timestamp: string, digest: string): boolean {
   const record = users.get(user);
   if (record === undefined || record.password === null || !/^[0-9a-fA-F]{32}$/.test(digest)) return false;
-  const expected = createHash('md5').update(timestamp + record.password, 'utf8').digest();
-  return timingSafeEqual(expected, Buffer.from(digest, 'hex'));
+  const expected = nodeCrypto().createHash('md5').update(timestamp + record.password, 'utf8').digest();
+  return nodeCrypto().timingSafeEqual(expected, Buffer.from(digest, 'hex'));
 }

@@ -5,7 +5,7 @@
  * `Math.random`. They are test tokens: guessable by whoever knows the seed,
  * which is the point.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 
 /** RFC 8628 §6.1: user codes from 20 consonants, no vowels (no words), no look-alike digits. */
 const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
@@ -22,7 +22,7 @@ export class TokenIds {
 
   private block(kind: string): Buffer {
     this.counter++;
-    return createHash('sha256').update(`rookery-oauth:${this.seed}:${kind}:${this.counter}`).digest();
+    return nodeCrypto().createHash('sha256').update(`rookery-oauth:${this.seed}:${kind}:${this.counter}`).digest();
   }
 
   /** `<prefix><43 base64url characters>` (256 bits): an access token, refresh token, code or device code. */

@@ -3,7 +3,8 @@
  * made the first time one is needed, and its public half as a JWK Set
  * (RFC 7517 §5) for /oauth/jwks. The key lives as long as the server.
  */
-import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 
 export interface JwtClaims {
   iss: string;
@@ -21,10 +22,10 @@ export class JwtSigner {
 
   private keys(): { privateKey: KeyObject; jwk: Record<string, string> } {
     if (this.key) return this.key;
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const { privateKey, publicKey } = nodeCrypto().generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const pub = publicKey.export({ format: 'jwk' }) as Record<string, string>;
     // RFC 7638 thumbprint as the key id: stable for the key, computed from its required members in order.
-    const kid = createHash('sha256').update(JSON.stringify({ crv: pub.crv, kty: pub.kty, x: pub.x, y: pub.y })).digest('base64url');
+    const kid = nodeCrypto().createHash('sha256').update(JSON.stringify({ crv: pub.crv, kty: pub.kty, x: pub.x, y: pub.y })).digest('base64url');
     this.key = { privateKey, jwk: { kty: 'EC', crv: 'P-256', x: pub.x!, y: pub.y!, kid, use: 'sig', alg: 'ES256' } };
     return this.key;
   }
@@ -41,7 +42,7 @@ export class JwtSigner {
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     const input = `${header}.${payload}`;
     // JWS wants the raw r||s form of the signature, not DER (RFC 7518 §3.4).
-    const signature = sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' });
+    const signature = nodeCrypto().sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' });
     return `${input}.${signature.toString('base64url')}`;
   }
 }

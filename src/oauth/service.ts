@@ -6,7 +6,7 @@
  * one check mail logins ask (`check`). Lifetimes run on the server clock.
  * HTTP is src/oauth/http.ts; this module knows nothing of requests.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import { ServiceError } from '../errors.js';
 import type { ScriptEngine } from '../script/engine.js';
 import type { ScriptRule } from '../script/rule.js';
@@ -132,8 +132,8 @@ export const GRANT_COMMANDS: Readonly<Record<GrantType, string>> = {
   'urn:ietf:params:oauth:grant-type:device_code': 'device_code',
 };
 
-const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
-const sameSecret = (a: string, b: string): boolean => timingSafeEqual(digest(a), digest(b));
+const digest = (s: string): Buffer => nodeCrypto().createHash('sha256').update(s, 'utf8').digest();
+const sameSecret = (a: string, b: string): boolean => nodeCrypto().timingSafeEqual(digest(a), digest(b));
 
 export class OAuthService {
   readonly store = new TokenStore();
@@ -418,7 +418,7 @@ export class OAuthService {
       if (c.challenge !== null) {
         if (verifier === null) throw new OAuthError('invalid_grant', 'code_verifier is required (the authorization request had a code_challenge)');
         if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new OAuthError('invalid_grant', 'code_verifier: 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 section 4.1)');
-        const derived = c.method === 'S256' ? createHash('sha256').update(verifier, 'ascii').digest('base64url') : verifier;
+        const derived = c.method === 'S256' ? nodeCrypto().createHash('sha256').update(verifier, 'ascii').digest('base64url') : verifier;
         if (!sameSecret(derived, c.challenge)) throw new OAuthError('invalid_grant', `code_verifier does not match the code_challenge (${c.method})`);
       } else if (verifier !== null) throw new OAuthError('invalid_grant', 'code_verifier given but the authorization request had no code_challenge');
       const grant = this.store.addGrant(client.id, c.user, c.scope, this.ctx.now(), via);

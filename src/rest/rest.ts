@@ -2,7 +2,7 @@
  * The REST API: node:http with a small router over the route tables,
  * bearer/loopback security, JSON bodies with limits, and the SSE stream.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import * as http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as net from 'node:net';
@@ -73,7 +73,7 @@ export function statusOf(code: ErrorCode): number {
   return STATUS[code] ?? 409;
 }
 
-const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+const digest = (s: string): Buffer => nodeCrypto().createHash('sha256').update(s, 'utf8').digest();
 
 /** The body of a route that declares none: `{}` (or no body at all); any key is an unknown field. */
 const NO_FIELDS: Schema = { type: 'object', properties: {}, additionalProperties: false };
@@ -568,7 +568,7 @@ export class RestServer {
       const header = req.headers.authorization ?? '';
       const m = /^Bearer\s+(.+)$/i.exec(header.trim());
       const given = digest(m ? m[1]! : '');
-      if (!m || !timingSafeEqual(given, this.tokenDigest)) return new ServiceError('UNAUTHORIZED', 'Missing or wrong bearer token');
+      if (!m || !nodeCrypto().timingSafeEqual(given, this.tokenDigest)) return new ServiceError('UNAUTHORIZED', 'Missing or wrong bearer token');
       return null;
     }
     if (host === undefined || this.verdict(host) !== 'loopback') {

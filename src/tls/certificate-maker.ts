@@ -5,7 +5,8 @@
  * at start for host names the test chose. The reasons for not taking an
  * npm X.509 library are in docs/tls.md.
  */
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, X509Certificate, type KeyObject } from 'node:crypto';
+import type { KeyObject, X509Certificate } from 'node:crypto';
+import { nodeCrypto } from '../util/node-crypto.js';
 import { isIP } from 'node:net';
 import { bitString, boolean, explicit, implicitPrimitive, integer, nullValue, octetString, oid, sequence, set, time, tlv, utf8String } from './der.js';
 
@@ -59,8 +60,8 @@ const OID = {
 } as const;
 
 export function newKey(kind: KeyKind = 'ec-p256'): KeyObject {
-  if (kind === 'ec-p256') return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-  return generateKeyPairSync('rsa', { modulusLength: kind === 'rsa-1024' ? 1024 : 2048 }).privateKey;
+  if (kind === 'ec-p256') return nodeCrypto().generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  return nodeCrypto().generateKeyPairSync('rsa', { modulusLength: kind === 'rsa-1024' ? 1024 : 2048 }).privateKey;
 }
 
 function name(commonName: string, organization: string | undefined): Buffer {
@@ -96,7 +97,7 @@ function extension(id: string, critical: boolean, value: Buffer): Buffer {
 function keyId(spki: Buffer): Buffer {
   // The BIT STRING is the last element of the SubjectPublicKeyInfo; its content after the unused-bits octet.
   const keyBits = lastBitString(spki);
-  return createHash('sha1').update(keyBits).digest();
+  return nodeCrypto().createHash('sha1').update(keyBits).digest();
 }
 
 function lastBitString(spki: Buffer): Buffer {
@@ -126,7 +127,7 @@ function signatureAlgorithm(issuerKey: KeyObject, hash: SignatureHash): Buffer {
 }
 
 function serial(): Buffer {
-  const bytes = randomBytes(16);
+  const bytes = nodeCrypto().randomBytes(16);
   // Positive and never zero (RFC 5280 §4.1.2.2).
   bytes[0] = (bytes[0]! & 0x7f) | 0x01;
   return bytes;
@@ -173,14 +174,14 @@ export function issue(request: CertificateRequest, issuer: Issued | null, key: K
     spki,
     explicit(3, sequence(...extensions)),
   );
-  const signature = sign(hash, tbs, signerKey);
+  const signature = nodeCrypto().sign(hash, tbs, signerKey);
   const der = sequence(tbs, algorithm, bitString(signature));
   let parsed: X509Certificate | null = null;
   return {
     key,
     // Parsed when read (the tests, the CA's own checks): a listener needs only the PEM.
     get cert(): X509Certificate {
-      parsed ??= new X509Certificate(der);
+      parsed ??= new (nodeCrypto().X509Certificate)(der);
       return parsed;
     },
     keyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string,
@@ -197,11 +198,11 @@ function pem(label: string, der: Buffer): string {
 }
 
 function spkiOf(key: KeyObject): Buffer {
-  return createPublicKey(key).export({ type: 'spki', format: 'der' });
+  return nodeCrypto().createPublicKey(key).export({ type: 'spki', format: 'der' });
 }
 
 /** A key and certificate from PEM text (the fixed test CA), with the names it was issued with. */
 export function fromPem(keyPem: string, certPem: string, commonName: string, organization?: string): Issued {
-  const key = createPrivateKey(keyPem);
-  return { key, cert: new X509Certificate(certPem), keyPem, certPem, subject: name(commonName, organization), spki: spkiOf(key) };
+  const key = nodeCrypto().createPrivateKey(keyPem);
+  return { key, cert: new (nodeCrypto().X509Certificate)(certPem), keyPem, certPem, subject: name(commonName, organization), spki: spkiOf(key) };
 }

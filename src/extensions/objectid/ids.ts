@@ -17,7 +17,7 @@
  * `threadId` wins. Being a function of the content, it never changes and
  * is the same for every message with one EMAILID (§5.2).
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../util/node-crypto.js';
 import { ServiceError } from '../../errors.js';
 import { getMime, headerValues } from '../../mime/index.js';
 import type { Server } from '../../server.js';
@@ -85,7 +85,7 @@ export class ObjectIds {
       // A message without any Message-ID is a thread of its own: keyed by its EMAILID (NUL keeps
       // that key apart from every Message-ID). The digest keeps the ID short whatever the key.
       const key = threadRoot(message) ?? `\0${this.emailId(message)}`;
-      id = `T${createHash('sha256').update(key).digest('base64url').slice(0, 20)}`;
+      id = `T${nodeCrypto().createHash('sha256').update(key).digest('base64url').slice(0, 20)}`;
       this.threadIds.set(message, id);
     }
     return id;

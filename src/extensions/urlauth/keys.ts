@@ -5,7 +5,7 @@
  * token is HMAC-SHA1 of the rump URL's bytes under that key, in hex (the
  * grammar asks for at least 32 hex digits; SHA-1 gives 40).
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from '../../util/node-crypto.js';
 
 export class AccessKeys {
   /** user → mailbox path → key. Maps: both names come from users. */
@@ -20,7 +20,7 @@ export class AccessKeys {
     }
     let key = byPath.get(path);
     if (!key && create) {
-      key = randomBytes(16);
+      key = nodeCrypto().randomBytes(16);
       byPath.set(path, key);
     }
     return key;
@@ -28,15 +28,15 @@ export class AccessKeys {
 
   /** The token for a rump URL of `user`'s mailbox, making the key when there is none. */
   sign(user: string, path: string, rump: string): string {
-    return createHmac('sha1', this.key(user, path, true)!).update(rump, 'latin1').digest('hex');
+    return nodeCrypto().createHmac('sha1', this.key(user, path, true)!).update(rump, 'latin1').digest('hex');
   }
 
   /** Whether `token` (hex, any case) is the one `sign` gives; false when no key exists. */
   verify(user: string, path: string, rump: string, token: string): boolean {
     const key = this.key(user, path, false);
     if (!key || !/^[0-9A-Fa-f]{40}$/.test(token)) return false;
-    const expected = createHmac('sha1', key).update(rump, 'latin1').digest();
-    return timingSafeEqual(expected, Buffer.from(token, 'hex'));
+    const expected = nodeCrypto().createHmac('sha1', key).update(rump, 'latin1').digest();
+    return nodeCrypto().timingSafeEqual(expected, Buffer.from(token, 'hex'));
   }
 
   /** RESETKEY: one mailbox's key, or (without a path) every key of the user. */
