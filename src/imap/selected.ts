@@ -11,6 +11,11 @@ export type Untagged = ImapValue[];
 /** The system flags every mailbox defines, in the order FLAGS lists them. */
 const SYSTEM_FLAGS = ['\\Answered', '\\Flagged', '\\Deleted', '\\Seen', '\\Draft'];
 
+/** What a view reads while it owes no expunge or flag change. */
+const NO_UIDS: ReadonlySet<number> = new Set();
+const NO_FLAG_CHANGES: ReadonlyMap<number, Message> = new Map();
+const NO_KEYWORDS: ReadonlySet<string> = new Set();
+
 /**
  * One session's view of its selected mailbox. Sequence numbers are this
  * view's, not the store's: a message expunged elsewhere keeps its number
@@ -22,20 +27,41 @@ export class SelectedMailbox {
   /** UIDs this session sees as \Recent. */
   readonly recent = new Set<number>();
   private pendingNew: Message[] = [];
-  private readonly pendingExpunge = new Set<number>();
+  /**
+   * The pending and held expunges and flag changes are made when first
+   * needed, and dropped when drained: a Set costs ~150 bytes even empty,
+   * and idle sessions are many (issue 37's budget per session).
+   */
+  private pendingExpungeSet: Set<number> | null = null;
   /**
    * Expunged elsewhere while the session holds others' updates back (NOTIFY
    * without a selected filter): gone like `pendingExpunge`, but not drained
    * until `releaseHeld`.
    */
-  private readonly heldExpunge = new Set<number>();
-  private readonly pendingFlags = new Map<number, Message>();
+  private heldExpungeSet: Set<number> | null = null;
+  private pendingFlagsMap: Map<number, Message> | null = null;
+
+  private get pendingExpunge(): ReadonlySet<number> {
+    return this.pendingExpungeSet ?? NO_UIDS;
+  }
+
+  private get heldExpunge(): ReadonlySet<number> {
+    return this.heldExpungeSet ?? NO_UIDS;
+  }
+
+  private get pendingFlags(): ReadonlyMap<number, Message> {
+    return this.pendingFlagsMap ?? NO_FLAG_CHANGES;
+  }
   /**
    * Keywords this session has been told of in FLAGS, in the order it heard
    * of them. A keyword never leaves during a selection: a client may keep
    * offering it (as Dovecot does).
    */
-  readonly keywords = new Set<string>();
+  get keywords(): ReadonlySet<string> {
+    return this.keywordSet ?? NO_KEYWORDS;
+  }
+  /** Made with the first keyword: most mailboxes have none. */
+  private keywordSet: Set<string> | null = null;
   /**
    * The flags the session's user may change here (RFC 4314 §5.1.1: PERMANENTFLAGS
    * reflects the user's rights), as SELECT found them through the access point;
@@ -50,7 +76,7 @@ export class SelectedMailbox {
     readonly readOnly: boolean,
   ) {
     this.view = [...mailbox.messages];
-    for (const k of mailbox.keywords) this.keywords.add(k);
+    if (mailbox.keywords.size > 0) this.keywordSet = new Set(mailbox.keywords);
     const floor = mailbox.recentFloor;
     for (let i = this.lowerBound(floor); i < this.view.length; i++) this.recent.add(this.view[i]!.uid);
     // SELECT claims \Recent; EXAMINE only looks (RFC 3501 §6.3.2).
@@ -104,8 +130,8 @@ export class SelectedMailbox {
 
   noteExpunge(uids: number[], held = false): void {
     for (const uid of uids) {
-      (held ? this.heldExpunge : this.pendingExpunge).add(uid);
-      this.pendingFlags.delete(uid);
+      (held ? (this.heldExpungeSet ??= new Set()) : (this.pendingExpungeSet ??= new Set())).add(uid);
+      this.pendingFlagsMap?.delete(uid);
     }
   }
 
@@ -116,12 +142,15 @@ export class SelectedMailbox {
 
   /** Held expunges become pending: the next drain that may send EXPUNGE reports them. */
   releaseHeld(): void {
-    for (const uid of this.heldExpunge) this.pendingExpunge.add(uid);
-    this.heldExpunge.clear();
+    const held = this.heldExpungeSet;
+    if (held === null) return;
+    const pending = (this.pendingExpungeSet ??= new Set());
+    for (const uid of held) pending.add(uid);
+    this.heldExpungeSet = null;
   }
 
   noteFlags(messages: Message[]): void {
-    for (const m of messages) if (!this.isExpungedPending(m.uid)) this.pendingFlags.set(m.uid, m);
+    for (const m of messages) if (!this.isExpungedPending(m.uid)) (this.pendingFlagsMap ??= new Map()).set(m.uid, m);
   }
 
   /** True when a flag update of the message is still owed to the client. */
@@ -131,7 +160,7 @@ export class SelectedMailbox {
 
   /** Forgets a pending flag notice (the session's own STORE answered it already). */
   dropFlagNotice(uid: number): void {
-    if (this.pendingFlags.size > 0) this.pendingFlags.delete(uid);
+    this.pendingFlagsMap?.delete(uid);
   }
 
   /**
@@ -167,7 +196,7 @@ export class SelectedMailbox {
       this.view = kept;
       // Expunged before the session heard of them: drop from the new list too.
       this.pendingNew = this.pendingNew.filter((m) => !this.pendingExpunge.has(m.uid));
-      this.pendingExpunge.clear();
+      this.pendingExpungeSet = null;
     }
     if (this.pendingNew.length) {
       const first = this.view.length + 1;
@@ -198,7 +227,7 @@ export class SelectedMailbox {
       }
       seqs.sort((a, b) => a[0] - b[0]);
       for (const [seq, m] of seqs) out.push([seq, atom('FETCH'), this.flagItems(m, false)]);
-      this.pendingFlags.clear();
+      this.pendingFlagsMap = null;
     }
     return out;
   }
@@ -211,7 +240,8 @@ export class SelectedMailbox {
    */
   learnKeywords(): boolean {
     if (this.mailbox.keywords.size === this.keywords.size) return false;
-    for (const k of this.mailbox.keywords) this.keywords.add(k);
+    const told = (this.keywordSet ??= new Set());
+    for (const k of this.mailbox.keywords) told.add(k);
     return true;
   }
 

@@ -67,6 +67,8 @@ const HELD_LIMIT = 10_000;
 
 /** What a running command's `segments` become once parsed (see runCommand). */
 const NO_SEGMENTS: Segment[] = [];
+/** What an idling command's frame keeps instead of its parser. */
+const NO_ARGS = new ArgParser([]);
 /** The hidden capabilities of a session that hides none. */
 const NOTHING_HIDDEN: ReadonlySet<string> = new Set();
 
@@ -1072,7 +1074,7 @@ export class ImapSession implements SessionHandle {
     const recent = !protocol.rules(this).noRecent;
     // A session that speaks UTF-8 (RFC 6855, IMAP4rev2) reads quoted UTF-8 and UTF-8 mailbox names;
     // one without \Recent (IMAP4rev2) has no RECENT/NEW/OLD in its grammar.
-    const args = new ArgParser(segments, utf8 || !recent ? { ...protocol.parserOptions, utf8, recent } : protocol.parserOptions);
+    let args = new ArgParser(segments, utf8 || !recent ? { ...protocol.parserOptions, utf8, recent } : protocol.parserOptions);
     let tag = '*';
     let name = '';
     let result: CommandResult;
@@ -1116,11 +1118,12 @@ export class ImapSession implements SessionHandle {
       else if (this.state === 'logout' || !spec.states.includes(this.state)) result = this.wrongState(spec);
       else {
         if (!args.atEnd()) args.sp();
-        const ctx: CommandContext = { session: this, tag, name, uid, args };
-        // A suspended async function keeps its parameters: without this, an idling session would keep
-        // its IDLE line's bytes (and what they were read with) as long as it idles (issue 20).
+        const running = spec.run({ session: this, tag, name, uid, args } satisfies CommandContext);
+        // A suspended async function keeps its parameters and locals: without this, an idling session
+        // would keep its IDLE line's bytes, their parser and the context as long as it idles (issue 20).
         segments = NO_SEGMENTS;
-        result = await spec.run(ctx);
+        args = NO_ARGS;
+        result = await running;
       }
     } catch (err) {
       // A command whose tag or name does not parse is checked too (a tag with a forbidden character).
