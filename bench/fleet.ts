@@ -6,6 +6,7 @@
  * (ROOKERY_BENCH_FLEET=server and =clients) and talks to both over IPC;
  * imported any other way it does nothing.
  */
+import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import v8 from 'node:v8';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +18,27 @@ export const FLEET_ENV = 'ROOKERY_BENCH_FLEET';
 /** Wall-clock milliseconds comparable across processes of one machine (sub-millisecond). */
 export function wallMs(): number {
   return performance.timeOrigin + performance.now();
+}
+
+/**
+ * Sends `msg` to a child process of the benches (null: send nothing) and
+ * resolves with the `key` of its first answer that has one; an answer with
+ * `error` rejects.
+ */
+export function askChild<T>(proc: ChildProcess, msg: object | null, key: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const on = (m: Record<string, unknown>): void => {
+      if (m.error !== undefined) {
+        proc.off('message', on);
+        reject(new Error(String(m.error)));
+      } else if (key in m) {
+        proc.off('message', on);
+        resolve(m[key] as T);
+      }
+    };
+    proc.on('message', on);
+    if (msg !== null) proc.send(msg);
+  });
 }
 
 export type ServerAsk = { ask: 'rss' } | { ask: 'add' } | { ask: 'stop' } | { ask: 'heap'; file: string };

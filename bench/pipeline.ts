@@ -29,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { createServer } from '../src/index.js';
 import { fmt, median, messageOfSize, table } from './client.js';
 import { DOVECOT, startDovecot, type Target } from './imap.js';
+import { askChild } from './fleet.js';
 
 export const PIPELINE_ENV = 'ROOKERY_BENCH_PIPELINE';
 
@@ -293,22 +294,6 @@ function forkRole(role: 'server' | 'floor' | 'clients'): ChildProcess {
   return fork(fileURLToPath(import.meta.url), [], { env: { ...process.env, [PIPELINE_ENV]: role }, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
-function ask<T>(proc: ChildProcess, msg: object | null, key: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const on = (m: Record<string, unknown>): void => {
-      if (m.error) {
-        proc.off('message', on);
-        reject(new Error(String(m.error)));
-      } else if (key in m) {
-        proc.off('message', on);
-        resolve(m[key] as T);
-      }
-    };
-    proc.on('message', on);
-    if (msg !== null) proc.send(msg);
-  });
-}
-
 export interface PipelineSettings {
   clients: number;
   window: number;
@@ -351,11 +336,11 @@ export async function measurePipeline(s: PipelineSettings): Promise<PipelineFigu
   let dovecot: Awaited<ReturnType<typeof startDovecot>> | null = null;
   let dovecotNote: string | undefined;
   try {
-    const rookPort = await ask<number>(server, null, 'port');
+    const rookPort = await askChild<number>(server, null, 'port');
     const rook: Target = { host: '127.0.0.1', port: rookPort };
     await seed(rook, s.clients);
     const answers = await record(rook);
-    const floorPort = await ask<number>(floor, { answers: [...answers].map(([k, v]) => [k, v.toString('latin1')]) }, 'port');
+    const floorPort = await askChild<number>(floor, { answers: [...answers].map(([k, v]) => [k, v.toString('latin1')]) }, 'port');
     if (s.sides && !s.sides.includes('dovecot')) dovecotNote = 'not run (--sides)';
     else if (fs.existsSync(DOVECOT)) {
       try {
@@ -367,7 +352,7 @@ export async function measurePipeline(s: PipelineSettings): Promise<PipelineFigu
         dovecot = null;
       }
     } else dovecotNote = `${DOVECOT} not installed`;
-    await ask(clients, null, 'up');
+    await askChild(clients, null, 'up');
     const sides: { name: 'rookery' | 'floor' | 'dovecot'; target: Target }[] = [
       { name: 'rookery', target: rook },
       { name: 'floor', target: { host: '127.0.0.1', port: floorPort } },
@@ -375,7 +360,7 @@ export async function measurePipeline(s: PipelineSettings): Promise<PipelineFigu
     if (dovecot) sides.push({ name: 'dovecot', target: dovecot.target });
     if (s.sides) for (let k = sides.length - 1; k > 0; k--) if (!s.sides.includes(sides[k]!.name)) sides.splice(k, 1);
     const runOnce = (target: Target, kind: Kind, ms: number): Promise<RunResult> =>
-      ask<RunResult>(clients, { ask: 'run', target, clients: s.clients, window: s.window, kind, ms } satisfies RunAsk, 'result');
+      askChild<RunResult>(clients, { ask: 'run', target, clients: s.clients, window: s.window, kind, ms } satisfies RunAsk, 'result');
     const out: KindFigures[] = [];
     for (const kind of s.kinds) {
       // Unmeasured first: V8 optimizes Rookery's command path (and the clients') after a second or so of it.
@@ -386,10 +371,10 @@ export async function measurePipeline(s: PipelineSettings): Promise<PipelineFigu
       for (let i = 0; i < s.rounds; i++) {
         for (let k = 0; k < sides.length; k++) {
           const side = sides[(i + k) % sides.length]!;
-          const before = side.name === 'rookery' ? await ask<number>(server, { ask: 'cpu' }, 'cpu') : 0;
+          const before = side.name === 'rookery' ? await askChild<number>(server, { ask: 'cpu' }, 'cpu') : 0;
           const r = await runOnce(side.target, kind, s.seconds * 1000);
           if (side.name === 'rookery') {
-            cpu.push((((await ask<number>(server, { ask: 'cpu' }, 'cpu')) - before) * 1000) / r.answers);
+            cpu.push((((await askChild<number>(server, { ask: 'cpu' }, 'cpu')) - before) * 1000) / r.answers);
             errors += r.errors;
           }
           rates.get(side.name)!.push(r.answers / r.seconds);

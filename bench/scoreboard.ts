@@ -23,7 +23,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createServer } from '../src/index.js';
 import { RawClient, fmt, median, message, messageOfSize, ms } from './client.js';
-import { FLEET_ENV, wallMs } from './fleet.js';
+import { FLEET_ENV, askChild, wallMs } from './fleet.js';
 import { DOVECOT, drive, seedMessages, startDovecot, type Result, type Target } from './imap.js';
 import { measure, type LoadResult } from './rest.js';
 import { KIND_LABEL, measurePipeline } from './pipeline.js';
@@ -643,37 +643,21 @@ function forkRole(role: 'server' | 'floor' | 'clients', execArgv: string[] = [])
   });
 }
 
-function ask<T>(proc: ChildProcess, msg: unknown, key: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const on = (m: Record<string, unknown>): void => {
-      if (m.error) {
-        proc.off('message', on);
-        reject(new Error(String(m.error)));
-      } else if (key in m) {
-        proc.off('message', on);
-        resolve(m[key] as T);
-      }
-    };
-    proc.on('message', on);
-    if (msg !== null) proc.send(msg as object);
-  });
-}
-
 /** One fleet of `count` idling clients against one server process: RSS before and after, fan-out times. */
 async function fleet(role: 'server' | 'floor', count: number, rounds: number): Promise<{ before: number; after: number; fan: number[]; serverShare: number[] }> {
   const server = forkRole(role, ['--expose-gc', ...(process.env.BENCH_SERVER_ARGV?.split(' ').filter(Boolean) ?? [])]);
-  const port = await ask<number>(server, null, 'port');
+  const port = await askChild<number>(server, null, 'port');
   const clients = forkRole('clients');
   try {
-    await ask(clients, null, 'up');
-    const before = await ask<number>(server, { ask: 'rss' }, 'rss');
-    await ask(clients, { ask: 'connect', port, count }, 'connected');
-    const after = await ask<number>(server, { ask: 'rss' }, 'rss');
+    await askChild(clients, null, 'up');
+    const before = await askChild<number>(server, { ask: 'rss' }, 'rss');
+    await askChild(clients, { ask: 'connect', port, count }, 'connected');
+    const after = await askChild<number>(server, { ask: 'rss' }, 'rss');
     const fan: number[] = [];
     const serverShare: number[] = [];
     for (let i = 0; i < rounds; i++) {
-      await ask(clients, { ask: 'arm' }, 'armed');
-      const lastP = ask<number>(clients, null, 'last');
+      await askChild(clients, { ask: 'arm' }, 'armed');
+      const lastP = askChild<number>(clients, null, 'last');
       const times = await new Promise<{ t0: number; t1: number }>((resolve) => {
         const on = (m: { t0?: number; t1?: number }): void => {
           if (m.t0 === undefined) return;

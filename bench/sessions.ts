@@ -1,6 +1,6 @@
 /**
- * `bench sessions`: RSS per idle authenticated session (issue 20's budget,
- * 16 KiB), with the default options (transcripts and the client checker
+ * `bench sessions`: RSS per idle authenticated session (issue 37's budget,
+ * 12 KiB; issue 20 had 16), with the default options (transcripts and the client checker
  * on) and with either or both off, each in a server process of its own,
  * the idling clients in another (bench/fleet.ts, the scoreboard's fleet:
  * LOGIN, SELECT INBOX, IDLE). `--count N` sessions (default 10,000).
@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fmt, table } from './client.js';
-import { FLEET_ENV } from './fleet.js';
+import { FLEET_ENV, askChild } from './fleet.js';
 import { heapGrowth, retainedBy } from './heap-summary.js';
 
 const VARIANTS: { label: string; options: object }[] = [
@@ -45,31 +45,15 @@ function forkRole(role: 'server' | 'clients', options: object = {}): ChildProces
   });
 }
 
-function ask<T>(proc: ChildProcess, msg: object | null, key: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const on = (m: Record<string, unknown>): void => {
-      if (m.error !== undefined) {
-        proc.off('message', on);
-        reject(new Error(String(m.error)));
-      } else if (key in m) {
-        proc.off('message', on);
-        resolve(m[key] as T);
-      }
-    };
-    proc.on('message', on);
-    if (msg !== null) proc.send(msg);
-  });
-}
-
 /** One server with `count` idling clients: `during` runs with them connected, `before` without. */
 async function fleet<T>(options: object, count: number, before: (server: ChildProcess) => Promise<T>, during: (server: ChildProcess, first: T) => Promise<T>): Promise<[T, T]> {
   const server = forkRole('server', options);
-  const port = await ask<number>(server, null, 'port');
+  const port = await askChild<number>(server, null, 'port');
   const clients = forkRole('clients');
   try {
-    await ask(clients, null, 'up');
+    await askChild(clients, null, 'up');
     const a = await before(server);
-    await ask(clients, { ask: 'connect', port, count }, 'connected');
+    await askChild(clients, { ask: 'connect', port, count }, 'connected');
     return [a, await during(server, a)];
   } finally {
     clients.send({ ask: 'stop' });
@@ -81,17 +65,17 @@ export async function run(args: string[] = []): Promise<void> {
   const count = countOption(args);
   const rows: string[][] = [['server options', 'RSS before', 'RSS with sessions', 'per session']];
   for (const v of VARIANTS) {
-    const rss = (server: ChildProcess): Promise<number> => ask<number>(server, { ask: 'rss' }, 'rss');
+    const rss = (server: ChildProcess): Promise<number> => askChild<number>(server, { ask: 'rss' }, 'rss');
     const [before, after] = await fleet(v.options, count, rss, rss);
     rows.push([v.label, `${fmt(before / 2 ** 20, 1)} MiB`, `${fmt(after / 2 ** 20, 1)} MiB`, `${fmt((after - before) / count / 1024, 1)} KiB`]);
   }
-  table(`sessions: RSS per idle authenticated session, ${count.toLocaleString('en-US')} sessions (LOGIN, SELECT, IDLE), target <= 16 KiB`, rows);
+  table(`sessions: RSS per idle authenticated session, ${count.toLocaleString('en-US')} sessions (LOGIN, SELECT, IDLE), target <= 12 KiB (issue 37)`, rows);
 
   if (!args.includes('--heap')) return;
   const units = Math.min(count, 2_000);
   const dir = mkdtempSync(join(tmpdir(), 'rookery-sessions-heap-'));
   try {
-    const snap = (name: string) => (server: ChildProcess): Promise<string> => ask<string>(server, { ask: 'heap', file: join(dir, name) }, 'heap');
+    const snap = (name: string) => (server: ChildProcess): Promise<string> => askChild<string>(server, { ask: 'heap', file: join(dir, name) }, 'heap');
     const [empty, full] = await fleet({}, units, snap('0.heapsnapshot'), snap(`${units}.heapsnapshot`));
     const growth = heapGrowth(empty, full, units);
     const total = growth.reduce((n, r) => n + r.bytes, 0);
