@@ -15,6 +15,9 @@ const SYSTEM_FLAGS = ['\\Answered', '\\Flagged', '\\Deleted', '\\Seen', '\\Draft
 const NO_UIDS: ReadonlySet<number> = new Set();
 const NO_FLAG_CHANGES: ReadonlyMap<number, Message> = new Map();
 const NO_KEYWORDS: ReadonlySet<string> = new Set();
+const NO_MESSAGES: Message[] = Object.freeze([]) as unknown as Message[];
+/** A drain with nothing owed (shared; callers only iterate it). */
+const NO_LINES_YET: (Untagged | string | Buffer)[] = Object.freeze([]) as unknown as (Untagged | string | Buffer)[];
 
 /**
  * One session's view of its selected mailbox. Sequence numbers are this
@@ -25,8 +28,18 @@ export class SelectedMailbox {
   /** Messages in this session's sequence order. */
   view: Message[];
   /** UIDs this session sees as \Recent. */
-  readonly recent = new Set<number>();
-  private pendingNew: Message[] = [];
+  get recent(): ReadonlySet<number> {
+    return this.recentSet ?? NO_UIDS;
+  }
+  /** Made with the first \Recent message: a session sees few, and an empty Set costs ~150 bytes. */
+  private recentSet: Set<number> | null = null;
+
+  /** Forgets \Recent (a session that stopped seeing it: IMAP4rev2 enabled). */
+  forgetRecent(): void {
+    this.recentSet = null;
+  }
+  /** New messages not yet told; NO_MESSAGES (shared, never written) while there are none. */
+  private pendingNew: Message[] = NO_MESSAGES;
   /**
    * The pending and held expunges and flag changes are made when first
    * needed, and dropped when drained: a Set costs ~150 bytes even empty,
@@ -78,7 +91,7 @@ export class SelectedMailbox {
     this.view = [...mailbox.messages];
     if (mailbox.keywords.size > 0) this.keywordSet = new Set(mailbox.keywords);
     const floor = mailbox.recentFloor;
-    for (let i = this.lowerBound(floor); i < this.view.length; i++) this.recent.add(this.view[i]!.uid);
+    for (let i = this.lowerBound(floor); i < this.view.length; i++) (this.recentSet ??= new Set()).add(this.view[i]!.uid);
     // SELECT claims \Recent; EXAMINE only looks (RFC 3501 §6.3.2).
     if (!readOnly) mailbox.recentFloor = mailbox.uidnext;
   }
@@ -125,7 +138,9 @@ export class SelectedMailbox {
   }
 
   noteAppend(messages: Message[]): void {
-    for (const m of messages) this.pendingNew.push(m);
+    // A copy of the change's list (shared by every session), made to size: no growth per session.
+    if (this.pendingNew === NO_MESSAGES) this.pendingNew = messages.slice();
+    else for (const m of messages) this.pendingNew.push(m);
   }
 
   noteExpunge(uids: number[], held = false): void {
@@ -169,10 +184,11 @@ export class SelectedMailbox {
    * or Buffer is ready-made response text.
    */
   drain(allowExpunge: boolean): (Untagged | string | Buffer)[] {
-    const out: (Untagged | string | Buffer)[] = [];
+    // Made with its first line, to size (the usual drain is one counts line, for each of many idle sessions).
+    let out: (Untagged | string | Buffer)[] | null = null;
     // Keywords that arrive with new messages or flag changes are announced
     // before the EXISTS or FETCH that carries them (RFC 3501 §7.2.6).
-    if (this.learnKeywords()) out.push(...this.flagsResponses());
+    if (this.learnKeywords()) out = [...this.flagsResponses()];
     if (allowExpunge && this.pendingExpunge.size) {
       const kept: Message[] = [];
       const gone: number[] = [];
@@ -181,7 +197,7 @@ export class SelectedMailbox {
         if (this.pendingExpunge.has(m.uid)) {
           gone.push(i + 1);
           goneUids.push(m.uid);
-          this.recent.delete(m.uid);
+          this.recentSet?.delete(m.uid);
         } else kept.push(m);
       });
       // An extension may word them otherwise (VANISHED); else highest first, so each
@@ -192,7 +208,7 @@ export class SelectedMailbox {
         text = '';
         for (let i = gone.length - 1; i >= 0; i--) text += `* ${gone[i]} EXPUNGE\r\n`;
       }
-      if (text) out.push(text);
+      if (text) (out ??= []).push(text);
       this.view = kept;
       // Expunged before the session heard of them: drop from the new list too.
       this.pendingNew = this.pendingNew.filter((m) => !this.pendingExpunge.has(m.uid));
@@ -206,13 +222,15 @@ export class SelectedMailbox {
         // The first session to hear of a new message sees it as \Recent.
         if (m.uid >= this.mailbox.recentFloor) {
           // A session without \Recent (IMAP4rev2) still takes it from the others, as the first to hear.
-          if (withRecent) this.recent.add(m.uid);
+          if (withRecent) (this.recentSet ??= new Set()).add(m.uid);
           if (!this.readOnly) this.mailbox.recentFloor = m.uid + 1;
         }
       }
       const added = this.pendingNew;
-      this.pendingNew = [];
-      out.push(countsLine(this.view.length, withRecent ? this.recent.size : -1));
+      this.pendingNew = NO_MESSAGES;
+      const counts = countsLine(this.view.length, withRecent ? this.recent.size : -1);
+      if (out === null) out = [counts];
+      else out.push(counts);
       // What an extension sends about each new message (NOTIFY's MessageNew fetch attributes).
       if (this.shape) {
         const numbered = added.map((message, i) => ({ seq: first + i, message }));
@@ -226,10 +244,10 @@ export class SelectedMailbox {
         if (seq) seqs.push([seq, m]);
       }
       seqs.sort((a, b) => a[0] - b[0]);
-      for (const [seq, m] of seqs) out.push([seq, atom('FETCH'), this.flagItems(m, false)]);
+      for (const [seq, m] of seqs) (out ??= []).push([seq, atom('FETCH'), this.flagItems(m, false)]);
       this.pendingFlagsMap = null;
     }
-    return out;
+    return out ?? NO_LINES_YET;
   }
 
   /**

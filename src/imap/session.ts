@@ -126,7 +126,14 @@ export class ImapSession implements SessionHandle {
   /** True while IDLE waits for DONE: updates go out at once. */
   idling = false;
   /** Output gathered by `batch()`, written when large or at the end. */
-  private pendingOutput: Buffer[] | null = null;
+  private batchOpen = false;
+  /**
+   * What a batch gathered: the first part alone (most batches write one),
+   * a list from the second on. No array per batch: a change reaches every
+   * idling session through one (the IDLE fan-out).
+   */
+  private pendingOne: Buffer | null = null;
+  private pendingMany: Buffer[] | null = null;
   private pendingBytes = 0;
   /** Output of a command a script rule shapes, gathered until it finishes. */
   private capture: { parts: Buffer[]; action: ScriptAction } | null = null;
@@ -503,8 +510,13 @@ export class ImapSession implements SessionHandle {
       this.capture.parts.push(data);
       return;
     }
-    if (this.pendingOutput) {
-      this.pendingOutput.push(data);
+    if (this.batchOpen) {
+      if (this.pendingMany !== null) this.pendingMany.push(data);
+      else if (this.pendingOne === null) this.pendingOne = data;
+      else {
+        this.pendingMany = [this.pendingOne, data];
+        this.pendingOne = null;
+      }
       this.pendingBytes += data.length;
       if (this.pendingBytes >= BATCH_BYTES) this.flushOutput();
       return;
@@ -563,9 +575,12 @@ export class ImapSession implements SessionHandle {
     this.touch();
     if (this.server.options.debug) this.logOutput(data);
     if (this.conn.queued) this.conn.after(() => this.rawWrite(data));
-    else if (this.notices !== null) this.notices.push(data);
+    else if (this.notices !== null) {
+      if (Array.isArray(this.notices)) this.notices.push(data);
+      else this.notices = [this.notices, data];
+    }
     else if (this.idling && !this.conn.layered) {
-      this.notices = [data];
+      this.notices = data;
       queueNotices(this);
     } else {
       // A notice in IDLE is one write already: deferring it would only delay it behind every other session's.
@@ -574,8 +589,8 @@ export class ImapSession implements SessionHandle {
     }
   }
 
-  /** What this session, idling, was given to write in this turn; written by `writeNotices`. */
-  private notices: Buffer[] | null = null;
+  /** What this session, idling, was given to write in this turn (one notice, or more in order); written by `writeNotices`. */
+  private notices: Buffer | Buffer[] | null = null;
 
   /**
    * Writes the notices gathered in this turn. Every idling session's are
@@ -588,7 +603,8 @@ export class ImapSession implements SessionHandle {
     if (list === null) return;
     this.notices = null;
     if (this.conn.ended) return;
-    for (const data of list) this.toSocket(data);
+    if (!Array.isArray(list)) this.toSocket(list);
+    else for (const data of list) this.toSocket(data);
   }
 
   /** Every byte the session writes to the connection leaves here (after script shaping and batching), behind its notices. */
@@ -776,24 +792,24 @@ export class ImapSession implements SessionHandle {
    * 100,000 messages becomes a few dozen socket writes, not 100,000.
    */
   batch<T>(fn: () => T): T {
-    if (this.pendingOutput) return fn();
-    this.pendingOutput = [];
-    this.pendingBytes = 0;
+    if (this.batchOpen) return fn();
+    this.batchOpen = true;
     try {
       return fn();
     } finally {
       this.flushOutput();
-      this.pendingOutput = null;
+      this.batchOpen = false;
     }
   }
 
   private flushOutput(): void {
-    const parts = this.pendingOutput;
-    if (!parts || parts.length === 0) return;
-    this.pendingOutput = [];
+    const many = this.pendingMany;
+    const data = many !== null ? Buffer.concat(many, this.pendingBytes) : this.pendingOne;
+    this.pendingOne = null;
+    this.pendingMany = null;
     this.pendingBytes = 0;
-    if (this.conn.ended) return;
-    this.socketWrite(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
+    if (data === null || this.conn.ended) return;
+    this.socketWrite(data);
   }
 
   /**
@@ -971,7 +987,7 @@ export class ImapSession implements SessionHandle {
     this.selected = new SelectedMailbox(mailbox, readOnly);
     this.selected.shape = imapProtocol(this.server).updateShape(this);
     // No \Recent for this session (IMAP4rev2): SELECT has still taken it from later sessions.
-    if (!this.selected.shape.recent) this.selected.recent.clear();
+    if (!this.selected.shape.recent) this.selected.forgetRecent();
     this.lastMailbox = this.mailboxes.nameOf(mailbox);
     this.state = 'selected';
     this.emitSession('select');
@@ -1214,7 +1230,10 @@ export class ImapSession implements SessionHandle {
     const selected = this.selected;
     if (!selected) return;
     const protocol = imapProtocol(this.server);
-    this.batch(() => {
+    // batch(), without a closure per call: a change reaches every idle session through here.
+    const outer = !this.batchOpen;
+    this.batchOpen = true;
+    try {
       if (selected.hasPending) {
         if (allowExpunge && selected.pendingExpunges.size > 0) {
           for (const line of protocol.updatesBeforeExpunges(this, selected.pendingExpunges)) this.untaggedList(line);
@@ -1228,7 +1247,12 @@ export class ImapSession implements SessionHandle {
       // What extensions derive from the now current view (CONTEXT's ADDTO/REMOVEFROM); held expunges leave it
       // unsettled, those NOTIFY holds back too.
       for (const line of protocol.updatesAfter(this, !selected.hasPending && selected.heldExpunges === 0)) this.untaggedList(line);
-    });
+    } finally {
+      if (outer) {
+        this.flushOutput();
+        this.batchOpen = false;
+      }
+    }
   }
 
   /** How the selected mailbox's updates made by others reach the client. */

@@ -145,7 +145,10 @@ export class ScriptEngine {
 
   /** True when some rule listens for this event kind (a cheap pre-check). */
   has(on: ScriptOn): boolean {
-    return this.entries.some((e) => e.rule.on === on);
+    // A loop, not some(): asked several times for every command and every write, with no closure to make.
+    const entries = this.entries;
+    for (let i = 0; i < entries.length; i++) if (entries[i]!.rule.on === on) return true;
+    return false;
   }
 
   /** The distinct `quietFor` values of quiet rules, ascending. */
