@@ -42,7 +42,12 @@ const clip = (text: string): string => (text.length > MAX_NAME ? `${text.slice(0
 /** Answered commands remembered for pipelining checks. */
 const ANSWERED_KEPT = 32;
 /** Longest argument text kept as a shape in the offered cache. */
-const SHAPE_MAX = 256;
+const SHAPE_MAX = 128;
+/**
+ * Shapes a session keeps: a sync loop repeats a few, and text that varies
+ * (a CHANGEDSINCE value) must not make each session hold many.
+ */
+const SHAPES_KEPT = 64;
 /** RFC 2177 §3: clients re-issue IDLE at least every 29 minutes. */
 const IDLE_LIMIT_MS = 29 * 60_000;
 /** RFC 7162 §4: clients SHOULD keep command lines to 8192 octets. */
@@ -101,7 +106,7 @@ class OfferedCache {
   }
 
   addShape(key: string): void {
-    if (this.shapes.size < OFFERED_CACHE_MAX) this.shapes.add(key);
+    if (this.shapes.size < SHAPES_KEPT) this.shapes.add(key);
   }
 
   has(kind: PointKind, point: string): boolean {

@@ -16,6 +16,8 @@ export const INPUT_HIGH_WATER = 1024 * 1024;
  */
 export const OUTPUT_HIGH_WATER = 1024 * 1024;
 export const OUTPUT_LOW_WATER = 256 * 1024;
+/** Gathered output up to this size is copied into one buffer; above it the parts go to the stream as they are. */
+const CONCAT_MAX = 64 * 1024;
 
 /** How long the server waits for the client's FIN after its own before it closes for good. */
 const CLOSE_GRACE_MS = 2000;
@@ -191,12 +193,23 @@ export class Connection {
     this.corked = null;
     const parts = this.gathered;
     if (parts.length === 0) return;
-    const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts, this.gatheredBytes);
+    const bytes = this.gatheredBytes;
     this.gathered = [];
     this.gatheredBytes = 0;
     if (socket.destroyed) return;
-    this.transcript?.fromServer(data);
-    socket.write(data);
+    if (parts.length === 1 || bytes <= CONCAT_MAX) {
+      const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes);
+      this.transcript?.fromServer(data);
+      socket.write(data);
+      return;
+    }
+    // Large output (a message body among the parts) is not copied into one buffer: the stream writes the parts together.
+    socket.cork();
+    for (const data of parts) {
+      this.transcript?.fromServer(data);
+      socket.write(data);
+    }
+    socket.uncork();
   };
 
   /**
