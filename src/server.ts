@@ -14,7 +14,7 @@ import { imapProtocol } from './imap/protocol.js';
 import { ImapSession } from './imap/session.js';
 import { RestServer } from './rest/rest.js';
 import { ScriptEngine } from './script/engine.js';
-import { failTlsHandshake } from './script/transport.js';
+import { acceptChannel } from './connection/listen.js';
 import { ServerTls } from './tls/server-tls.js';
 import type { ListenerTls } from './tls/listener-tls.js';
 import type { TlsListener } from './tls/settings.js';
@@ -634,14 +634,9 @@ export class Server extends EventEmitter<ServerEventMap> {
       socket.destroy();
       return;
     }
-    socket.on('error', () => undefined);
-    if (this.options.secure && this.options.faults.tlsFailure) {
-      // The `faults.tlsFailure` option (issue 14): every implicit-TLS handshake is refused with an alert.
-      failTlsHandshake(socket);
-      return;
-    }
-    // Wrapped by hand rather than by tls.Server so that the session keeps the TCP socket for resets.
-    const channel = this.options.secure ? this.tlsFor('imap').wrap(socket) : socket;
+    // The `faults.tlsFailure` option (issue 14) refuses every implicit-TLS handshake with an alert.
+    const channel = acceptChannel(socket, this.options.secure, this.options.faults.tlsFailure, () => this.tlsFor('imap'));
+    if (channel === null) return;
     const maxConnections = this.connectionCaps().imap;
     const maxUnauthenticated = Math.min(this.options.maxUnauthenticated, maxConnections);
     if (this.sockets.size >= maxConnections) {

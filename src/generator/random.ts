@@ -4,17 +4,7 @@
  * same whatever the count, and integer arithmetic only (Math.imul, >>>),
  * which every JavaScript engine computes alike.
  */
-import { Prng } from '../util/prng.js';
-
-/** murmur3's finalizer: spreads neighbouring inputs over all 32 bits. */
-function mix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
+import { Prng, mix32 as mix } from '../util/prng.js';
 
 /** A stream for `(seed, index, purpose)`: purposes keep streams of one message apart. */
 export function streamSeed(seed: number, index: number, purpose = 0): number {

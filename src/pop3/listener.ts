@@ -5,10 +5,9 @@
  * users' locks (`pop3.exclusive`, `[IN-USE]`) and their last logins
  * (`pop3.loginDelay`, `[LOGIN-DELAY]`).
  */
-import { addressOf, listenOn } from '../connection/listen.js';
+import { acceptChannel, addressOf, listenOn } from '../connection/listen.js';
 import * as net from 'node:net';
 import type { ResolvedPop3 } from '../options/types.js';
-import { failTlsHandshake } from '../script/transport.js';
 import type { ListenAddress, Server } from '../server.js';
 import type { SessionRegistry } from '../connection/registry.js';
 import { loginDelayFor } from './capabilities.js';
@@ -79,19 +78,14 @@ export class Pop3Listener implements Pop3Host {
   }
 
   private accept(socket: net.Socket): void {
-    socket.on('error', () => undefined);
     if (this.listener === null) {
       socket.destroy();
       return;
     }
     const options = this.server.options;
-    if (this.config.secure && options.faults.tlsFailure) {
-      failTlsHandshake(socket);
-      return;
-    }
-    // Wrapped by hand (not tls.Server) so that the session keeps the TCP socket for resets.
     // The `tls.pop3` settings (profile, SNI, client certificates, versions, ALPN `pop3`): src/tls/listener-tls.ts.
-    const channel = this.config.secure ? this.server.tlsFor('pop3').wrap(socket) : socket;
+    const channel = acceptChannel(socket, this.config.secure, options.faults.tlsFailure, () => this.server.tlsFor('pop3'));
+    if (channel === null) return;
     const maxUnauthenticated = Math.min(options.maxUnauthenticated, this.maxConnections);
     if (this.sockets.size >= this.maxConnections) {
       refuse(channel, socket, `[SYS/TEMP] Too many connections (limit ${this.maxConnections})`);

@@ -3,7 +3,7 @@
  * seeded PRNG behind `chance`. Sessions ask it about each event; the first
  * rule that matches and acts handles the event.
  */
-import { Prng } from '../util/prng.js';
+import { Prng, mix32 } from '../util/prng.js';
 import { ruleForEvent, type ScriptContext, type ScriptOn, type ScriptRule, type ScriptRuleHandle, type ScriptRuleInfo } from './rule.js';
 import { validateRules, type CommandTable } from './validate.js';
 
@@ -253,13 +253,7 @@ function commandMatches(names: ReadonlySet<string>, command: string | null): boo
 
 /** A 32-bit seed from the server seed and two numbers (murmur3's finalizer over a mix). */
 function mixSeed(seed: number, a: number, b: number): number {
-  let h = (seed ^ Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return mix32((seed ^ Math.imul(a, 0x9e3779b1) ^ Math.imul(b, 0x85ebca6b)) >>> 0);
 }
 
 function testRe(re: RegExp, text: string): boolean {

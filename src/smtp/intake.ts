@@ -7,12 +7,11 @@
  * store path), so IMAP sessions see EXISTS and the event stream shows it
  * exactly as for any other delivery.
  */
-import { addressOf, listenOn } from '../connection/listen.js';
+import { acceptChannel, addressOf, listenOn } from '../connection/listen.js';
 import * as net from 'node:net';
 import type * as tls from 'node:tls';
 import { checkToken } from '../auth/tokens.js';
 import type { SessionRegistry } from '../connection/registry.js';
-import { failTlsHandshake } from '../script/transport.js';
 import type {
   SMTPServer,
   SMTPServerAddress,
@@ -139,18 +138,14 @@ export class SmtpIntake implements SmtpSessionHost {
 
   /** The caps (421, RFC 5321 §3.8, in the greeting's place), implicit TLS, then the session and smtp-server. */
   private accept(socket: net.Socket): void {
-    socket.on('error', () => undefined);
     const smtp = this.smtp;
     if (this.listener === null || smtp === null) {
       socket.destroy();
       return;
     }
     const options = this.server.options;
-    if (this.config.secure && options.faults.tlsFailure) {
-      failTlsHandshake(socket);
-      return;
-    }
-    const channel = this.config.secure ? this.server.tlsFor('smtp').wrap(socket) : socket;
+    const channel = acceptChannel(socket, this.config.secure, options.faults.tlsFailure, () => this.server.tlsFor('smtp'));
+    if (channel === null) return;
     const maxUnauthenticated = Math.min(options.maxUnauthenticated, this.maxClients);
     if (this.live.size >= this.maxClients) return refuse(channel, socket, `${this.config.name} Too many connected clients, try again in a moment`);
     if (this.unauthenticated >= maxUnauthenticated) return refuse(channel, socket, `${this.config.name} Too many connections waiting to log in (limit ${maxUnauthenticated})`);

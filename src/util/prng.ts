@@ -23,3 +23,13 @@ export class Prng {
     return Math.floor(this.next() * n);
   }
 }
+
+/** murmur3's finalizer: spreads neighbouring inputs over all 32 bits (seeds derived from a seed and numbers). */
+export function mix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}

@@ -7,7 +7,6 @@
  * docs/tls.md), so a client or server change that moves a verdict fails
  * here. ROOKERY_PRINT_MATRIX=1 prints the table for the docs.
  */
-import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,8 +14,9 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { createRequire } from 'node:module';
 import { ImapFlow } from 'imapflow';
-import { PROFILES, STARTTLS_ATTACKS, TEST_CA, type Server, type TlsVerdict } from '../../src/index.js';
+import { PROFILES, STARTTLS_ATTACKS, TEST_CA, type Server } from '../../src/index.js';
 import type { ServerOptions } from '../../src/options/types.js';
+import { CERT, INJ, LEAK, NOTLS, S, checkMatrix, worstVerdict, type Cell } from './matrix.js';
 import { startServer } from '../helpers/server.js';
 
 const PYTHON = process.env.PYTHON ?? 'python3';
@@ -109,12 +109,6 @@ const CASES: { name: string; options: ServerOptions }[] = [
   ...STARTTLS_ATTACKS.map((a) => ({ name: a, options: { tls: { profile: 'valid' as const }, attacks: [a] } })),
 ];
 
-type Cell = TlsVerdict['verdict'] | 'no verdict';
-const S = 'safe';
-const LEAK = 'leaked-credentials';
-const CERT = 'accepted-bad-certificate';
-const INJ = 'acted-on-injected-response';
-const NOTLS = 'continued-without-tls';
 
 /**
  * The frozen matrix: columns in the order of CLIENTS (imapflow, node-imap,
@@ -149,49 +143,14 @@ after(() => Promise.all(servers.map((s) => s.stop())));
 /** What each verdict but `safe` said, for the message of a failure. */
 const evidence: string[] = [];
 
-/** A run whose client never connected (a timeout on a loaded machine) is played once more: it says nothing of the client. */
-async function play(client: (port: number) => Promise<void>, options: ServerOptions): Promise<Cell> {
-  const first = await playOnce(client, options);
-  return first === 'no verdict' ? playOnce(client, options) : first;
-}
-
 async function playOnce(client: (port: number) => Promise<void>, options: ServerOptions): Promise<Cell> {
   const { server, port } = await startServer({ starttls: true, plugins: [], ...options });
   servers.push(server);
-  const verdicts: TlsVerdict[] = [];
-  server.on('verdict', (v) => verdicts.push(v));
-  await client(port);
-  // The session may still be closing when the client returns; a stop closes what is left (and so ends its verdict).
-  for (let i = 0; i < 50 && verdicts.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-  await server.stop();
-  // A session the stop closed reports on its socket's close, which may come just after.
-  for (let i = 0; i < 50 && verdicts.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-  if (verdicts.length === 0) return 'no verdict';
-  for (const v of verdicts) if (v.verdict !== 'safe') evidence.push(`${v.cases.join('+')}: ${v.verdict} (${v.text}; ${JSON.stringify(v.evidence)})`);
-  // The worst verdict of the run: some clients reconnect after a failure.
-  const order: Cell[] = [LEAK, INJ, CERT, NOTLS, S];
-  return verdicts.map((v) => v.verdict).sort((a, b) => order.indexOf(a) - order.indexOf(b))[0]!;
+  return worstVerdict(server, () => client(port), null, evidence);
 }
 
 const missing = ['curl', PYTHON, 'mbsync', 'fetchmail'].filter((cmd) => spawnSync(cmd, ['--version']).error !== undefined);
 
 test('every client against every profile and attack: the verdicts of docs/tls.md', { timeout: 120_000, skip: missing.length > 0 && !process.env.CI ? `${missing.join(', ')} not installed` : false }, async () => {
-  const names = Object.keys(CLIENTS);
-  const jobs = CASES.flatMap((c) => names.map((n) => ({ c, n })));
-  const got = new Map<string, Cell[]>(CASES.map((c) => [c.name, names.map((): Cell => 'no verdict')]));
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < jobs.length) {
-      const { c, n } = jobs[next++]!;
-      got.get(c.name)![names.indexOf(n)] = await play(CLIENTS[n]!, c.options);
-    }
-  };
-  await Promise.all([worker(), worker(), worker(), worker()]);
-  if (process.env.ROOKERY_PRINT_MATRIX) {
-    const rows = [`| case | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`];
-    for (const [name, cells] of got) rows.push(`| \`${name}\` | ${cells.map((c) => (c === 'safe' ? 'safe' : `**${c}**`)).join(' | ')} |`);
-    console.log(rows.join('\n'));
-  }
-  const moved = CASES.flatMap((c) => names.filter((n, i) => got.get(c.name)![i] !== EXPECTED[c.name]![i]).map((n) => `${c.name} x ${n}: ${got.get(c.name)![names.indexOf(n)]}`));
-  assert.deepEqual(moved, [], `verdicts moved:\n${moved.join('\n')}\nevidence:\n${evidence.join('\n')}`);
+  await checkMatrix({ clients: CLIENTS, cases: CASES, expected: EXPECTED, playOnce, workers: 4, evidence });
 });

@@ -10,6 +10,7 @@ import { after, describe, test } from 'node:test';
 import type { Server, TlsVerdict } from '../../src/index.js';
 import type { ServerOptions } from '../../src/options/types.js';
 import { startPop3, WireClient } from '../pop3/pop3-test.js';
+import { verdictReader } from './matrix.js';
 
 const servers: Server[] = [];
 after(() => Promise.all(servers.map((s) => s.stop())));
@@ -17,17 +18,7 @@ after(() => Promise.all(servers.map((s) => s.stop())));
 async function serve(options: ServerOptions = {}): Promise<{ server: Server; pop3: number; verdict: () => Promise<TlsVerdict> }> {
   const { server, pop3 } = await startPop3({ plugins: [], tls: { pop3: { profile: 'valid' } }, ...options }, { stls: true });
   servers.push(server);
-  const verdicts: TlsVerdict[] = [];
-  const waiting: ((v: TlsVerdict) => void)[] = [];
-  server.on('verdict', (v) => {
-    const w = waiting.shift();
-    if (w) w(v);
-    else verdicts.push(v);
-  });
-  const verdict = (): Promise<TlsVerdict> => {
-    const v = verdicts.shift();
-    return v ? Promise.resolve(v) : new Promise((resolve) => waiting.push(resolve));
-  };
+  const verdict = verdictReader(server);
   return { server, pop3, verdict };
 }
 

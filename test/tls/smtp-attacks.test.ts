@@ -12,6 +12,7 @@ import { after, describe, test } from 'node:test';
 import { createServer, TEST_CA, type Server, type TlsVerdict } from '../../src/index.js';
 import type { ServerOptions } from '../../src/options/types.js';
 import { RawSmtp } from '../smtp/smtp-client.js';
+import { verdictReader } from './matrix.js';
 
 const servers: Server[] = [];
 after(() => Promise.all(servers.map((s) => s.stop())));
@@ -20,17 +21,7 @@ export async function serveSmtp(options: ServerOptions = {}): Promise<{ server: 
   const server = createServer({ port: 0, plugins: [], tls: { smtp: { profile: 'valid' } }, ...options, smtp: { port: 0, starttls: true, auth: true } });
   const addresses = await server.start();
   servers.push(server);
-  const verdicts: TlsVerdict[] = [];
-  const waiting: ((v: TlsVerdict) => void)[] = [];
-  server.on('verdict', (v) => {
-    const w = waiting.shift();
-    if (w) w(v);
-    else verdicts.push(v);
-  });
-  const verdict = (): Promise<TlsVerdict> => {
-    const v = verdicts.shift();
-    return v ? Promise.resolve(v) : new Promise((resolve) => waiting.push(resolve));
-  };
+  const verdict = verdictReader(server);
   return { server, smtp: addresses.smtp!.port, verdict };
 }
 

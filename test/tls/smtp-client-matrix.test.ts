@@ -9,15 +9,15 @@
  * or server change that moves a verdict fails here.
  * ROOKERY_PRINT_MATRIX=1 prints the table for the docs.
  */
-import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import nodemailer from 'nodemailer';
-import { createServer, PROFILES, STARTTLS_ATTACKS, TEST_CA, type Server, type TlsVerdict } from '../../src/index.js';
+import { createServer, PROFILES, STARTTLS_ATTACKS, TEST_CA, type Server } from '../../src/index.js';
 import type { ServerOptions } from '../../src/options/types.js';
+import { CERT, INJ, LEAK, NOTLS, S, checkMatrix, worstVerdict, type Cell } from './matrix.js';
 
 const PYTHON = process.env.PYTHON ?? 'python3';
 const dir = mkdtempSync(join(tmpdir(), 'rookery-smtp-matrix-'));
@@ -78,12 +78,6 @@ const CASES: { name: string; options: ServerOptions }[] = [
   ...STARTTLS_ATTACKS.filter((a) => a !== 'starttls-preauth').map((a) => ({ name: a, options: { tls: { smtp: { profile: 'valid' as const } }, attacks: [a] } })),
 ];
 
-type Cell = TlsVerdict['verdict'] | 'no verdict';
-const S = 'safe';
-const LEAK = 'leaked-credentials';
-const CERT = 'accepted-bad-certificate';
-const INJ = 'acted-on-injected-response';
-const NOTLS = 'continued-without-tls';
 
 /** The frozen matrix: columns in the order of CLIENTS. */
 const EXPECTED: Record<string, Cell[]> = {
@@ -116,50 +110,15 @@ after(() => Promise.all(servers.map((s) => s.stop())));
 
 const evidence: string[] = [];
 
-async function play(client: (port: number) => Promise<void>, options: ServerOptions): Promise<Cell> {
-  const first = await playOnce(client, options);
-  return first === 'no verdict' ? playOnce(client, options) : first;
-}
-
 async function playOnce(client: (port: number) => Promise<void>, options: ServerOptions): Promise<Cell> {
   const server = createServer({ port: 0, plugins: [], ...options, smtp: { port: 0, starttls: true, auth: true } });
   const addresses = await server.start();
   servers.push(server);
-  const verdicts: TlsVerdict[] = [];
-  server.on('verdict', (v) => verdicts.push(v));
-  await client(addresses.smtp!.port);
-  for (let i = 0; i < 50 && verdicts.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-  await server.stop();
-  for (let i = 0; i < 50 && verdicts.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-  if (verdicts.length === 0) return 'no verdict';
-  for (const v of verdicts) {
-    assert.equal(v.listener, 'smtp');
-    if (v.verdict !== 'safe') evidence.push(`${v.cases.join('+')}: ${v.verdict} (${v.text}; ${JSON.stringify(v.evidence)})`);
-  }
-  const order: Cell[] = [LEAK, INJ, CERT, NOTLS, S];
-  return verdicts.map((v) => v.verdict).sort((a, b) => order.indexOf(a) - order.indexOf(b))[0]!;
+  return worstVerdict(server, () => client(addresses.smtp!.port), 'smtp', evidence);
 }
 
 const missing = ['curl', PYTHON].filter((cmd) => spawnSync(cmd, ['--version']).error !== undefined);
 
 test('every SMTP client against every profile and attack over STARTTLS: the verdicts of docs/tls.md', { timeout: 180_000, skip: missing.length > 0 && !process.env.CI ? `${missing.join(', ')} not installed` : false }, async () => {
-  const names = Object.keys(CLIENTS);
-  const jobs = CASES.flatMap((c) => names.map((n) => ({ c, n })));
-  const got = new Map<string, Cell[]>(CASES.map((c) => [c.name, names.map((): Cell => 'no verdict')]));
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < jobs.length) {
-      const { c, n } = jobs[next++]!;
-      got.get(c.name)![names.indexOf(n)] = await play(CLIENTS[n]!, c.options);
-    }
-  };
-  await Promise.all([worker(), worker(), worker()]);
-  if (process.env.ROOKERY_PRINT_MATRIX) {
-    const rows = [`| case | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`];
-    for (const [name, cells] of got) rows.push(`| \`${name}\` | ${cells.map((c) => (c === 'safe' ? 'safe' : `**${c}**`)).join(' | ')} |`);
-    console.log(rows.join('\n'));
-    console.log(evidence.join('\n'));
-  }
-  const moved = CASES.flatMap((c) => names.filter((n, i) => got.get(c.name)![i] !== EXPECTED[c.name]?.[i]).map((n) => `${c.name} x ${n}: ${got.get(c.name)![names.indexOf(n)]}`));
-  assert.deepEqual(moved, [], `verdicts moved:\n${moved.join('\n')}\nevidence:\n${evidence.join('\n')}`);
+  await checkMatrix({ clients: CLIENTS, cases: CASES, expected: EXPECTED, playOnce, workers: 3, evidence });
 });

@@ -7,6 +7,7 @@
  * (../verdicts.ts) judges what the client does next.
  */
 import type { TlsWatch, WatchDialect } from '../verdicts.js';
+import { commandWords } from './command-words.js';
 
 /** Capabilities the injections offer that the POP3 listener lacks (a SASL mechanism is `SASL <name>`). */
 export const POP3_INJECTED_CAPABILITIES: readonly string[] = ['SASL CRAM-MD5', 'X-ROOKERY-INJECTED'];
@@ -22,13 +23,9 @@ function injectedCapa(stls: boolean): string {
 
 export const POP3_DIALECT: WatchDialect = {
   parse(line) {
-    const text = line.toString('latin1', 0, Math.min(line.length, 256));
-    // A ClientHello read as plain text (starttls-no-handshake) has control bytes; no command does.
-    if (/[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]/.test(text)) return null;
-    const m = /^([A-Za-z][A-Za-z0-9-]{0,39})(?: ([A-Za-z0-9_-]+))?/.exec(text);
-    if (!m) return null;
-    const verb = m[1]!.toUpperCase();
-    const mechanism = m[2]?.toUpperCase();
+    const words = commandWords(line);
+    if (words === null) return null;
+    const { verb, arg: mechanism } = words;
     // AUTH is named with its mechanism, so that a mechanism only an injection offered can be told.
     const name = verb === 'AUTH' && mechanism ? `AUTH ${mechanism}` : verb;
     // USER names the account; PASS, APOP and AUTH (but EXTERNAL, which sends no secret) prove it.

@@ -8,6 +8,7 @@
  */
 import type { AttackName } from './catalog.js';
 import type { TlsWatch, WatchDialect } from '../verdicts.js';
+import { commandWords } from './command-words.js';
 
 /** Keywords the injections offer that the SMTP listener lacks (AUTH is `AUTH <mechanism>`). */
 export const SMTP_INJECTED_CAPABILITIES: readonly string[] = ['AUTH CRAM-MD5', 'X-ROOKERY-INJECTED'];
@@ -23,13 +24,9 @@ function injectedEhlo(name: string): string {
 
 export const SMTP_DIALECT: WatchDialect = {
   parse(line) {
-    const text = line.toString('latin1', 0, Math.min(line.length, 256));
-    // A ClientHello read as plain text has control bytes; no command does.
-    if (/[\x00-\x09\x0b\x0c\x0e-\x1f\x7f]/.test(text)) return null;
-    const m = /^([A-Za-z][A-Za-z0-9-]{0,39})(?: ([A-Za-z0-9_-]+))?/.exec(text);
-    if (!m) return null;
-    const verb = m[1]!.toUpperCase();
-    const arg = m[2]?.toUpperCase();
+    const words = commandWords(line);
+    if (words === null) return null;
+    const { verb, arg } = words;
     // AUTH is named with its mechanism, so that a mechanism only an injection offered can be told.
     const name = verb === 'AUTH' && arg ? `AUTH ${arg}` : verb;
     // Only AUTH proves an account; mail content in clear text is what opportunistic TLS allows (RFC 3207 §4.1): continued-without-tls.
