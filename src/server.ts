@@ -57,13 +57,20 @@ export interface ServerAddresses {
   pop3: ListenAddress | null;
 }
 
+/** A 'close' listener that takes its socket (`this`) out of `sockets`. */
+function deleterOf(sockets: Set<net.Socket>): (this: net.Socket) => void {
+  return function forget(this: net.Socket): void {
+    sockets.delete(this);
+  };
+}
+
+/** What events without `userMailboxes` add for the user: nothing (shared, so an event costs no object for it). */
+const NO_USER: Readonly<{ user?: string | null }> = Object.freeze({});
+
 /**
  * A Rookery server: the mail store, its IMAP listener, the control API and
  * the typed event stream (`server.on('mailbox', ...)`).
  */
-/** What events without `userMailboxes` add for the user: nothing (shared, so an event costs no object for it). */
-const NO_USER: Readonly<{ user?: string | null }> = Object.freeze({});
-
 export class Server extends EventEmitter<ServerEventMap> {
   readonly options: ResolvedOptions;
   /** The one mail tree; with `userMailboxes`, the shared tree (shared namespaces) and the users. */
@@ -82,6 +89,8 @@ export class Server extends EventEmitter<ServerEventMap> {
   readonly appendChecks: AppendCheck[] = [];
   private imapListener: net.Server | null = null;
   private readonly sockets = new Set<net.Socket>();
+  /** The 'close' listener of every IMAP socket (`this` is the socket): one function per server, not a closure per connection. */
+  private readonly forgetSocket = deleterOf(this.sockets);
   /** Connections that have not logged in yet. */
   private unauthenticated = 0;
   /** The connection caps in force: the options' caps, lowered at start to fit the descriptor limit. */
@@ -648,7 +657,7 @@ export class Server extends EventEmitter<ServerEventMap> {
       return;
     }
     this.sockets.add(socket);
-    socket.once('close', () => this.sockets.delete(socket));
+    socket.on('close', this.forgetSocket);
     this.unauthenticated++;
     if (this.replayer) this.replayer.accept(this, channel, socket, this.options.secure, socket.remoteAddress ?? null);
     else new ImapSession(this, channel, this.options.secure, socket);

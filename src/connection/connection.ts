@@ -19,6 +19,17 @@ export const OUTPUT_LOW_WATER = 256 * 1024;
 /** Gathered output up to this size is copied into one buffer; above it the parts go to the stream as they are. */
 const CONCAT_MAX = 64 * 1024;
 
+/** The queue of shaped output before anything was queued. */
+const SETTLED: Promise<void> = Promise.resolve();
+
+/** Socket errors end in 'close', which ends the connection: the error itself needs no handling, only a listener. */
+function ignoreError(): void {}
+
+/** `setImmediate`'s callback for a connection that gathered output: no closure per connection. */
+function uncorkGathered(connection: Connection): void {
+  connection.uncork();
+}
+
 /** How long the server waits for the client's FIN after its own before it closes for good. */
 const CLOSE_GRACE_MS = 2000;
 
@@ -76,14 +87,23 @@ export class Connection {
   /** The bandwidth cap's layer, once a cap was set. */
   private throttle: ThrottledTransport | null = null;
   /** Waiters for the client to read its output down to the low-water mark. */
-  private drainWaiters: (() => void)[] = [];
+  private drainWaiters: (() => void)[] | null = null;
   /** The stream `coalesce` gathers output for, until the end of this turn of the event loop. */
   private corked: Duplex | null = null;
-  /** What was written while gathering, in order, and its size: sent as one buffer by `uncork`. */
-  private gathered: Buffer[] = [];
+  /**
+   * What was written while gathering, in order, and its size: sent as one
+   * buffer by `uncork`. The first part alone (most turns write one), a list
+   * from the second on: no array per turn, none held by an idle connection.
+   */
+  private gatheredOne: Buffer | null = null;
+  private gatheredMany: Buffer[] | null = null;
   private gatheredBytes = 0;
-  /** Shaped output (delays, chunks, the FIN of a fault): later output waits behind `outTail` while `outBusy` > 0. */
-  private outTail: Promise<void> = Promise.resolve();
+  /**
+   * Shaped output (delays, chunks, the FIN of a fault): later output waits
+   * behind `outTail` while `outBusy` > 0. Null until something is queued:
+   * most connections never shape output.
+   */
+  private outTail: Promise<void> | null = null;
   private outBusy = 0;
   /** The idle-timeout listener is on the TCP socket (added once, at the first `setIdleTimeout`). */
   private idleArmed = false;
@@ -108,7 +128,7 @@ export class Connection {
 
   private listen(socket: Duplex): void {
     socket.on('data', this.onData);
-    socket.on('error', () => undefined);
+    socket.on('error', ignoreError);
     socket.on('close', this.onClose);
     socket.on('drain', this.onDrain);
   }
@@ -137,15 +157,16 @@ export class Connection {
     this.closed = true;
     this.faults.clear();
     const drainWaiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const w of drainWaiters) w();
+    this.drainWaiters = null;
+    if (drainWaiters !== null) for (const w of drainWaiters) w();
     this.host.closed();
   };
 
   private readonly onDrain = (): void => {
     if (this.socket.writableLength > OUTPUT_LOW_WATER) return;
     const waiters = this.drainWaiters;
-    this.drainWaiters = [];
+    if (waiters === null) return;
+    this.drainWaiters = null;
     for (const w of waiters) w();
   };
 
@@ -163,7 +184,8 @@ export class Connection {
    */
   write(data: Buffer): void {
     if (this.corked !== null) {
-      this.gathered.push(data);
+      if (this.gatheredOne === null) this.gatheredOne = data;
+      else (this.gatheredMany ??= [this.gatheredOne]).push(data);
       this.gatheredBytes += data.length;
       return;
     }
@@ -183,22 +205,24 @@ export class Connection {
     // A compression layer batches by itself, and its backpressure reads its own buffer, which gathering would hide.
     if (this.corked !== null || this.layered) return;
     this.corked = this.socket;
-    setImmediate(this.uncork);
+    setImmediate(uncorkGathered, this);
   }
 
   /** Sends what `coalesce` gathered; before a transport change or the end too, so those bytes go out as they were. */
-  readonly uncork = (): void => {
+  uncork(): void {
     const socket = this.corked;
     if (socket === null) return;
     this.corked = null;
-    const parts = this.gathered;
-    if (parts.length === 0) return;
+    const one = this.gatheredOne;
+    if (one === null) return;
+    const parts = this.gatheredMany;
     const bytes = this.gatheredBytes;
-    this.gathered = [];
+    this.gatheredOne = null;
+    this.gatheredMany = null;
     this.gatheredBytes = 0;
     if (socket.destroyed) return;
-    if (parts.length === 1 || bytes <= CONCAT_MAX) {
-      const data = parts.length === 1 ? parts[0]! : Buffer.concat(parts, bytes);
+    if (parts === null || bytes <= CONCAT_MAX) {
+      const data = parts === null ? one : Buffer.concat(parts, bytes);
       this.transcript?.fromServer(data);
       socket.write(data);
       return;
@@ -210,7 +234,7 @@ export class Connection {
       socket.write(data);
     }
     socket.uncork();
-  };
+  }
 
   /**
    * True when more than `limit` bytes (plus `extra` the protocol holds)
@@ -230,7 +254,7 @@ export class Connection {
    */
   outputRoom(): Promise<void> | null {
     if (this.closed || this.socket.destroyed || !this.unreadBeyond(OUTPUT_HIGH_WATER)) return null;
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+    return new Promise((resolve) => (this.drainWaiters ??= []).push(resolve));
   }
 
   // ------------------------------------------------------------ the output queue
@@ -242,7 +266,7 @@ export class Connection {
 
   /** Resolves once the output queued so far is out. */
   get queueDone(): Promise<void> {
-    return this.outTail;
+    return this.outTail ?? SETTLED;
   }
 
   /**
@@ -252,7 +276,7 @@ export class Connection {
    */
   hold(step: () => unknown, swallow = false): void {
     this.outBusy++;
-    const next = this.outTail.then(step);
+    const next = (this.outTail ?? SETTLED).then(step);
     this.outTail = (swallow ? next.catch(() => undefined) : next).finally(() => {
       this.outBusy--;
     }) as Promise<void>;
@@ -260,7 +284,7 @@ export class Connection {
 
   /** Runs `step` once the output queued before it is out (a write, or the end, behind shaped output). */
   after(step: () => unknown): void {
-    this.outTail = this.outTail.then(step) as Promise<void>;
+    this.outTail = (this.outTail ?? SETTLED).then(step) as Promise<void>;
   }
 
   // ------------------------------------------------------------ layers

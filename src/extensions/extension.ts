@@ -424,9 +424,12 @@ export interface UpdatePoint<S = unknown> {
    * Untagged responses right after the `EXISTS` that announces messages new
    * to the session's view (NOTIFY's MessageNew fetch attributes: `* 7 FETCH
    * (UID 42 ...)`), as value lists without `*`. `added` holds the new
-   * messages with their sequence numbers, ascending.
+   * messages in view order; the first has sequence number `first`, the
+   * next `first + 1`, and so on (no numbered object per message: this runs
+   * for every idling session of a mailbox that gains mail). Return
+   * `NO_RESPONSES` (../shared.ts) rather than a new empty list.
    */
-  newMessages?(session: ImapSession, added: readonly Numbered[], state: S): readonly (readonly ImapValue[])[];
+  newMessages?(session: ImapSession, first: number, added: readonly Message[], state: S): readonly (readonly ImapValue[])[];
 }
 
 /**

@@ -1,6 +1,10 @@
 /** Small helpers the built-in extensions share. */
 import { loginDisabled } from '../imap/commands/login.js';
 import type { ImapSession } from '../imap/session.js';
+import type { ImapValue } from '../imap/wire/values.js';
+
+/** The empty answer of a point that returns responses: shared, so a point that has nothing to say allocates nothing. */
+export const NO_RESPONSES: readonly (readonly ImapValue[])[] = Object.freeze([]);
 
 /** A capability list advertised in every state. */
 export const always =

@@ -202,7 +202,7 @@ export interface UpdateShape {
   flagFetch(message: Message): { uid: boolean; items: ImapValue[] };
   expunges(uids: readonly number[]): string | undefined;
   /** Responses after the EXISTS that announced `added` (empty when no extension adds any). */
-  newMessages(added: readonly Numbered[]): (readonly ImapValue[])[];
+  newMessages(first: number, added: readonly Message[]): (readonly ImapValue[])[];
 }
 
 const protocols = new WeakMap<Server, ImapProtocol>();
@@ -515,10 +515,10 @@ function buildProtocol(server: Server): ImapProtocol {
       return worder ? worder.updates!.expunges!(this.session, uids, state(worder)) : undefined;
     }
 
-    newMessages(added: readonly Numbered[]): (readonly ImapValue[])[] {
+    newMessages(first: number, added: readonly Message[]): (readonly ImapValue[])[] {
       let out: (readonly ImapValue[])[] | null = null;
       for (const e of newWorders) {
-        const lines = e.updates!.newMessages!(this.session, added, state(e));
+        const lines = e.updates!.newMessages!(this.session, first, added, state(e));
         if (lines.length > 0) (out ??= []).push(...lines);
       }
       return out ?? NO_LINES;

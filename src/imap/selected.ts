@@ -233,8 +233,7 @@ export class SelectedMailbox {
       else out.push(counts);
       // What an extension sends about each new message (NOTIFY's MessageNew fetch attributes).
       if (this.shape) {
-        const numbered = added.map((message, i) => ({ seq: first + i, message }));
-        for (const response of this.shape.newMessages(numbered)) out.push([...response]);
+        for (const response of this.shape.newMessages(first, added)) out.push([...response]);
       }
     }
     if (this.pendingFlags.size) {

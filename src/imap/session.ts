@@ -1,12 +1,12 @@
 import type * as net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type * as tls from 'node:tls';
-import { Connection, OUTPUT_HIGH_WATER, type TransportLayer } from '../connection/connection.js';
+import { Connection, OUTPUT_HIGH_WATER, type ConnectionHost, type TransportLayer } from '../connection/connection.js';
 import { Admission } from '../connection/admission.js';
 import { isServiceError } from '../errors.js';
 import type { ScriptAction } from '../script/engine.js';
 import type { ScriptContext, ScriptOn, ScriptRule } from '../script/rule.js';
-import { ResponseShaper, type ShaperHost } from '../script/shaping.js';
+import { ResponseShaper, type ShaperHost, type ShaperHostSource } from '../script/shaping.js';
 import type { SessionEventType, SessionInfo, SessionState } from '../events.js';
 import type { Server } from '../server.js';
 import type { SessionHandle } from '../connection/registry.js';
@@ -21,7 +21,7 @@ import { SessionChecker } from '../client-check/session-checker.js';
 import { hideCapabilities } from '../client-check/rules.js';
 import { ArgParser, ParseError } from './parser.js';
 import { SelectedMailbox } from './selected.js';
-import { CommandReader, type Segment } from './wire/reader.js';
+import { CommandReader, type LiteralInfo, type LiteralVerdict, type ReaderHooks, type RejectInfo, type Segment } from './wire/reader.js';
 import { describeCommand, describeOutput } from './wire/log.js';
 import { continuation, encodeResponseOf, tagged, untaggedStatus } from './wire/serializer.js';
 import { fromStatus, fromValues } from '../script/response.js';
@@ -119,7 +119,8 @@ export class ImapSession implements SessionHandle {
   /** The protocol's `rules(session)` as last worked out, with the `enabled` it was made for (src/imap/protocol.ts). */
   rulesMemo: { enabled: string[]; rules: Readonly<Required<SessionRules>> } | null = null;
   private readonly reader: CommandReader;
-  private readonly unsubscribe: () => void;
+  /** The store's change listener for this session (src/store/store.ts `onChange`). */
+  private readonly storeListener: (change: StoreChange) => void;
   private lineWaiter: { resolve: (line: Buffer | null) => void; reject: (err: CommandFailure) => void } | null = null;
   /** The command being run, for IDLE-style waits and for flushing updates. */
   private current: { name: string; tag: string } | null = null;
@@ -141,7 +142,8 @@ export class ImapSession implements SessionHandle {
   private readonly shaper: ResponseShaper;
   /** The command whose literal the reader is about to accept (a `+` for it may follow). */
   private literalOf: { name: string; tag: string } | null = null;
-  private quietTimers: NodeJS.Timeout[] = [];
+  /** The running `quiet` rule timers; null when none runs (most sessions). */
+  private quietTimers: NodeJS.Timeout[] | null = null;
   /** Set by STARTTLS: the connection switches to TLS once the command's answer is out (after `before`, in plain text). */
   private tlsUpgrade: { wrap: ((plain: Duplex) => tls.TLSSocket) | null; before: Buffer | null } | null = null;
   /** The TLS bench's watch (src/tls/verdicts.ts) when the session meets an attack or a broken profile; else null. */
@@ -172,7 +174,7 @@ export class ImapSession implements SessionHandle {
   private byeAfterCommand: string | null = null;
   private updatePolicy: SelectedUpdatePolicy = DEFAULT_UPDATES;
   /** New messages and flag changes by others in the selected mailbox, held under the `held` policy, in order. */
-  private held: StoreChange[] = [];
+  private held: StoreChange[] | null = null;
   /** True from reading a command until the session reads the next one: no unsolicited output then. */
   private busy = false;
   private unsolicitedScheduled = false;
@@ -188,7 +190,7 @@ export class ImapSession implements SessionHandle {
   /** Made when something is hidden: most sessions hide nothing, and idle sessions are many (issue 20). */
   private hidden: Set<string> | null = null;
   /** What script rules hid (kept across UNAUTHENTICATE, unlike a user's). */
-  private scriptHidden: string[] = [];
+  private scriptHidden: string[] | null = null;
   /** The client checker of this session; null when `clientCheck` is off (no cost then). */
   private readonly checker: SessionChecker | null;
   /** Server-clock timers (autologout, maximum IDLE, scheduled BYE; src/imap/timers.ts), null when none is set. */
@@ -209,75 +211,24 @@ export class ImapSession implements SessionHandle {
     tcp: net.Socket = socket,
   ) {
     this.id = server.sessions.nextId();
-    this.shaper = new ResponseShaper(server.script, () => this.scriptHost());
-    const transcript = server.transcripts.open(this.id, socket.remoteAddress ?? null, () => this.user);
-    const host = {
-      input: this.onData,
-      bufferedInput: () => this.reader.bufferedBytes,
-      flushHeld: () => this.writeNotices(),
-      closed: () => this.onClose(),
-    };
-    this.conn = new Connection(host, socket, secure, tcp, server.options.faults, transcript);
+    // One object serves the reader, the connection and the shaper: no closure per hook (issue 37).
+    const ports = new ImapSession.Ports(this);
+    this.shaper = new ResponseShaper(server.script, ports);
+    const transcript = server.transcripts.open(this.id, socket.remoteAddress ?? null, this);
+    this.conn = new Connection(ports, socket, secure, tcp, server.options.faults, transcript);
     if (secure && socket !== tcp) this.tlsSocket = socket as tls.TLSSocket;
     const options = server.options;
     this.hide(options.hideCapabilities);
     this.checker = options.clientCheck === 'off' ? null : new SessionChecker(server.clientFindings, this);
-    this.reader = new CommandReader({
-      maxLineLength: options.maxLineLength,
-      hooks: {
-        onCommand: (segments) => void this.runCommand(segments),
-        onLine: (line) => this.takeLine(line),
-        checkLiteral: (info) => {
-          // The go-ahead that may follow belongs to this command: continuation rules see its tag and name.
-          this.literalOf = info.tag !== null && info.command !== null ? { tag: info.tag, name: info.command } : null;
-          this.checker?.literal(info, this.reader.bufferedBytes);
-          const before = this.state === 'notAuthenticated';
-          const limit = before ? options.maxLiteralBeforeLogin : options.maxLiteral;
-          if (info.size > limit) {
-            return { ok: false, response: 'NO', code: 'TOOBIG', text: `Literal too big (limit ${limit} octets)` };
-          }
-          // Before login the whole command counts, so many small literals cannot add up to much.
-          if (before && info.commandBytes + info.size > options.maxCommandBeforeLogin) {
-            const text = `Command too large before login (limit ${options.maxCommandBeforeLogin} octets)`;
-            return { ok: false, response: 'NO', code: 'TOOBIG', text };
-          }
-          // Extensions may refuse a literal before its bytes are read (APPENDLIMIT).
-          const refused = imapProtocol(this.server).checkLiteral({ session: this, command: info.command?.toUpperCase() ?? null, size: info.size, index: info.index, sync: info.sync });
-          if (refused) return { ok: false, response: refused.response ?? 'NO', code: refused.code, text: refused.text };
-          return { ok: true };
-        },
-        sendContinuation: () => {
-          this.continueRequest('OK');
-          this.literalOf = null;
-        },
-        onReject: (r) => {
-          this.literalOf = null;
-          this.checker?.skipped(this.reader.bufferedBytes);
-          // A line the reader refused inside IDLE or AUTHENTICATE ends that command with its
-          // tagged BAD (RFC 3501 §6.2.2, §7.1.3); an untagged one would leave it pending.
-          const waiter = this.lineWaiter;
-          if (waiter && this.current && !r.fatal) {
-            this.lineWaiter = null;
-            this.reader.pause();
-            waiter.reject(new CommandFailure({ status: r.response, ...(r.code ? { code: r.code } : {}), text: r.text }));
-            return;
-          }
-          this.reject(r.tag, r.command, r.response, r.code, r.text);
-          // The bytes that follow cannot be framed (a {n+} literal of unusable size).
-          if (r.fatal) {
-            this.reader.destroy();
-            this.bye('Unable to read the command stream');
-          }
-        },
-      },
-    });
+    this.reader = new CommandReader({ maxLineLength: options.maxLineLength, hooks: ports });
     // Server-clock timers of the options (issue 14).
     this.timers = SessionTimers.forSession(this);
     this.limits = SessionLimits.forSession(this);
     this.admission = new Admission(server, options.loginTimeout, () => {
       if (this.state === 'notAuthenticated') this.bye(`No login within ${options.loginTimeout / 1000} seconds`);
     });
-    this.unsubscribe = server.store.onChange((change) => this.onStoreChange(change));
+    this.storeListener = (change) => this.onStoreChange(change);
+    server.store.onChange(this.storeListener);
     this.admission.register(this);
     this.emitSession('open');
     const greetingText = (): Buffer => {
@@ -342,13 +293,13 @@ export class ImapSession implements SessionHandle {
   }
 
   /** Input from the connection (after the transcript recorded it). */
-  private readonly onData = (chunk: Buffer): void => {
+  private onData(chunk: Buffer): void {
     this.checker?.receivedBytes(chunk.length);
     this.tlsWatch?.received();
     this.touch();
     this.timers?.activity();
     this.reader.push(chunk);
-  };
+  }
 
   /**
    * STARTTLS: after the command's tagged OK has gone out in plain text, the
@@ -735,7 +686,8 @@ export class ImapSession implements SessionHandle {
     const hide = rule.hideCapabilities;
     if (!hide || hide.length === 0) return false;
     this.hide(hide);
-    if (this.scriptHidden.length < 1000) this.scriptHidden.push(...hide);
+    const hidden = (this.scriptHidden ??= []);
+    if (hidden.length < 1000) hidden.push(...hide);
     return true;
   }
 
@@ -753,15 +705,15 @@ export class ImapSession implements SessionHandle {
 
   /** Restarts the quiet timers (any input or output). */
   private touch(): void {
-    if (this.quietTimers.length > 0) {
+    if (this.quietTimers !== null) {
       for (const t of this.quietTimers) clearTimeout(t);
-      this.quietTimers = [];
+      this.quietTimers = null;
     }
     if (this.closed || !this.server.script.has('quiet')) return;
     for (const ms of this.server.script.quietTimes()) {
       const timer = setTimeout(() => this.onQuiet(ms), ms);
       timer.unref();
-      this.quietTimers.push(timer);
+      (this.quietTimers ??= []).push(timer);
     }
   }
 
@@ -934,7 +886,7 @@ export class ImapSession implements SessionHandle {
     if (token.sessionTimeout !== null) {
       this.tokenExpiresAt = this.server.now() + token.sessionTimeout;
       // Moving the server clock (advanceClock, POST /v1/clock) ends the session at once when the token is over.
-      this.server.clockListeners.add(this.onClockMoved);
+      this.server.clockListeners.add((this.onClockMoved ??= () => void this.endIfTokenExpired()));
       this.armTokenTimer(token.sessionTimeout);
     }
   }
@@ -954,9 +906,8 @@ export class ImapSession implements SessionHandle {
     this.tokenTimer.unref();
   }
 
-  private readonly onClockMoved = (): void => {
-    this.endIfTokenExpired();
-  };
+  /** The server clock's listener while a token's session time runs (made then: most sessions have none). */
+  private onClockMoved: (() => void) | null = null;
 
   /** Sends BYE and returns true when the access token's session time is over. */
   private endIfTokenExpired(): boolean {
@@ -983,7 +934,7 @@ export class ImapSession implements SessionHandle {
 
   /** Selects a mailbox (SELECT / EXAMINE); any previous selection ends without EXPUNGEs (RFC 3501 §6.3.1). */
   select(mailbox: Mailbox, readOnly: boolean): SelectedMailbox {
-    this.held = [];
+    this.held = null;
     this.selected = new SelectedMailbox(mailbox, readOnly);
     this.selected.shape = imapProtocol(this.server).updateShape(this);
     // No \Recent for this session (IMAP4rev2): SELECT has still taken it from later sessions.
@@ -1003,7 +954,7 @@ export class ImapSession implements SessionHandle {
   /** Leaves the selected state (CLOSE, UNSELECT, a failed SELECT). */
   unselect(): void {
     if (!this.selected) return;
-    this.held = [];
+    this.held = null;
     this.selected = null;
     // The logout and close events that follow name no mailbox: none is selected any more.
     this.lastMailbox = null;
@@ -1027,12 +978,12 @@ export class ImapSession implements SessionHandle {
     // The user's hidden capabilities go with the user.
     this.hidden = null;
     this.hide(this.server.options.hideCapabilities);
-    this.hide(this.scriptHidden);
+    if (this.scriptHidden !== null) this.hide(this.scriptHidden);
     if (this.tokenTimer) clearTimeout(this.tokenTimer);
     this.tokenTimer = null;
     this.tokenExpiresAt = null;
     this.tokenEndText = null;
-    this.server.clockListeners.delete(this.onClockMoved);
+    if (this.onClockMoved) this.server.clockListeners.delete(this.onClockMoved);
     this.conn.clearIdleTimeout();
     this.emitSession('unauthenticate');
   }
@@ -1074,6 +1025,91 @@ export class ImapSession implements SessionHandle {
     this.lineWaiter = null;
     waiter?.resolve(line);
   }
+
+  /** The reader found a literal marker: accept or refuse it before its bytes are read. */
+  private checkLiteral(info: LiteralInfo): LiteralVerdict {
+    const options = this.server.options;
+    // The go-ahead that may follow belongs to this command: continuation rules see its tag and name.
+    this.literalOf = info.tag !== null && info.command !== null ? { tag: info.tag, name: info.command } : null;
+    this.checker?.literal(info, this.reader.bufferedBytes);
+    const before = this.state === 'notAuthenticated';
+    const limit = before ? options.maxLiteralBeforeLogin : options.maxLiteral;
+    if (info.size > limit) {
+      return { ok: false, response: 'NO', code: 'TOOBIG', text: `Literal too big (limit ${limit} octets)` };
+    }
+    // Before login the whole command counts, so many small literals cannot add up to much.
+    if (before && info.commandBytes + info.size > options.maxCommandBeforeLogin) {
+      const text = `Command too large before login (limit ${options.maxCommandBeforeLogin} octets)`;
+      return { ok: false, response: 'NO', code: 'TOOBIG', text };
+    }
+    // Extensions may refuse a literal before its bytes are read (APPENDLIMIT).
+    const refused = imapProtocol(this.server).checkLiteral({ session: this, command: info.command?.toUpperCase() ?? null, size: info.size, index: info.index, sync: info.sync });
+    if (refused) return { ok: false, response: refused.response ?? 'NO', code: refused.code, text: refused.text };
+    return { ok: true };
+  }
+
+  /** The reader refused a command or line (framing limits, `checkLiteral`); its bytes are discarded. */
+  private readerRejected(r: RejectInfo): void {
+    this.literalOf = null;
+    this.checker?.skipped(this.reader.bufferedBytes);
+    // A line the reader refused inside IDLE or AUTHENTICATE ends that command with its
+    // tagged BAD (RFC 3501 §6.2.2, §7.1.3); an untagged one would leave it pending.
+    const waiter = this.lineWaiter;
+    if (waiter && this.current && !r.fatal) {
+      this.lineWaiter = null;
+      this.reader.pause();
+      waiter.reject(new CommandFailure({ status: r.response, ...(r.code ? { code: r.code } : {}), text: r.text }));
+      return;
+    }
+    this.reject(r.tag, r.command, r.response, r.code, r.text);
+    // The bytes that follow cannot be framed (a {n+} literal of unusable size).
+    if (r.fatal) {
+      this.reader.destroy();
+      this.bye('Unable to read the command stream');
+    }
+  }
+
+  /**
+   * The session's side of its command reader, its connection and its
+   * response shaper: one object with its methods on its prototype. Given
+   * as closures, the hooks were nine functions and their context in every
+   * session, most of them idle (issue 37's budget per session). Declared
+   * in the class so it reaches the session's private members.
+   */
+  private static readonly Ports = class SessionPorts implements ReaderHooks, ConnectionHost, ShaperHostSource {
+    constructor(private readonly session: ImapSession) {}
+    onCommand(segments: Segment[]): void {
+      void this.session.runCommand(segments);
+    }
+    onLine(line: Buffer): void {
+      this.session.takeLine(line);
+    }
+    checkLiteral(info: LiteralInfo): LiteralVerdict {
+      return this.session.checkLiteral(info);
+    }
+    sendContinuation(): void {
+      this.session.continueRequest('OK');
+      this.session.literalOf = null;
+    }
+    onReject(info: RejectInfo): void {
+      this.session.readerRejected(info);
+    }
+    input(chunk: Buffer): void {
+      this.session.onData(chunk);
+    }
+    bufferedInput(): number {
+      return this.session.reader.bufferedBytes;
+    }
+    flushHeld(): void {
+      this.session.writeNotices();
+    }
+    closed(): void {
+      this.session.onClose();
+    }
+    scriptHost(): ShaperHost {
+      return this.session.scriptHost();
+    }
+  };
 
   private reject(tag: string | null, command: string | null, response: 'BAD' | 'NO', code: string | undefined, text: string): void {
     this.status(tag, response, code, text);
@@ -1314,9 +1350,9 @@ export class ImapSession implements SessionHandle {
 
   private releaseHeld(): void {
     this.selected?.releaseHeld();
-    if (this.held.length === 0) return;
     const held = this.held;
-    this.held = [];
+    if (held === null) return;
+    this.held = null;
     // Flag changes the policy does not report are dropped: FETCH shows the flags as they are.
     for (const change of held) if (change.kind !== 'flags' || this.updatePolicy.flags) this.noteSelected(change);
   }
@@ -1362,8 +1398,9 @@ export class ImapSession implements SessionHandle {
               if (selected.heldExpunges > HELD_LIMIT) this.releaseHeld();
               return;
             }
-            this.held.push(change);
-            if (this.held.length > HELD_LIMIT) this.releaseHeld();
+            const held = (this.held ??= []);
+            held.push(change);
+            if (held.length > HELD_LIMIT) this.releaseHeld();
             return;
           }
           if (change.kind === 'flags' && !policy.flags) return;
@@ -1385,14 +1422,14 @@ export class ImapSession implements SessionHandle {
     this.tlsWatch?.closed();
     if (this.state !== 'logout') this.state = 'logout';
     this.timers?.stop();
-    this.server.clockListeners.delete(this.onClockMoved);
-    for (const t of this.quietTimers) clearTimeout(t);
-    this.quietTimers = [];
+    if (this.onClockMoved) this.server.clockListeners.delete(this.onClockMoved);
+    if (this.quietTimers !== null) for (const t of this.quietTimers) clearTimeout(t);
+    this.quietTimers = null;
     if (this.tokenTimer) clearTimeout(this.tokenTimer);
     this.admission.closed();
     this.lastMailbox = this.selected ? this.mailboxes.nameOf(this.selected.mailbox) : this.lastMailbox;
     this.selected = null;
-    this.unsubscribe();
+    this.server.store.offChange(this.storeListener);
     this.admission.unregister(this.id);
     this.shaper.close();
     this.server.script.forgetSession(this.id);

@@ -108,7 +108,7 @@ export class Pop3Session implements SessionHandle {
     if (secure && socket !== tcp) this.tlsSocket = socket as tls.TLSSocket;
     const config = host.config;
     this.reader = new LineReader(config.maxLineLength);
-    const transcript = server.transcripts.open(this.id, socket.remoteAddress ?? null, () => this.user, 'pop3');
+    const transcript = server.transcripts.open(this.id, socket.remoteAddress ?? null, this, 'pop3');
     this.conn = new Connection(
       {
         input: (chunk) => this.onData(chunk),

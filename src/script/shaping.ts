@@ -54,6 +54,11 @@ function clone(value: ImapValue): ImapValue {
   return Array.isArray(value) ? value.map(clone) : value;
 }
 
+/** What makes a session's ShaperHost on first need. */
+export interface ShaperHostSource {
+  scriptHost(): ShaperHost;
+}
+
 /** A deep copy of the lists of `r`: values built by the session may be shared (cached flag lists). */
 function cloneResponse(r: ScriptResponse): ScriptResponse {
   if (r.kind === 'data') return { kind: 'data', values: r.values.map(clone) };
@@ -78,17 +83,19 @@ export class ResponseShaper {
   private madeHost: ShaperHost | null = null;
 
   /**
-   * `makeHost` is called when a rule first needs the session: most sessions
-   * never meet a response rule, and a host is an object of closures that
-   * each idle session would keep (issue 20's budget per session).
+   * `source.scriptHost()` is called when a rule first needs the session:
+   * most sessions never meet a response rule, and a host is an object of
+   * closures that each idle session would keep (issue 20's budget per
+   * session). The source is an object the session has anyway, not a
+   * closure of its own.
    */
   constructor(
     private readonly script: ScriptEngine,
-    private readonly makeHost: () => ShaperHost,
+    private readonly source: ShaperHostSource,
   ) {}
 
   private get host(): ShaperHost {
-    return (this.madeHost ??= this.makeHost());
+    return (this.madeHost ??= this.source.scriptHost());
   }
 
   /** True while responses must come here (structured, one by one). */

@@ -62,7 +62,7 @@ export class SmtpSession implements SessionHandle {
     this.id = server.sessions.nextId();
     // The transcript is kept here, not by the Connection: after STARTTLS the bytes on the Connection are
     // smtp-server's TLS records, and the cleartext is read on its TLS socket instead (tapStartTls).
-    this.transcript = server.transcripts.open(this.id, tcp.remoteAddress ?? null, () => this.user, 'smtp');
+    this.transcript = server.transcripts.open(this.id, tcp.remoteAddress ?? null, this, 'smtp');
     this.tracker = new SmtpWireTracker(({ seq, verb, code }) => {
       server.emitCommand(this.id, String(seq), verb, replyStatus(code), this.user, 'smtp');
       if (verb === 'STARTTLS' && code === 220 && !this.ownStartTls) this.encrypted = true;

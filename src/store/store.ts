@@ -150,9 +150,12 @@ export class Store {
   onChange(listener: ChangeListener): () => void {
     this.listeners.add(listener);
     this.listenerList = null;
-    return () => {
-      if (this.listeners.delete(listener)) this.listenerList = null;
-    };
+    return () => this.offChange(listener);
+  }
+
+  /** Stops `listener` (given to `onChange`) from listening: for listeners that keep no closure for it. */
+  offChange(listener: ChangeListener): void {
+    if (this.listeners.delete(listener)) this.listenerList = null;
   }
 
   private emit(change: StoreChange): void {

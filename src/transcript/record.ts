@@ -14,7 +14,7 @@ import { UnitFramer } from './framer.js';
 import { LineFramer } from './line-framer.js';
 import { CapaFilter, refusePop3Layer } from './record-pop3.js';
 import type { Transcript } from './transcript.js';
-import { Transcripts } from './transcripts.js';
+import { NO_USER_SOURCE, Transcripts } from './transcripts.js';
 
 export interface RecorderOptions {
   upstream: { host: string; port: number };
@@ -55,7 +55,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     sockets.add(client);
     sockets.add(upstream);
     const pop3 = options.protocol === 'pop3';
-    const recorder = transcripts.open(id, client.remoteAddress ?? null, () => null, pop3 ? 'pop3' : 'imap')!;
+    const recorder = transcripts.open(id, client.remoteAddress ?? null, NO_USER_SOURCE, pop3 ? 'pop3' : 'imap')!;
     // Both directions go through by whole lines (and literals), so that the proxy can keep the
     // connection readable: no STARTTLS or COMPRESS offered, and a client that asks anyway is refused.
     const fromClient = pop3 ? new LineFramer(MAX_UNIT) : new UnitFramer('client', MAX_UNIT);

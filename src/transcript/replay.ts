@@ -156,7 +156,7 @@ export class ReplaySession implements SessionHandle {
     // A replay never logs in for real: it does not count as waiting for a login.
     loginLeft();
     // The listener's credential filter: a replayed POP3 PASS is redacted as a live one is.
-    this.transcript = server.transcripts.open(this.id, remoteAddress, () => this.user, protocol);
+    this.transcript = server.transcripts.open(this.id, remoteAddress, this, protocol);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', () => undefined);
     socket.on('close', () => this.onClose());

@@ -39,6 +39,14 @@ export interface TranscriptSummary {
   droppedBytes: number;
 }
 
+/** Who the recorded session is logged in as: the session itself, read when a transcript is asked for (no closure per session). */
+export interface UserSource {
+  readonly user: string | null;
+}
+
+/** The user of a recording that never logs in. */
+export const NO_USER_SOURCE: UserSource = Object.freeze({ user: null });
+
 /**
  * Records one session. The session calls `fromClient` / `fromServer` at its
  * socket boundary and `close` when the connection is gone.
@@ -48,7 +56,7 @@ export class SessionRecorder {
   private filter: CredentialFilter | Pop3CredentialFilter | SmtpCredentialFilter | null;
   private readonly redacted: boolean;
   private closedAt: number | null = null;
-  /** The user when the session closed; before that `userOf` tells. */
+  /** The user when the session closed; before that `userOf.user` tells. */
   private user: string | null = null;
 
   constructor(
@@ -56,7 +64,7 @@ export class SessionRecorder {
     readonly session: number,
     private readonly remoteAddress: string | null,
     private readonly openedAt: number,
-    private readonly userOf: () => string | null,
+    private readonly userOf: UserSource,
     protocol: SessionProtocol = 'imap',
   ) {
     this.ring = new TranscriptRing(owner.settings.maxBytes, owner.shared);
@@ -95,7 +103,7 @@ export class SessionRecorder {
 
   close(): void {
     if (this.closedAt !== null) return;
-    this.user = this.userOf();
+    this.user = this.userOf.user;
     this.closedAt = this.owner.now();
     // A closed session keeps only its bytes, in a buffer of their size.
     this.filter = null;
@@ -108,7 +116,7 @@ export class SessionRecorder {
   summary(): TranscriptSummary {
     return {
       session: this.session,
-      user: this.closedAt === null ? this.userOf() : this.user,
+      user: this.closedAt === null ? this.userOf.user : this.user,
       open: this.closedAt === null,
       openedAt: this.openedAt,
       closedAt: this.closedAt,
@@ -120,7 +128,7 @@ export class SessionRecorder {
   snapshot(): Transcript {
     return new Transcript({
       session: this.session,
-      user: this.closedAt === null ? this.userOf() : this.user,
+      user: this.closedAt === null ? this.userOf.user : this.user,
       remoteAddress: this.remoteAddress,
       openedAt: this.openedAt,
       closedAt: this.closedAt,
@@ -155,8 +163,8 @@ export class Transcripts {
     return this.settings.enabled;
   }
 
-  /** A recorder for a new session, or null when transcripts are off. */
-  open(session: number, remoteAddress: string | null, userOf: () => string | null, protocol: SessionProtocol = 'imap'): SessionRecorder | null {
+  /** A recorder for a new session, or null when transcripts are off; `userOf` is the session itself (its `user` is read when needed). */
+  open(session: number, remoteAddress: string | null, userOf: UserSource, protocol: SessionProtocol = 'imap'): SessionRecorder | null {
     if (!this.settings.enabled) return null;
     const recorder = new SessionRecorder(this, session, remoteAddress, this.now(), userOf, protocol);
     this.live.set(session, recorder);

@@ -44,7 +44,7 @@ import { Atom, atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Server } from '../../server.js';
 import type { Extension } from '../extension.js';
 import type { MetadataApi } from '../metadata-server/state.js';
-import { always } from '../shared.js';
+import { always, NO_RESPONSES } from '../shared.js';
 import { MESSAGE_EVENTS, parseNotify, type EventName, type NotifyRequest } from './grammar.js';
 import { allowed, statusLine } from './responses.js';
 import { deliver, HELD, onMetadataChange, onStoreChange, wants, type Watch, type Watches } from './watches.js';
@@ -201,13 +201,14 @@ export const extension: Extension<State> = {
       const watch = state.watches.get(session.id);
       return watch?.selectedFlags && watch.session === session ? { uid: true, items: [] } : undefined;
     },
-    newMessages(session, added: readonly Numbered[], state) {
+    newMessages(session, first, added, state) {
       const watch = state.watches.get(session.id);
       const selected = session.selected;
-      if (!watch?.fetch || !selected || watch.session !== session) return [];
+      if (!watch?.fetch || !selected || watch.session !== session) return NO_RESPONSES;
       const items = watch.fetch;
       // §5.2: the FETCH of each new message right after its EXISTS; none for the session's own APPEND/COPY.
-      const fresh = added.filter(({ message }) => !watch.own.delete(message.uid));
+      const numbered: Numbered[] = added.map((message, i) => ({ seq: first + i, message }));
+      const fresh = numbered.filter(({ message }) => !watch.own.delete(message.uid));
       const asked = new Set(items.map((att) => att.label.toUpperCase()));
       return fresh.map(({ seq, message }) => {
         const values: ImapValue[] = [];

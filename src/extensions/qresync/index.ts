@@ -38,7 +38,7 @@ import type { Mailbox } from '../../store/mailbox.js';
 import { changedMessages, type CondstoreApi } from '../condstore/index.js';
 import { inSet } from '../condstore/sets.js';
 import { defineExtension } from '../extension.js';
-import { always } from '../shared.js';
+import { always, NO_RESPONSES } from '../shared.js';
 
 interface QresyncParams {
   uidvalidity: number;
@@ -237,9 +237,9 @@ export const extension = defineExtension<State>({
       state.owed.add(session);
       return `* VANISHED ${compressNumbers(uids)}\r\n`;
     },
-    newMessages(session, _added, state) {
+    newMessages(session, _first, _added, state) {
       if (on(session)) state.owed.add(session);
-      return [];
+      return NO_RESPONSES;
     },
     after(session, settled, state) {
       if (!settled || !state.owed.has(session)) return [];

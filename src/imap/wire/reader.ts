@@ -233,8 +233,9 @@ export class CommandReader {
 
   private state: State = S_TEXT;
 
-  // Current line.
-  private lineParts: Buffer[] = [];
+  // Current line: its first part alone (most lines arrive in one chunk), a list from the second part on.
+  private lineFirst: Buffer | null = null;
+  private lineParts: Buffer[] | null = null;
   private lineLen = 0;
 
   // Current command.
@@ -346,7 +347,8 @@ export class CommandReader {
     this.qOff = 0;
     this.queued = 0;
     this.resetCommand();
-    this.lineParts = [];
+    this.lineFirst = null;
+    this.lineParts = null;
     this.litParts = [];
     this.pendingReject = null;
   }
@@ -413,7 +415,9 @@ export class CommandReader {
       return;
     }
     if (n > 0) {
-      this.lineParts.push(chunk.subarray(off, end));
+      const part = chunk.subarray(off, end);
+      if (this.lineFirst === null) this.lineFirst = part;
+      else (this.lineParts ??= [this.lineFirst]).push(part);
       this.lineLen += n;
     }
     if (lf < 0) {
@@ -430,21 +434,29 @@ export class CommandReader {
       // Always the same first bytes of the line, however it arrived in chunks: at least
       // min(HEAD_KEEP, maxLineLength + 1) bytes of it are at hand when it overflows.
       const keep = Math.min(HEAD_KEEP, this.maxLineLength + 1);
-      const head = Buffer.concat([...this.lineParts, chunk.subarray(off, Math.min(end, off + keep))]).subarray(0, keep);
+      const head = Buffer.concat([...this.takeLineParts(), chunk.subarray(off, Math.min(end, off + keep))]).subarray(0, keep);
       this.headLine = head;
       this.headComplete = false;
     }
     let tail = EMPTY;
-    for (const part of this.lineParts) tail = appendTail(tail, part);
-    this.lineParts = [];
+    for (const part of this.takeLineParts()) tail = appendTail(tail, part);
     this.lineLen = 0;
     this.startSkipping(this.makeReject(code === 'TOOBIG' ? 'NO' : 'BAD', code, text, false), tail);
     // stepSkipText continues from `off` and finds the same LF.
   }
 
+  /** The current line's parts so far, in order; the line is empty after. */
+  private takeLineParts(): Buffer[] {
+    const parts = this.lineParts ?? (this.lineFirst !== null ? [this.lineFirst] : []);
+    this.lineFirst = null;
+    this.lineParts = null;
+    return parts;
+  }
+
   private lineDone(): void {
-    let line = join(this.lineParts, this.lineLen);
-    this.lineParts = [];
+    let line = this.lineParts !== null ? Buffer.concat(this.lineParts, this.lineLen) : (this.lineFirst ?? EMPTY);
+    this.lineFirst = null;
+    this.lineParts = null;
     this.lineLen = 0;
     if (line.length > 0 && line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
 
