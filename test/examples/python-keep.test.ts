@@ -65,6 +65,8 @@ test('rookery.py with ROOKERY_KEEP=1: the failed test\'s server stays open with 
     cwd: project,
     env: { ...env, ROOKERY_BIN: wrapper, ROOKERY_KEEP: '1', PYTHONPATH: PYTHON_DIR },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: interrupt() signals all of it, as a terminal's Ctrl-C does.
+    detached: true,
   });
   const { line: kept, output } = keptLine(child, 'pytest', 90_000);
   try {

@@ -230,6 +230,8 @@ test('ROOKERY_KEEP=1: the failed test\'s server stays open and its line reaches 
     // -q: the progress letters are not followed by the reporter's own line ends; the kept line must start its own
     env: pythonEnv({ ROOKERY_BIN: exe, VIRTUAL_ENV: venv, ROOKERY_KEEP: '1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: interrupt() signals all of it, as a terminal's Ctrl-C does.
+    detached: true,
   });
   const { line: kept, output } = keptLine(child, 'pytest');
   try {

@@ -50,8 +50,31 @@ export async function marksOf(restUrl: string): Promise<unknown[]> {
   }
 }
 
-/** Ends a kept run as a person would (Ctrl-C) and waits for it. */
+/**
+ * Ends a kept run as a person would (Ctrl-C) and waits for it. A terminal
+ * signals the whole foreground process group, so a child spawned with
+ * `detached: true` (its own group) gets the signal in all its processes:
+ * a test runner's workers (vitest's forks) too, which would otherwise
+ * outlive the run. What of the group is left 5 s after is killed.
+ */
 export async function interrupt(child: ChildProcess, signal: NodeJS.Signals = 'SIGINT'): Promise<void> {
-  if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  const group = child.pid !== undefined && groupAlive(child.pid) ? child.pid : null;
+  if (child.exitCode === null && child.signalCode === null) {
+    if (group !== null) process.kill(-group, signal);
+    else child.kill(signal);
+  }
   await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
+  if (group === null) return;
+  for (let waited = 0; groupAlive(group) && waited < 5000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+  if (groupAlive(group)) process.kill(-group, 'SIGKILL');
+}
+
+/** True while the process group `pgid` has a process (false when there is no such group: the child did not lead one). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }

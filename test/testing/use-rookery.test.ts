@@ -91,7 +91,7 @@ const KEEP_FILES = {
 async function checkKept(command: string[], file: string): Promise<void> {
   await writeFile(join(project, file), KEEP_FILES[file as keyof typeof KEEP_FILES]);
   const { NODE_TEST_CONTEXT: _context, ...env } = process.env;
-  const child = spawn(process.execPath, command, { cwd: project, env: { ...env, NO_COLOR: '1', CI: '1', ROOKERY_KEEP: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, command, { cwd: project, env: { ...env, NO_COLOR: '1', CI: '1', ROOKERY_KEEP: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true }); // its own group: interrupt() signals vitest's workers too
   const { line: stays } = keptLine(child, file);
   try {
     const line = await stays;
