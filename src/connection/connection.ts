@@ -99,6 +99,14 @@ export class Connection {
   private gatheredMany: Buffer[] | null = null;
   private gatheredBytes = 0;
   /**
+   * Text written while gathering after the last buffer part (`writeText`),
+   * in the encoding `gatheredTextEncoding`: made into one buffer when a
+   * buffer follows it or the turn ends, so many small answers cost one
+   * encoding, not a buffer each.
+   */
+  private gatheredText = '';
+  private gatheredTextEncoding: 'latin1' | 'utf8' = 'latin1';
+  /**
    * Shaped output (delays, chunks, the FIN of a fault): later output waits
    * behind `outTail` while `outBusy` > 0. Null until something is queued:
    * most connections never shape output.
@@ -184,13 +192,40 @@ export class Connection {
    */
   write(data: Buffer): void {
     if (this.corked !== null) {
-      if (this.gatheredOne === null) this.gatheredOne = data;
-      else (this.gatheredMany ??= [this.gatheredOne]).push(data);
-      this.gatheredBytes += data.length;
+      if (this.gatheredText !== '') this.settleText();
+      this.gather(data);
       return;
     }
     this.transcript?.fromServer(data);
     this.socket.write(data);
+  }
+
+  /**
+   * Writes response text: while gathering, joined to the turn's output as
+   * text (see `gatheredText`); else at once, as bytes. The transcript and
+   * the stream see the same bytes as from `write`.
+   */
+  writeText(text: string, encoding: 'latin1' | 'utf8'): void {
+    if (this.corked === null) {
+      this.write(Buffer.from(text, encoding));
+      return;
+    }
+    if (this.gatheredText !== '' && encoding !== this.gatheredTextEncoding) this.settleText();
+    this.gatheredText += text;
+    this.gatheredTextEncoding = encoding;
+  }
+
+  /** The gathered text becomes a buffer part, after the parts before it. */
+  private settleText(): void {
+    const data = Buffer.from(this.gatheredText, this.gatheredTextEncoding);
+    this.gatheredText = '';
+    this.gather(data);
+  }
+
+  private gather(data: Buffer): void {
+    if (this.gatheredOne === null) this.gatheredOne = data;
+    else (this.gatheredMany ??= [this.gatheredOne]).push(data);
+    this.gatheredBytes += data.length;
   }
 
   /**
@@ -212,6 +247,7 @@ export class Connection {
   uncork(): void {
     const socket = this.corked;
     if (socket === null) return;
+    if (this.gatheredText !== '') this.settleText();
     this.corked = null;
     const one = this.gatheredOne;
     if (one === null) return;
@@ -243,7 +279,8 @@ export class Connection {
    * take counts.
    */
   unreadBeyond(limit: number, extra = 0): boolean {
-    if (this.socket.writableLength + this.gatheredBytes + extra <= limit) return false;
+    // Gathered text counts by its length: its octets in latin1, a lower bound in UTF-8.
+    if (this.socket.writableLength + this.gatheredBytes + this.gatheredText.length + extra <= limit) return false;
     this.uncork();
     return this.socket.writableLength + extra > limit;
   }

@@ -23,7 +23,7 @@ import { ArgParser, ParseError } from './parser.js';
 import { SelectedMailbox } from './selected.js';
 import { CommandReader, type LiteralInfo, type LiteralVerdict, type ReaderHooks, type RejectInfo, type Segment } from './wire/reader.js';
 import { describeCommand, describeOutput } from './wire/log.js';
-import { continuation, encodeResponseOf, tagged, untaggedStatus } from './wire/serializer.js';
+import { continuation, encodeResponseOf, statusText, tagged, untaggedStatus } from './wire/serializer.js';
 import { fromStatus, fromValues } from '../script/response.js';
 import { utf8Text, type ImapValue } from './wire/values.js';
 import { failTlsHandshake, hasTransport, type SessionFaults, stripStartTlsFrom } from '../script/transport.js';
@@ -736,7 +736,7 @@ export class ImapSession implements SessionHandle {
   /** Writes a response given as text (already IMAP-safe, CRLF-terminated). */
   writeText(text: string): void {
     if (this.shaper.active()) this.shaper.respondText(text);
-    else this.write(Buffer.from(text, 'latin1'));
+    else this.writeString(text, 'latin1');
   }
 
   /**
@@ -812,7 +812,35 @@ export class ImapSession implements SessionHandle {
   private status(tag: string | null, status: 'OK' | 'NO' | 'BAD' | 'BYE', code: string | undefined | null | { name: string; args?: readonly ImapValue[] }, text: string): void {
     if (this.shaper.active()) this.shaper.respond(fromStatus(tag, status, code, text));
     else if (tag === null) this.write(untaggedStatus(status, code, text));
-    else this.write(tagged(tag, status as 'OK' | 'NO' | 'BAD', code, text));
+    else {
+      const line = statusText(tag, status, code, text);
+      if (line !== null) this.writeString(line, 'utf8');
+      else this.write(tagged(tag, status as 'OK' | 'NO' | 'BAD', code, text));
+    }
+  }
+
+  /**
+   * Writes response text without a buffer of its own when nothing stands
+   * between the session and its connection's gathered turn (no capture, no
+   * response rule, no open batch, no queued or idle notices, no debug log):
+   * the text joins the turn's output and the connection encodes the turn
+   * once (64 pipelined answers: one buffer, not 64). Otherwise as `write`.
+   */
+  private writeString(text: string, encoding: 'latin1' | 'utf8'): void {
+    const conn = this.conn;
+    if (this.capture !== null || this.batchOpen || this.idling || this.notices !== null || conn.queued || conn.ended || this.server.options.debug || this.server.script.has('response')) {
+      this.write(Buffer.from(text, encoding));
+      return;
+    }
+    // What `write` and `socketWrite` do on the way, in their order.
+    if (conn.unreadBeyond(this.server.options.maxOutputBuffer)) {
+      this.resetConnection();
+      return;
+    }
+    this.shaper.releaseNext();
+    this.touch();
+    conn.coalesce();
+    conn.writeText(text, encoding);
   }
 
   /** Sends `* BYE <text>` and closes the connection. */

@@ -245,10 +245,22 @@ export function untagged(...values: ImapValue[]): Buffer {
   return encodeResponseOf('*', values);
 }
 
+/**
+ * The usual status line (`tag OK text`, `tag NO [CODE] text`) as one
+ * UTF-8 string; null when the code has arguments (the serializer writes
+ * those). A session adds the string to its turn's output without making a
+ * buffer of its own (src/connection/connection.ts `writeText`).
+ */
+export function statusText(prefix: string, state: string, code: ResponseCode | null | undefined, text: string): string | null {
+  if (code === null || code === undefined) return text.length > 0 ? `${prefix} ${state} ${cleanText(text)}\r\n` : `${prefix} ${state}\r\n`;
+  if (typeof code === 'string') return text.length > 0 ? `${prefix} ${state} [${code}] ${cleanText(text)}\r\n` : `${prefix} ${state} [${code}]\r\n`;
+  return null;
+}
+
 function status(prefix: string, state: string, code: ResponseCode | null | undefined, text: string): Buffer {
   // The usual answer, `tag OK text`: one string, one buffer.
-  if (code === null || code === undefined) return Buffer.from(text.length > 0 ? `${prefix} ${state} ${cleanText(text)}\r\n` : `${prefix} ${state}\r\n`, 'utf8');
-  if (typeof code === 'string') return Buffer.from(text.length > 0 ? `${prefix} ${state} [${code}] ${cleanText(text)}\r\n` : `${prefix} ${state} [${code}]\r\n`, 'utf8');
+  const plain = statusText(prefix, state, code, text);
+  if (plain !== null) return Buffer.from(plain, 'utf8');
   const w = new Writer();
   w.text = `${prefix} ${state}`;
   w.code(code);
