@@ -280,8 +280,11 @@ async function floorRole(): Promise<void> {
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  process.on('message', (m: { ask: 'stop' }) => {
-    if (m.ask === 'stop') server.close(() => process.exit(0));
+  process.on('message', (m: { ask: 'cpu' } | { ask: 'stop' }) => {
+    if (m.ask === 'cpu') {
+      const u = process.cpuUsage();
+      process.send!({ cpu: (u.user + u.system) / 1000 });
+    } else if (m.ask === 'stop') server.close(() => process.exit(0));
   });
   process.send!({ port: (server.address() as net.AddressInfo).port });
 }
@@ -312,6 +315,8 @@ export interface KindFigures {
   dovecot?: number;
   /** Rookery's server CPU per answer, in microseconds (median of rounds). */
   rookeryCpuUs: number;
+  /** The floor's, the same way: what the system calls and Node's streams cost an answer with no IMAP work. */
+  floorCpuUs: number;
   errors: number;
 }
 
@@ -367,16 +372,19 @@ export async function measurePipeline(s: PipelineSettings): Promise<PipelineFigu
       for (const side of sides) await runOnce(side.target, kind, 1000);
       const rates = new Map<string, number[]>(sides.map((x) => [x.name, []]));
       const cpu: number[] = [];
+      const floorCpu: number[] = [];
       let errors = 0;
       for (let i = 0; i < s.rounds; i++) {
         for (let k = 0; k < sides.length; k++) {
           const side = sides[(i + k) % sides.length]!;
-          const before = side.name === 'rookery' ? await askChild<number>(server, { ask: 'cpu' }, 'cpu') : 0;
+          const proc = side.name === 'rookery' ? server : side.name === 'floor' ? floor : null;
+          const before = proc ? await askChild<number>(proc, { ask: 'cpu' }, 'cpu') : 0;
           const r = await runOnce(side.target, kind, s.seconds * 1000);
+          const used = proc ? (((await askChild<number>(proc, { ask: 'cpu' }, 'cpu')) - before) * 1000) / r.answers : 0;
           if (side.name === 'rookery') {
-            cpu.push((((await askChild<number>(server, { ask: 'cpu' }, 'cpu')) - before) * 1000) / r.answers);
+            cpu.push(used);
             errors += r.errors;
-          }
+          } else if (side.name === 'floor') floorCpu.push(used);
           rates.get(side.name)!.push(r.answers / r.seconds);
         }
       }
@@ -387,6 +395,7 @@ export async function measurePipeline(s: PipelineSettings): Promise<PipelineFigu
         floor: median(rates.get('floor') ?? [Number.NaN]),
         ...(dv ? { dovecot: median(dv) } : {}),
         rookeryCpuUs: median(cpu),
+        floorCpuUs: floorCpu.length ? median(floorCpu) : Number.NaN,
         errors,
       });
     }
@@ -421,12 +430,13 @@ export async function run(args: string[] = []): Promise<void> {
   const f = await measurePipeline(s);
   const rate = (x: number | undefined): string => (x === undefined ? '' : `${Math.round(x).toLocaleString('en-US')}/s`);
   table(`${s.clients} clients, ${s.window} commands in flight each, median of ${s.rounds} rounds of ${s.seconds} s${f.dovecotNote ? ` (${f.dovecotNote})` : ''}`, [
-    ['command', 'Rookery', 'server CPU/cmd', 'floor', 'vs floor', f.dovecotVersion ? `Dovecot ${f.dovecotVersion}` : 'Dovecot', 'vs Dovecot', 'errors'],
+    ['command', 'Rookery', 'server CPU/cmd', 'floor', 'floor CPU/cmd', 'vs floor', f.dovecotVersion ? `Dovecot ${f.dovecotVersion}` : 'Dovecot', 'vs Dovecot', 'errors'],
     ...f.kinds.map((k) => [
       KIND_LABEL[k.kind],
       rate(k.rookery),
       `${fmt(k.rookeryCpuUs, 2)} us`,
       rate(k.floor),
+      `${fmt(k.floorCpuUs, 2)} us`,
       `${fmt(k.rookery / k.floor)}x`,
       rate(k.dovecot),
       k.dovecot ? `${fmt(k.rookery / k.dovecot)}x` : '',

@@ -84,6 +84,16 @@ function shapeOf(segments: readonly Segment[], from: number, base: string): stri
   return `${base} ${first.toString('latin1', at)}`;
 }
 
+/** The kinds of extension points a command's arguments may hold, by command (UID commands by their base name). */
+const ARGUMENT_POINTS: ReadonlyMap<string, readonly PointKind[]> = new Map<string, readonly PointKind[]>([
+  ['FETCH', ['fetchItem', 'fetchModifier']],
+  ['STORE', ['storeModifier']],
+  ['SEARCH', ['searchKey']],
+  ['SELECT', ['selectParameter']],
+  ['EXAMINE', ['selectParameter']],
+  ['STATUS', ['statusItem']],
+]);
+
 /** Most points a session's cache of offered points holds: a peer chooses the names. */
 const OFFERED_CACHE_MAX = 1024;
 
@@ -466,8 +476,8 @@ export class SessionChecker {
     if (cache.has(kind, point)) return;
     const caps = CORE_PARSED[kind]?.get(point) ?? imapProtocol(session.server).offeredBy(kind, point, session);
     const ok = caps === null || caps.some((c) => this.offered(c.toUpperCase()));
-    // Bounded: only names the server knows get here as offered, and the cache is cleared with the list.
-    if (ok && caps !== null) cache.add(kind, point);
+    // Bounded (OFFERED_CACHE_MAX), and cleared with the list: a core command (no capability needed) is cached too.
+    if (ok) cache.add(kind, point);
     if (ok) return;
     const what = describePoint(kind, point, name);
     const by = caps.length > 0 ? caps.join(' or ') : 'an extension';
@@ -490,12 +500,7 @@ export class SessionChecker {
       }
       return;
     }
-    const kinds: PointKind[] | null =
-      base === 'FETCH' ? ['fetchItem', 'fetchModifier'] :
-      base === 'STORE' ? ['storeModifier'] :
-      base === 'SEARCH' ? ['searchKey'] :
-      base === 'SELECT' || base === 'EXAMINE' ? ['selectParameter'] :
-      base === 'STATUS' ? ['statusItem'] : null;
+    const kinds = ARGUMENT_POINTS.get(base) ?? null;
     if (kinds === null) return;
     const shape = shapeOf(segments, from, base);
     // pointOffered('command') above made the cache current for this state and told list.
@@ -505,7 +510,7 @@ export class SessionChecker {
     if (shape !== null && this.findings === findingsBefore) this.offeredCache!.addShape(shape);
   }
 
-  private checkTokens(tokens: Token[], base: string, kinds: PointKind[], tag: string, name: string): void {
+  private checkTokens(tokens: Token[], base: string, kinds: readonly PointKind[], tag: string, name: string): void {
     let skip = 0;
     let inReturn = -1;
     for (let k = 0; k < tokens.length; k++) {

@@ -23,7 +23,7 @@ import { ArgParser, ParseError } from './parser.js';
 import { SelectedMailbox } from './selected.js';
 import { CommandReader, type LiteralInfo, type LiteralVerdict, type ReaderHooks, type RejectInfo, type Segment } from './wire/reader.js';
 import { describeCommand, describeOutput } from './wire/log.js';
-import { continuation, encodeResponseOf, statusText, tagged, untaggedStatus } from './wire/serializer.js';
+import { continuation, encodeResponseOf, encodeResponseTextOrBytes, statusText, tagged, untaggedStatus } from './wire/serializer.js';
 import { fromStatus, fromValues } from '../script/response.js';
 import { utf8Text, type ImapValue } from './wire/values.js';
 import { failTlsHandshake, hasTransport, type SessionFaults, stripStartTlsFrom } from '../script/transport.js';
@@ -804,8 +804,13 @@ export class ImapSession implements SessionHandle {
 
   /** Sends `* <values>` for a list of any length (SEARCH results, long FETCH item lists). */
   untaggedList(values: readonly ImapValue[]): void {
-    if (this.shaper.active()) this.shaper.respond(fromValues(values));
-    else this.write(encodeResponseOf('*', values));
+    if (this.shaper.active()) {
+      this.shaper.respond(fromValues(values));
+      return;
+    }
+    const out = encodeResponseTextOrBytes('*', values);
+    if (typeof out === 'string') this.writeString(out, 'utf8');
+    else this.write(out);
   }
 
   /** Sends a status response (tagged, or untagged with `tag` null) through the rules that shape responses. */

@@ -220,7 +220,8 @@ async function run(ctx: CommandContext): Promise<CommandResult> {
     for (const response of selected.flagsResponses()) session.untaggedList(response);
   }
   if (items.every((a) => TEXT_ITEMS.has(a.type))) {
-    session.batch(() => fetchAsText(session, selected, targets, items));
+    // Not in a batch: the text joins the turn's output as text (one encoding per turn, src/connection/connection.ts).
+    fetchAsText(session, selected, targets, items);
     return ok('Fetch completed');
   }
   // Bodies go out in runs: when the client has not read the last megabyte, wait for it

@@ -206,6 +206,11 @@ class Writer {
     this.text += cleanText(text);
   }
 
+  /** What was written, as UTF-8 text when it is text only (no literal or raw bytes), else as bytes. */
+  finishTextOrBytes(): string | Buffer {
+    return this.parts.length === 0 ? this.text : this.finish();
+  }
+
   finish(): Buffer {
     this.flushText();
     if (this.parts.length === 1) return this.parts[0]!;
@@ -238,6 +243,22 @@ export function encodeResponseOf(prefix: string, values: readonly ImapValue[], o
   }
   w.text += '\r\n';
   return w.finish();
+}
+
+/**
+ * `encodeResponseOf` as UTF-8 text when the response is text only (no
+ * literal), so a session can add it to its turn's output without a buffer
+ * of its own; as bytes otherwise.
+ */
+export function encodeResponseTextOrBytes(prefix: string, values: readonly ImapValue[]): string | Buffer {
+  const w = new Writer();
+  w.text = prefix;
+  if (values.length > 0) {
+    w.text += ' ';
+    w.values(values);
+  }
+  w.text += '\r\n';
+  return w.finishTextOrBytes();
 }
 
 /** `* v1 v2 ...\r\n`, e.g. `untagged(3, atom('FETCH'), [atom('UID'), 7])`. */
