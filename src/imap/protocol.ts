@@ -517,7 +517,8 @@ function buildProtocol(server: Server): ImapProtocol {
 
     newMessages(first: number, added: readonly Message[]): (readonly ImapValue[])[] {
       let out: (readonly ImapValue[])[] | null = null;
-      for (const e of newWorders) {
+      for (let i = 0; i < newWorders.length; i++) {
+        const e = newWorders[i]!;
         const lines = e.updates!.newMessages!(this.session, first, added, state(e));
         if (lines.length > 0) (out ??= []).push(...lines);
       }
@@ -751,7 +752,8 @@ function buildProtocol(server: Server): ImapProtocol {
     },
     updatesAfter(session, settled) {
       let out: (readonly ImapValue[])[] | null = null;
-      for (const e of afterUpdaters) {
+      for (let i = 0; i < afterUpdaters.length; i++) {
+        const e = afterUpdaters[i]!;
         const lines = e.updates!.after!(session, settled, state(e));
         if (lines.length > 0) (out ??= []).push(...lines);
       }

@@ -18,6 +18,8 @@ const NO_KEYWORDS: ReadonlySet<string> = new Set();
 const NO_MESSAGES: Message[] = Object.freeze([]) as unknown as Message[];
 /** A drain with nothing owed (shared; callers only iterate it). */
 const NO_LINES_YET: (Untagged | string | Buffer)[] = Object.freeze([]) as unknown as (Untagged | string | Buffer)[];
+/** The list `drain` returns when it owes the counts line alone: shared, valid until the next drain (its caller reads it at once). */
+const ONE_LINE: (Untagged | string | Buffer)[] = [''];
 
 /**
  * One session's view of its selected mailbox. Sequence numbers are this
@@ -40,6 +42,12 @@ export class SelectedMailbox {
   }
   /** New messages not yet told; NO_MESSAGES (shared, never written) while there are none. */
   private pendingNew: Message[] = NO_MESSAGES;
+  /**
+   * True while `pendingNew` is the change's own list (shared by every
+   * session that heard of it, never changed): copied before a second change
+   * adds to it, so the usual single append costs an idling session no list.
+   */
+  private pendingNewShared = false;
   /**
    * The pending and held expunges and flag changes are made when first
    * needed, and dropped when drained: a Set costs ~150 bytes even empty,
@@ -138,9 +146,17 @@ export class SelectedMailbox {
   }
 
   noteAppend(messages: Message[]): void {
-    // A copy of the change's list (shared by every session), made to size: no growth per session.
-    if (this.pendingNew === NO_MESSAGES) this.pendingNew = messages.slice();
-    else for (const m of messages) this.pendingNew.push(m);
+    // The change's list itself at first (see pendingNewShared); a copy only once a second change adds to it.
+    if (this.pendingNew === NO_MESSAGES) {
+      this.pendingNew = messages;
+      this.pendingNewShared = true;
+      return;
+    }
+    if (this.pendingNewShared) {
+      this.pendingNew = this.pendingNew.slice();
+      this.pendingNewShared = false;
+    }
+    for (const m of messages) this.pendingNew.push(m);
   }
 
   noteExpunge(uids: number[], held = false): void {
@@ -181,8 +197,46 @@ export class SelectedMailbox {
   /**
    * The untagged responses owed to the client, applied to the view:
    * EXPUNGE (unless held), EXISTS and RECENT, then FETCH FLAGS. A string
-   * or Buffer is ready-made response text.
+   * or Buffer is ready-made response text. The list may be shared: read it
+   * before anything else runs, and never keep or change it.
    */
+  /**
+   * Applies the pending expunges to the view and returns their responses
+   * as text. Apart from `drain` so that its closures' context is made only
+   * when there are expunges, not for every new message of every idler.
+   */
+  private drainExpunges(): string {
+    const pending = this.pendingExpunge;
+    const kept: Message[] = [];
+    const gone: number[] = [];
+    const goneUids: number[] = [];
+    const view = this.view;
+    for (let i = 0; i < view.length; i++) {
+      const m = view[i]!;
+      if (pending.has(m.uid)) {
+        gone.push(i + 1);
+        goneUids.push(m.uid);
+        this.recentSet?.delete(m.uid);
+      } else kept.push(m);
+    }
+    // An extension may word them otherwise (VANISHED); else highest first, so each
+    // number is still valid when the client reads it. Built as text: an expunge of
+    // thousands of messages is one string.
+    let text = goneUids.length ? this.shape?.expunges(goneUids) : '';
+    if (text === undefined) {
+      text = '';
+      for (let i = gone.length - 1; i >= 0; i--) text += `* ${gone[i]} EXPUNGE\r\n`;
+    }
+    this.view = kept;
+    // Expunged before the session heard of them: drop from the new list too.
+    if (this.pendingNew.length > 0) {
+      this.pendingNew = this.pendingNew.filter((m) => !pending.has(m.uid));
+      this.pendingNewShared = false;
+    }
+    this.pendingExpungeSet = null;
+    return text;
+  }
+
   drain(allowExpunge: boolean): (Untagged | string | Buffer)[] {
     // Made with its first line, to size (the usual drain is one counts line, for each of many idle sessions).
     let out: (Untagged | string | Buffer)[] | null = null;
@@ -190,34 +244,15 @@ export class SelectedMailbox {
     // before the EXISTS or FETCH that carries them (RFC 3501 §7.2.6).
     if (this.learnKeywords()) out = [...this.flagsResponses()];
     if (allowExpunge && this.pendingExpunge.size) {
-      const kept: Message[] = [];
-      const gone: number[] = [];
-      const goneUids: number[] = [];
-      this.view.forEach((m, i) => {
-        if (this.pendingExpunge.has(m.uid)) {
-          gone.push(i + 1);
-          goneUids.push(m.uid);
-          this.recentSet?.delete(m.uid);
-        } else kept.push(m);
-      });
-      // An extension may word them otherwise (VANISHED); else highest first, so each
-      // number is still valid when the client reads it. Built as text: an expunge of
-      // thousands of messages is one string.
-      let text = goneUids.length ? this.shape?.expunges(goneUids) : '';
-      if (text === undefined) {
-        text = '';
-        for (let i = gone.length - 1; i >= 0; i--) text += `* ${gone[i]} EXPUNGE\r\n`;
-      }
+      const text = this.drainExpunges();
       if (text) (out ??= []).push(text);
-      this.view = kept;
-      // Expunged before the session heard of them: drop from the new list too.
-      this.pendingNew = this.pendingNew.filter((m) => !this.pendingExpunge.has(m.uid));
-      this.pendingExpungeSet = null;
     }
     if (this.pendingNew.length) {
       const first = this.view.length + 1;
       const withRecent = this.shape?.recent !== false;
-      for (const m of this.pendingNew) {
+      const fresh = this.pendingNew;
+      for (let i = 0; i < fresh.length; i++) {
+        const m = fresh[i]!;
         this.view.push(m);
         // The first session to hear of a new message sees it as \Recent.
         if (m.uid >= this.mailbox.recentFloor) {
@@ -228,13 +263,18 @@ export class SelectedMailbox {
       }
       const added = this.pendingNew;
       this.pendingNew = NO_MESSAGES;
+      this.pendingNewShared = false;
       const counts = countsLine(this.view.length, withRecent ? this.recent.size : -1);
+      // What an extension sends about each new message (NOTIFY's MessageNew fetch attributes).
+      const responses = this.shape ? this.shape.newMessages(first, added) : NO_LINES_YET;
+      if (out === null && responses.length === 0 && this.pendingFlags.size === 0) {
+        // The usual drain of an idler: the counts line alone, in the shared list (no list per session).
+        ONE_LINE[0] = counts;
+        return ONE_LINE;
+      }
       if (out === null) out = [counts];
       else out.push(counts);
-      // What an extension sends about each new message (NOTIFY's MessageNew fetch attributes).
-      if (this.shape) {
-        for (const response of this.shape.newMessages(first, added)) out.push([...response]);
-      }
+      for (let i = 0; i < responses.length; i++) out.push([...responses[i]!]);
     }
     if (this.pendingFlags.size) {
       const seqs: [number, Message][] = [];

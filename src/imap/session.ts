@@ -1307,21 +1307,29 @@ export class ImapSession implements SessionHandle {
         if (allowExpunge && selected.pendingExpunges.size > 0) {
           for (const line of protocol.updatesBeforeExpunges(this, selected.pendingExpunges)) this.untaggedList(line);
         }
-        for (const item of selected.drain(allowExpunge)) {
-          if (typeof item === 'string') this.writeText(item);
-          else if (Buffer.isBuffer(item)) this.writeBytes(item);
-          else this.untaggedList(item);
-        }
+        // Indexed loops: this runs for every idling session of a mailbox that changes (no iterator each).
+        // A one-line drain is a shared list (SelectedMailbox.drain): its line is read before anything is written.
+        const items = selected.drain(allowExpunge);
+        if (items.length === 1) this.writeUpdate(items[0]!);
+        else for (let i = 0; i < items.length; i++) this.writeUpdate(items[i]!);
       }
       // What extensions derive from the now current view (CONTEXT's ADDTO/REMOVEFROM); held expunges leave it
       // unsettled, those NOTIFY holds back too.
-      for (const line of protocol.updatesAfter(this, !selected.hasPending && selected.heldExpunges === 0)) this.untaggedList(line);
+      const after = protocol.updatesAfter(this, !selected.hasPending && selected.heldExpunges === 0);
+      for (let i = 0; i < after.length; i++) this.untaggedList(after[i]!);
     } finally {
       if (outer) {
         this.flushOutput();
         this.batchOpen = false;
       }
     }
+  }
+
+  /** One response of a drain: ready-made text or bytes, or values. */
+  private writeUpdate(item: string | Buffer | readonly ImapValue[]): void {
+    if (typeof item === 'string') this.writeText(item);
+    else if (Buffer.isBuffer(item)) this.writeBytes(item);
+    else this.untaggedList(item);
   }
 
   /** How the selected mailbox's updates made by others reach the client. */

@@ -159,7 +159,9 @@ export class Store {
   }
 
   private emit(change: StoreChange): void {
-    for (const listener of (this.listenerList ??= [...this.listeners])) listener(change);
+    // Indexed: a change runs this once (V8 may not have optimized it), over every session's listener.
+    const list = (this.listenerList ??= [...this.listeners]);
+    for (let i = 0; i < list.length; i++) list[i]!(change);
   }
 
   // ---------------------------------------------------------------- per-user mailboxes (userMailboxes)

@@ -24,7 +24,7 @@ import { atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import type { Message } from '../../store/message.js';
 import { defineExtension } from '../extension.js';
-import { always } from '../shared.js';
+import { always, NO_RESPONSES } from '../shared.js';
 import { ModseqLog } from './log.js';
 import { narrow } from './sets.js';
 
@@ -196,9 +196,9 @@ export const extension = defineExtension<State>({
     flagFetch: (session, message) => (condstoreOn(session) ? { uid: true, items: [atom('MODSEQ'), [message.modseq]] } : undefined),
     // CONDSTORE turned on by a command this extension does not see (ENABLE while selected): HIGHESTMODSEQ at its end.
     after(session, settled, state) {
-      if (!settled || !condstoreOn(session)) return [];
+      if (!settled || !condstoreOn(session)) return NO_RESPONSES;
       const owed = owedHighest(session, state);
-      return owed ? [owed] : [];
+      return owed ? [owed] : NO_RESPONSES;
     },
   },
 });

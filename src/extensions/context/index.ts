@@ -34,6 +34,7 @@ import { atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Mailbox } from '../../store/mailbox.js';
 import { defineExtension, type SearchMatch } from '../extension.js';
 import { contextChanges, searchChanges } from './diff.js';
+import { NO_RESPONSES } from '../shared.js';
 
 /** One result kept up to date for a session. */
 interface LiveResult {
@@ -124,9 +125,9 @@ function startTicking(state: ContextState, result: LiveResult): void {
 }
 
 /** The updates owed to one session: each changed result searched again and compared. */
-function updatesFor(session: ImapSession, settled: boolean, state: ContextState): (readonly ImapValue[])[] {
+function updatesFor(session: ImapSession, settled: boolean, state: ContextState): readonly (readonly ImapValue[])[] {
   const live = state.sessions.get(session);
-  if (!live || live.size === 0) return [];
+  if (!live || live.size === 0) return NO_RESPONSES;
   const selected = session.selected;
   const out: ImapValue[][] = [];
   for (const [tag, result] of live) {
@@ -158,9 +159,9 @@ function updatesFor(session: ImapSession, settled: boolean, state: ContextState)
 }
 
 /** REMOVEFROM of expunged messages, before their EXPUNGE, with the numbers the client still has. */
-function beforeExpunges(session: ImapSession, gone: ReadonlySet<number>, state: ContextState): (readonly ImapValue[])[] {
+function beforeExpunges(session: ImapSession, gone: ReadonlySet<number>, state: ContextState): readonly (readonly ImapValue[])[] {
   const live = state.sessions.get(session);
-  if (!live || live.size === 0) return [];
+  if (!live || live.size === 0) return NO_RESPONSES;
   const selected = session.selected;
   const out: ImapValue[][] = [];
   for (const result of live.values()) {

@@ -39,9 +39,12 @@ import { AUTHENTICATED, no, ok, type CommandSpec } from '../../imap/command.js';
 import { itemValue } from '../../imap/commands/fetch.js';
 import { imapProtocol } from '../../imap/protocol.js';
 import type { Numbered } from '../../imap/sequence.js';
+import type { SelectedMailbox } from '../../imap/selected.js';
 import type { ImapSession, SelectedUpdatePolicy } from '../../imap/session.js';
+import type { FetchAttribute } from '../../imap/syntax.js';
 import { Atom, atom, type ImapValue } from '../../imap/wire/values.js';
 import type { Server } from '../../server.js';
+import type { Message } from '../../store/message.js';
 import type { Extension } from '../extension.js';
 import type { MetadataApi } from '../metadata-server/state.js';
 import { always, NO_RESPONSES } from '../shared.js';
@@ -205,26 +208,34 @@ export const extension: Extension<State> = {
       const watch = state.watches.get(session.id);
       const selected = session.selected;
       if (!watch?.fetch || !selected || watch.session !== session) return NO_RESPONSES;
-      const items = watch.fetch;
-      // §5.2: the FETCH of each new message right after its EXISTS; none for the session's own APPEND/COPY.
-      const numbered: Numbered[] = added.map((message, i) => ({ seq: first + i, message }));
-      const fresh = numbered.filter(({ message }) => !watch.own.delete(message.uid));
-      const asked = new Set(items.map((att) => att.label.toUpperCase()));
-      return fresh.map(({ seq, message }) => {
-        const values: ImapValue[] = [];
-        // What every untagged FETCH of this session must carry (CONDSTORE's UID and MODSEQ, RFC 7162 section 3.1),
-        // as the loaded extensions word it for flag updates, unless the client's list has it already.
-        const owed = selected.shape?.flagFetch(message);
-        if (owed?.uid && !asked.has('UID')) values.push(atom('UID'), message.uid);
-        for (const att of items) values.push(atom(att.label), itemValue(att, message, selected, session));
-        if (owed) {
-          for (let i = 0; i + 1 < owed.items.length; i += 2) {
-            const name = owed.items[i];
-            if (!(name instanceof Atom) || !asked.has(name.value.toUpperCase())) values.push(owed.items[i]!, owed.items[i + 1]!);
-          }
-        }
-        return [seq, atom('FETCH'), values];
-      });
+      return newMessageFetches(session, selected, watch, watch.fetch, first, added);
     },
   },
 };
+
+/**
+ * MessageNew's FETCH of each new message (RFC 5465 §5.2). Apart from the
+ * point so that its closures' context is made only for a session that asked
+ * for it, not for every idler of a mailbox that gains a message.
+ */
+function newMessageFetches(session: ImapSession, selected: SelectedMailbox, watch: Watch, items: readonly FetchAttribute[], first: number, added: readonly Message[]): (readonly ImapValue[])[] {
+  // §5.2: the FETCH of each new message right after its EXISTS; none for the session's own APPEND/COPY.
+  const numbered: Numbered[] = added.map((message, i) => ({ seq: first + i, message }));
+  const fresh = numbered.filter(({ message }) => !watch.own.delete(message.uid));
+  const asked = new Set(items.map((att) => att.label.toUpperCase()));
+  return fresh.map(({ seq, message }) => {
+    const values: ImapValue[] = [];
+    // What every untagged FETCH of this session must carry (CONDSTORE's UID and MODSEQ, RFC 7162 section 3.1),
+    // as the loaded extensions word it for flag updates, unless the client's list has it already.
+    const owed = selected.shape?.flagFetch(message);
+    if (owed?.uid && !asked.has('UID')) values.push(atom('UID'), message.uid);
+    for (const att of items) values.push(atom(att.label), itemValue(att, message, selected, session));
+    if (owed) {
+      for (let i = 0; i + 1 < owed.items.length; i += 2) {
+        const name = owed.items[i];
+        if (!(name instanceof Atom) || !asked.has(name.value.toUpperCase())) values.push(owed.items[i]!, owed.items[i + 1]!);
+      }
+    }
+    return [seq, atom('FETCH'), values];
+  });
+}

@@ -13,6 +13,7 @@ import { entryValue } from '../metadata-server/commands.js';
 import type { MetadataChange } from '../metadata-server/state.js';
 import { MESSAGE_EVENTS, type EventGroup, type EventName } from './grammar.js';
 import { allowed, listLine, statusLine } from './responses.js';
+import { NO_RESPONSES } from '../shared.js';
 
 /**
  * One waiting notification: a STATUS or a LIST worked out when it leaves
@@ -192,14 +193,14 @@ export function onMetadataChange(change: MetadataChange, state: Watches): void {
 }
 
 /** The responses owed to a session now; the queue empties. */
-export function deliver(session: ImapSession, state: Watches): (readonly ImapValue[])[] {
+export function deliver(session: ImapSession, state: Watches): readonly (readonly ImapValue[])[] {
   const watch = state.watches.get(session.id);
-  if (!watch || watch.session !== session) return [];
+  if (!watch || watch.session !== session) return NO_RESPONSES;
   if (watch.overflowed) {
     state.watches.delete(session.id);
     return [[atom('OK'), atom('[NOTIFICATIONOVERFLOW]'), atom('Too many notifications waiting; NOTIFY is off')]];
   }
-  if (watch.pending.size === 0) return [];
+  if (watch.pending.size === 0) return NO_RESPONSES;
   const out: ImapValue[][] = [];
   const store = session.mailboxes;
   for (const item of watch.pending.values()) {

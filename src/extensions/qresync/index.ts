@@ -242,10 +242,10 @@ export const extension = defineExtension<State>({
       return NO_RESPONSES;
     },
     after(session, settled, state) {
-      if (!settled || !state.owed.has(session)) return [];
+      if (!settled || !state.owed.has(session)) return NO_RESPONSES;
       state.owed.delete(session);
       const mailbox = session.selected?.mailbox;
-      if (!mailbox || !on(session) || state.reported.get(session) === mailbox.highestModseq) return [];
+      if (!mailbox || !on(session) || state.reported.get(session) === mailbox.highestModseq) return NO_RESPONSES;
       state.reported.set(session, mailbox.highestModseq);
       return [[atom('OK'), atom(`[HIGHESTMODSEQ ${mailbox.highestModseq}]`), atom('Highest')]];
     },
