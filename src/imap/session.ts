@@ -833,6 +833,8 @@ export class ImapSession implements SessionHandle {
    */
   private writeString(text: string, encoding: 'latin1' | 'utf8'): void {
     const conn = this.conn;
+    // Deferred responses a rule held for the next write go first (as in `write`; a second call there finds none).
+    if (!conn.ended) this.shaper.releaseNext();
     if (this.capture !== null || this.batchOpen || this.idling || this.notices !== null || conn.queued || conn.ended || this.server.options.debug || this.server.script.has('response')) {
       this.write(Buffer.from(text, encoding));
       return;
@@ -842,7 +844,6 @@ export class ImapSession implements SessionHandle {
       this.resetConnection();
       return;
     }
-    this.shaper.releaseNext();
     this.touch();
     conn.coalesce();
     conn.writeText(text, encoding);

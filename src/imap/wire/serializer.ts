@@ -235,14 +235,19 @@ export function encodeResponse(prefix: string, ...values: ImapValue[]): Buffer {
  * messages must not pass its numbers as call arguments (the stack limit).
  */
 export function encodeResponseOf(prefix: string, values: readonly ImapValue[], options?: { literals?: boolean }): Buffer {
-  const w = new Writer(options?.literals === true);
+  return responseWriter(prefix, values, options?.literals === true).finish();
+}
+
+/** A Writer holding `<prefix> v1 v2 ...\r\n`. */
+function responseWriter(prefix: string, values: readonly ImapValue[], literals: boolean): Writer {
+  const w = new Writer(literals);
   w.text = prefix;
   if (values.length > 0) {
     w.text += ' ';
     w.values(values);
   }
   w.text += '\r\n';
-  return w.finish();
+  return w;
 }
 
 /**
@@ -251,14 +256,7 @@ export function encodeResponseOf(prefix: string, values: readonly ImapValue[], o
  * of its own; as bytes otherwise.
  */
 export function encodeResponseTextOrBytes(prefix: string, values: readonly ImapValue[]): string | Buffer {
-  const w = new Writer();
-  w.text = prefix;
-  if (values.length > 0) {
-    w.text += ' ';
-    w.values(values);
-  }
-  w.text += '\r\n';
-  return w.finishTextOrBytes();
+  return responseWriter(prefix, values, false).finishTextOrBytes();
 }
 
 /** `* v1 v2 ...\r\n`, e.g. `untagged(3, atom('FETCH'), [atom('UID'), 7])`. */
