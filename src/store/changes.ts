@@ -11,6 +11,7 @@ export type Origin = number | null;
 export type MailboxChangeType = 'create' | 'delete' | 'rename' | 'subscribe' | 'unsubscribe';
 
 export type StoreChange = (
+  /** `messages` is the change's own list, never changed once emitted: an idling session keeps it as its pending new messages. */
   | { kind: 'append'; mailbox: Mailbox; messages: Message[]; origin: Origin }
   | {
       kind: 'expunge';

@@ -424,7 +424,8 @@ export class Store {
     if (moved.length) {
       inbox.highestModseq++;
       this.emit({ kind: 'expunge', mailbox: inbox, uids: oldUids, messages: moved, origin });
-      this.emit({ kind: 'append', mailbox: target, messages: copies, origin });
+      // A list of its own: `copies` is the mailbox's list, which later changes grow, and listeners keep the change's.
+      this.emit({ kind: 'append', mailbox: target, messages: copies.slice(), origin });
     }
     this.emit({ kind: 'mailbox', type: 'rename', path: target.path, oldPath: 'INBOX', mailbox: target, origin });
     return target;

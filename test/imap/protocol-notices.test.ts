@@ -35,6 +35,24 @@ describe('updates at command boundaries', () => {
     c.close();
   });
 
+  test('two additions before NOOP reach two sessions: each counts every message once (RFC 3501 section 7.3.1)', async () => {
+    // A first change's list is shared by the sessions that heard of it; a second one must not grow it for the others.
+    const a = await rawSession(port);
+    const b = await rawSession(port);
+    await a.command('SELECT INBOX');
+    await b.command('SELECT INBOX');
+    server.control.addMessage('INBOX', { raw: mail('four') });
+    server.control.addMessage('INBOX', { raw: mail('five') });
+    await settle();
+    const first = await a.command('NOOP');
+    const second = await b.command('NOOP');
+    assert.deepEqual(first.filter((l) => l.endsWith('EXISTS')), ['* 5 EXISTS'], first.join(' | '));
+    assert.deepEqual(second.filter((l) => l.endsWith('EXISTS')), ['* 5 EXISTS'], second.join(' | '));
+    assert.deepEqual(await b.command('FETCH 4:* (UID)'), ['* 4 FETCH (UID 4)', '* 5 FETCH (UID 5)', 'T4 OK Fetch completed']);
+    a.close();
+    b.close();
+  });
+
   test('expungeMessages: EXPUNGE at NOOP, held back during FETCH which still returns the data', async () => {
     const c = await rawSession(port);
     await c.command('SELECT INBOX');
