@@ -476,8 +476,9 @@ export class SessionChecker {
     if (cache.has(kind, point)) return;
     const caps = CORE_PARSED[kind]?.get(point) ?? imapProtocol(session.server).offeredBy(kind, point, session);
     const ok = caps === null || caps.some((c) => this.offered(c.toUpperCase()));
-    // Bounded (OFFERED_CACHE_MAX), and cleared with the list: a core command (no capability needed) is cached too.
-    if (ok) cache.add(kind, point);
+    // Bounded, and cleared with the list. Only names the server knows are kept: an extension's point
+    // (caps found), or a command, asked about only when the server has it (a core command needs none).
+    if (ok && (caps !== null || kind === 'command')) cache.add(kind, point);
     if (ok) return;
     const what = describePoint(kind, point, name);
     const by = caps.length > 0 ? caps.join(' or ') : 'an extension';
