@@ -229,14 +229,18 @@ async function clientsRole(): Promise<void> {
 
 // ------------------------------------------------------------ the servers' processes
 
+/** Tells the driver this process's CPU time so far (user and system, milliseconds). */
+function sendCpu(): void {
+  const u = process.cpuUsage();
+  process.send!({ cpu: (u.user + u.system) / 1000 });
+}
+
 async function serverRole(): Promise<void> {
   const server = createServer({ port: 0, plugins: 'all', ...(JSON.parse(process.env.BENCH_SERVER_OPTIONS ?? '{}') as object) });
   const { imap } = await server.start();
   process.on('message', (m: { ask: 'cpu' } | { ask: 'stop' }) => {
-    if (m.ask === 'cpu') {
-      const u = process.cpuUsage();
-      process.send!({ cpu: (u.user + u.system) / 1000 });
-    } else void server.stop().then(() => process.exit(0));
+    if (m.ask === 'cpu') sendCpu();
+    else void server.stop().then(() => process.exit(0));
   });
   process.send!({ port: imap.port });
 }
@@ -281,10 +285,8 @@ async function floorRole(): Promise<void> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   process.on('message', (m: { ask: 'cpu' } | { ask: 'stop' }) => {
-    if (m.ask === 'cpu') {
-      const u = process.cpuUsage();
-      process.send!({ cpu: (u.user + u.system) / 1000 });
-    } else if (m.ask === 'stop') server.close(() => process.exit(0));
+    if (m.ask === 'cpu') sendCpu();
+    else if (m.ask === 'stop') server.close(() => process.exit(0));
   });
   process.send!({ port: (server.address() as net.AddressInfo).port });
 }

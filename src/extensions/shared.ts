@@ -1,10 +1,9 @@
 /** Small helpers the built-in extensions share. */
 import { loginDisabled } from '../imap/commands/login.js';
 import type { ImapSession } from '../imap/session.js';
-import type { ImapValue } from '../imap/wire/values.js';
 
-/** The empty answer of a point that returns responses: shared, so a point that has nothing to say allocates nothing. */
-export const NO_RESPONSES: readonly (readonly ImapValue[])[] = Object.freeze([]);
+/** The empty answer of a point that returns responses (src/imap/wire/values.ts), for the extensions' points. */
+export { NO_RESPONSES } from '../imap/wire/values.js';
 
 /** A capability list advertised in every state. */
 export const always =

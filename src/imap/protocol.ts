@@ -50,7 +50,7 @@ import type { SearchKey } from './syntax.js';
 import type { Numbered } from './sequence.js';
 import type { SelectedMailbox } from './selected.js';
 import type { ImapSession } from './session.js';
-import { Atom, type ImapValue } from './wire/values.js';
+import { Atom, NO_RESPONSES, type ImapValue } from './wire/values.js';
 
 /** LIST-EXTENDED options the core itself serves (RFC 5258). */
 export const CORE_LIST_SELECTION = ['SUBSCRIBED', 'REMOTE', 'RECURSIVEMATCH'] as const;
@@ -221,7 +221,7 @@ const REV1_RULES: Readonly<Required<SessionRules>> = Object.freeze({
  * that a change reaching 10,000 idle sessions makes no empty list per
  * session and point (the IDLE fan-out). Read only: callers iterate it.
  */
-const NO_LINES = Object.freeze([]) as unknown as (readonly ImapValue[])[];
+const NO_LINES = NO_RESPONSES as (readonly ImapValue[])[];
 
 /** Builds (once per server) the command table, capability list and every extension point. */
 export function imapProtocol(server: Server): ImapProtocol {

@@ -3,7 +3,7 @@ import type { Mailbox } from '../store/mailbox.js';
 import type { Message } from '../store/message.js';
 import type { UpdateShape } from './protocol.js';
 import type { ImapValue } from './wire/values.js';
-import { atom } from './wire/values.js';
+import { atom, NO_RESPONSES } from './wire/values.js';
 
 /** An untagged response waiting to go out, as its values. */
 export type Untagged = ImapValue[];
@@ -17,7 +17,7 @@ const NO_FLAG_CHANGES: ReadonlyMap<number, Message> = new Map();
 const NO_KEYWORDS: ReadonlySet<string> = new Set();
 const NO_MESSAGES: Message[] = Object.freeze([]) as unknown as Message[];
 /** A drain with nothing owed (shared; callers only iterate it). */
-const NO_LINES_YET: (Untagged | string | Buffer)[] = Object.freeze([]) as unknown as (Untagged | string | Buffer)[];
+const NO_LINES_YET = NO_RESPONSES as unknown as (Untagged | string | Buffer)[];
 /** The list `drain` returns when it owes the counts line alone: shared, valid until the next drain (its caller reads it at once). */
 const ONE_LINE: (Untagged | string | Buffer)[] = [''];
 

@@ -1309,10 +1309,9 @@ export class ImapSession implements SessionHandle {
           for (const line of protocol.updatesBeforeExpunges(this, selected.pendingExpunges)) this.untaggedList(line);
         }
         // Indexed loops: this runs for every idling session of a mailbox that changes (no iterator each).
-        // A one-line drain is a shared list (SelectedMailbox.drain): its line is read before anything is written.
+        // Each item is read before it is written (a one-line drain is a shared list: SelectedMailbox.drain).
         const items = selected.drain(allowExpunge);
-        if (items.length === 1) this.writeUpdate(items[0]!);
-        else for (let i = 0; i < items.length; i++) this.writeUpdate(items[i]!);
+        for (let i = 0; i < items.length; i++) this.writeUpdate(items[i]!);
       }
       // What extensions derive from the now current view (CONTEXT's ADDTO/REMOVEFROM); held expunges leave it
       // unsettled, those NOTIFY holds back too.

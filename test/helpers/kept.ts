@@ -55,18 +55,21 @@ export async function marksOf(restUrl: string): Promise<unknown[]> {
  * signals the whole foreground process group, so a child spawned with
  * `detached: true` (its own group) gets the signal in all its processes:
  * a test runner's workers (vitest's forks) too, which would otherwise
- * outlive the run. What of the group is left 5 s after is killed.
+ * outlive the run. What of the group is left 5 s after is killed, and the
+ * result is then true (a run that did not end on the signal).
  */
-export async function interrupt(child: ChildProcess, signal: NodeJS.Signals = 'SIGINT'): Promise<void> {
+export async function interrupt(child: ChildProcess, signal: NodeJS.Signals = 'SIGINT'): Promise<boolean> {
   const group = child.pid !== undefined && groupAlive(child.pid) ? child.pid : null;
   if (child.exitCode === null && child.signalCode === null) {
     if (group !== null) process.kill(-group, signal);
     else child.kill(signal);
   }
   await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(null) : child.once('exit', resolve)));
-  if (group === null) return;
+  if (group === null) return false;
   for (let waited = 0; groupAlive(group) && waited < 5000; waited += 50) await new Promise((r) => setTimeout(r, 50));
-  if (groupAlive(group)) process.kill(-group, 'SIGKILL');
+  if (!groupAlive(group)) return false;
+  process.kill(-group, 'SIGKILL');
+  return true;
 }
 
 /** True while the process group `pgid` has a process (false when there is no such group: the child did not lead one). */

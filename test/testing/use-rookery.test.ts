@@ -113,6 +113,8 @@ async function checkKept(command: string[], file: string): Promise<void> {
       { text: 'second fails', phase: 'start', outcome: null },
       { text: 'second fails', phase: 'end', outcome: 'fail' },
     ]);
+    // Ctrl-C ends the run with every process of it (vitest's workers too): nothing had to be killed after.
+    assert.equal(await interrupt(child), false, 'a process of the kept run outlived Ctrl-C');
   } finally {
     await interrupt(child);
   }

@@ -38,7 +38,6 @@ import { ServiceError } from '../../errors.js';
 import { AUTHENTICATED, no, ok, type CommandSpec } from '../../imap/command.js';
 import { itemValue } from '../../imap/commands/fetch.js';
 import { imapProtocol } from '../../imap/protocol.js';
-import type { Numbered } from '../../imap/sequence.js';
 import type { SelectedMailbox } from '../../imap/selected.js';
 import type { ImapSession, SelectedUpdatePolicy } from '../../imap/session.js';
 import type { FetchAttribute } from '../../imap/syntax.js';
@@ -214,16 +213,18 @@ export const extension: Extension<State> = {
 };
 
 /**
- * MessageNew's FETCH of each new message (RFC 5465 §5.2). Apart from the
- * point so that its closures' context is made only for a session that asked
- * for it, not for every idler of a mailbox that gains a message.
+ * MessageNew's FETCH of each new message (RFC 5465 §5.2), the message
+ * numbered `first` on. Apart from the point so that what it allocates is
+ * made only for a session that asked for it, not for every idler of a
+ * mailbox that gains a message.
  */
 function newMessageFetches(session: ImapSession, selected: SelectedMailbox, watch: Watch, items: readonly FetchAttribute[], first: number, added: readonly Message[]): (readonly ImapValue[])[] {
-  // §5.2: the FETCH of each new message right after its EXISTS; none for the session's own APPEND/COPY.
-  const numbered: Numbered[] = added.map((message, i) => ({ seq: first + i, message }));
-  const fresh = numbered.filter(({ message }) => !watch.own.delete(message.uid));
   const asked = new Set(items.map((att) => att.label.toUpperCase()));
-  return fresh.map(({ seq, message }) => {
+  const out: (readonly ImapValue[])[] = [];
+  for (let k = 0; k < added.length; k++) {
+    const message = added[k]!;
+    // §5.2: the FETCH of each new message right after its EXISTS; none for the session's own APPEND/COPY.
+    if (watch.own.delete(message.uid)) continue;
     const values: ImapValue[] = [];
     // What every untagged FETCH of this session must carry (CONDSTORE's UID and MODSEQ, RFC 7162 section 3.1),
     // as the loaded extensions word it for flag updates, unless the client's list has it already.
@@ -236,6 +237,7 @@ function newMessageFetches(session: ImapSession, selected: SelectedMailbox, watc
         if (!(name instanceof Atom) || !asked.has(name.value.toUpperCase())) values.push(owed.items[i]!, owed.items[i + 1]!);
       }
     }
-    return [seq, atom('FETCH'), values];
-  });
+    out.push([first + k, atom('FETCH'), values]);
+  }
+  return out;
 }

@@ -59,3 +59,10 @@ const LOOKS_LIKE_OTHER = /^(?:nil|\d+)$/i;
 export function astring(value: string): ImapValue {
   return ASTRING_ATOM.test(value) && !LOOKS_LIKE_OTHER.test(value) ? new Atom(value) : value;
 }
+
+/**
+ * The empty list of responses, shared and frozen: what a point or a drain
+ * that has nothing to say returns, so saying nothing allocates nothing (it
+ * runs for every idling session of a mailbox that changes).
+ */
+export const NO_RESPONSES: readonly (readonly ImapValue[])[] = Object.freeze([]);
