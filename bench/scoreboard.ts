@@ -327,7 +327,7 @@ function mixScript(): { name: string; text: string; literal?: string }[] {
 }
 
 /** Records Rookery's exact response bytes to each command of the mix (tag `T`), and its greeting. */
-async function recordResponses(target: Target): Promise<{ greeting: Buffer; answers: Map<string, Buffer> }> {
+export async function recordResponses(target: Target): Promise<{ greeting: Buffer; answers: Map<string, Buffer> }> {
   const sock = net.connect(target);
   let buf: Buffer = Buffer.alloc(0);
   let wake: (() => void) | null = null;
@@ -381,7 +381,7 @@ async function recordResponses(target: Target): Promise<{ greeting: Buffer; answ
  * Rookery's recorded bytes (the tag swapped in), reading literals as
  * Rookery does. No parsing, no state: the ceiling of a Node IMAP server.
  */
-async function startFloor(rec: { greeting: Buffer; answers: Map<string, Buffer> }): Promise<{ target: Target; stop: () => Promise<void> }> {
+export async function startFloor(rec: { greeting: Buffer; answers: Map<string, Buffer> }): Promise<{ target: Target; stop: () => Promise<void> }> {
   const split = new Map<string, { untagged: Buffer; status: Buffer }>();
   for (const [name, bytes] of rec.answers) {
     const at = bytes.subarray(0, 2).toString() === 'T ' ? 0 : bytes.lastIndexOf('\r\nT ') + 2;

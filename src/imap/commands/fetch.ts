@@ -15,6 +15,8 @@ import type { ImapSession } from '../session.js';
 import type { FetchAttribute, Partial } from '../syntax.js';
 import { accessRefusal, imapProtocol } from '../protocol.js';
 import type { SelectedMailbox } from '../selected.js';
+import { putAscii, putBytes, putNumber, roomFor } from '../wire/ascii-writer.js';
+import { flagListOctets } from '../wire/flag-text.js';
 import { Atom, atom, literal, type ImapValue } from '../wire/values.js';
 
 function applyPartial(data: Buffer, partial: Partial | null): Buffer {
@@ -69,58 +71,81 @@ export function itemValue(att: FetchAttribute, m: Message, selected: SelectedMai
 /** Items whose values are numbers, atoms or a fixed-form date: sync clients' hot path. */
 const TEXT_ITEMS = new Set<FetchAttribute['type']>(['UID', 'FLAGS', 'RFC822.SIZE', 'MODSEQ', 'INTERNALDATE']);
 
+/** Octets of the metadata FETCH lines (see `fetchMetadata`). */
+const FETCH_OPEN = Buffer.from(' FETCH (', 'latin1');
+const RECENT = Buffer.from('\\Recent', 'latin1');
+const NO_OCTETS = Buffer.alloc(0);
+/** Output of a metadata FETCH goes to the session in parts of about this size. */
+const TEXT_PART = 64 * 1024;
+
 /**
- * FETCH of metadata only (`1:* (UID FLAGS)`), written as text without the
+ * FETCH of metadata only (`1:* (UID FLAGS)`), written as bytes without the
  * generic value tree: the same bytes the serializer would produce, at a
- * fraction of the cost for 100,000 messages. Flags are atoms by grammar.
+ * fraction of the cost for 100,000 messages. Every item is ASCII by
+ * grammar (numbers, flag atoms, a fixed-form date), and a flag set's list
+ * is made once (./../wire/flag-text.ts): a line costs its octets.
  */
-function fetchAsText(session: ImapSession, selected: SelectedMailbox, targets: Numbered[], items: FetchAttribute[]): void {
-  let text = '';
+function fetchMetadata(session: ImapSession, selected: SelectedMailbox, targets: readonly Numbered[], items: readonly FetchAttribute[]): void {
   const count = items.length;
   // The session's wording cannot change during one FETCH: asked once, not per message.
   const recent = selected.showsRecent ? selected.recent : null;
-  const flagsOnly = items.some((a) => a.type === 'FLAGS') && !updatesCarryMore(selected, targets, items);
+  const wantsFlags = items.some((a) => a.type === 'FLAGS');
+  const flagsOnly = wantsFlags && !updatesCarryMore(selected, targets, items);
+  // Room per line beside its flag list: "* n FETCH (", each item at most 48 octets, ")\r\n".
+  const lineRoom = 32 + 48 * count;
+  let buf: Buffer = Buffer.allocUnsafe(Math.min(TEXT_PART, targets.length * (lineRoom >> 1)) + 256);
+  let pos = 0;
   for (let t = 0; t < targets.length; t++) {
     const { seq, message: m } = targets[t]!;
-    // Written straight into the text: no string per message besides its pieces.
-    text += `* ${seq} FETCH (`;
+    const list = wantsFlags ? flagListOctets(m.flags) : NO_OCTETS;
+    buf = roomFor(buf, pos, lineRoom + list.length);
+    buf[pos++] = 0x2a; // "* "
+    buf[pos++] = 0x20;
+    pos = putNumber(buf, pos, seq);
+    pos = putBytes(buf, pos, FETCH_OPEN);
     for (let i = 0; i < count; i++) {
-      if (i) text += ' ';
+      if (i) buf[pos++] = 0x20;
       switch (items[i]!.type) {
         case 'UID':
-          text += `UID ${m.uid}`;
+          pos = putAscii(buf, pos, 'UID ');
+          pos = putNumber(buf, pos, m.uid);
           break;
-        case 'FLAGS': {
-          // Joined by hand: no array per message (sync clients ask this of every message, often).
-          text += 'FLAGS (';
-          let first = true;
-          for (const f of m.flags) {
-            text += first ? f : ` ${f}`;
-            first = false;
+        case 'FLAGS':
+          pos = putAscii(buf, pos, 'FLAGS (');
+          pos = putBytes(buf, pos, list);
+          if (recent !== null && recent.has(m.uid)) {
+            if (list.length) buf[pos++] = 0x20;
+            pos = putBytes(buf, pos, RECENT);
           }
-          if (recent !== null && recent.has(m.uid)) text += first ? '\\Recent' : ' \\Recent';
-          text += ')';
+          buf[pos++] = 0x29;
           break;
-        }
         case 'RFC822.SIZE':
-          text += `RFC822.SIZE ${servedSize(m.raw)}`;
+          pos = putAscii(buf, pos, 'RFC822.SIZE ');
+          pos = putNumber(buf, pos, servedSize(m.raw));
           break;
         case 'MODSEQ':
-          text += `MODSEQ (${m.modseq})`;
+          pos = putAscii(buf, pos, 'MODSEQ (');
+          pos = putNumber(buf, pos, m.modseq);
+          buf[pos++] = 0x29;
           break;
         default:
-          text += `INTERNALDATE "${formatInternalDate(m.internaldate)}"`;
+          pos = putAscii(buf, pos, 'INTERNALDATE "');
+          pos = putAscii(buf, pos, formatInternalDate(m.internaldate));
+          buf[pos++] = 0x22;
       }
     }
     // Told by this line only when it is what the update would say (FLAGS, and no MODSEQ/UID the session's updates carry).
     if (flagsOnly && selected.hasFlagNotice(m.uid)) selected.dropFlagNotice(m.uid);
-    text += ')\r\n';
-    if (text.length > 65536) {
-      session.writeText(text);
-      text = '';
+    buf[pos++] = 0x29;
+    buf[pos++] = 0x0d;
+    buf[pos++] = 0x0a;
+    if (pos > TEXT_PART) {
+      session.writeBytes(buf.subarray(0, pos));
+      buf = Buffer.allocUnsafe(TEXT_PART + 256);
+      pos = 0;
     }
   }
-  if (text) session.writeText(text);
+  if (pos > 0) session.writeBytes(buf.subarray(0, pos));
 }
 
 /** The item names a FETCH answer holds (`values` alternates name atoms and values). */
@@ -221,7 +246,7 @@ async function run(ctx: CommandContext): Promise<CommandResult> {
   }
   if (items.every((a) => TEXT_ITEMS.has(a.type))) {
     // Not in a batch: the text joins the turn's output as text (one encoding per turn, src/connection/connection.ts).
-    fetchAsText(session, selected, targets, items);
+    fetchMetadata(session, selected, targets, items);
     return ok('Fetch completed');
   }
   // Bodies go out in runs: when the client has not read the last megabyte, wait for it
