@@ -83,7 +83,7 @@ const TEXT_PART = 64 * 1024;
  * generic value tree: the same bytes the serializer would produce, at a
  * fraction of the cost for 100,000 messages. Every item is ASCII by
  * grammar (numbers, flag atoms, a fixed-form date), and a flag set's list
- * is made once (./../wire/flag-text.ts): a line costs its octets.
+ * is made once (../wire/flag-text.ts): a line costs its octets.
  */
 function fetchMetadata(session: ImapSession, selected: SelectedMailbox, targets: readonly Numbered[], items: readonly FetchAttribute[]): void {
   const count = items.length;
@@ -245,7 +245,7 @@ async function run(ctx: CommandContext): Promise<CommandResult> {
     for (const response of selected.flagsResponses()) session.untaggedList(response);
   }
   if (items.every((a) => TEXT_ITEMS.has(a.type))) {
-    // Not in a batch: the text joins the turn's output as text (one encoding per turn, src/connection/connection.ts).
+    // Not in a batch: its octets join the turn's output as they are (src/connection/connection.ts).
     fetchMetadata(session, selected, targets, items);
     return ok('Fetch completed');
   }
