@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { putAscii, putBytes, putNumber, roomFor } from '../../src/imap/wire/ascii-writer.js';
-import { flagListOctets } from '../../src/imap/wire/flag-text.js';
-import { NO_FLAGS } from '../../src/store/message.js';
+import { tagged } from '../helpers/raw-client.js';
+import { mail, rawSession, startServer } from '../helpers/server.js';
 
 describe('ascii writer (metadata FETCH octets)', () => {
   it('writes every number as String() does, at the digit boundaries and past 32 bits', () => {
@@ -28,11 +28,31 @@ describe('ascii writer (metadata FETCH octets)', () => {
     assert.equal(roomFor(buf, pos, 1), buf, 'room left: the same buffer');
   });
 
-  it('joins a flag set once and gives the same octets for the same set', () => {
-    const set = new Set(['\\Seen', '$Label1']);
-    const first = flagListOctets(set);
-    assert.equal(first.toString('latin1'), '\\Seen $Label1');
-    assert.equal(flagListOctets(set), first);
-    assert.equal(flagListOctets(NO_FLAGS).length, 0);
+  it('serves a metadata FETCH of a whole mailbox line by line as RFC 3501 §7.4.2 words it, over 64 KiB and with long keywords', async () => {
+    const { server, port } = await startServer();
+    try {
+      const keyword = `$${'k'.repeat(300)}`;
+      const count = 3000;
+      for (let i = 1; i <= count; i++) {
+        const flags = i % 3 === 0 ? [] : i % 3 === 1 ? ['\\Seen'] : ['\\Seen', '\\Flagged', keyword];
+        server.control.addMessage('INBOX', { raw: mail(`m${i}`), flags });
+      }
+      const client = await rawSession(port);
+      // The first session to select sees every message as \Recent (RFC 3501 §2.3.2).
+      await client.command('SELECT INBOX');
+      const lines = await client.command('FETCH 1:* (UID FLAGS)');
+      assert.match(tagged(lines), /^T\d+ OK/);
+      const fetched = lines.filter((l) => l.startsWith('* ') && l.includes(' FETCH '));
+      assert.equal(fetched.length, count);
+      const stored = server.control.listMessages('INBOX');
+      for (let i = 0; i < count; i++) {
+        const flags = [...stored[i]!.flags, '\\Recent'].join(' ');
+        assert.equal(fetched[i], `* ${i + 1} FETCH (UID ${stored[i]!.uid} FLAGS (${flags}))`);
+      }
+      assert.ok(fetched.join('\r\n').length > 64 * 1024, 'the answer is larger than one part');
+      client.close();
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -11,6 +11,7 @@
  * Everything here walks with explicit stacks: a References chain can be as
  * long as the mailbox, deeper than the call stack.
  */
+import { putNumber, roomFor } from '../../imap/wire/ascii-writer.js';
 import type { Message } from '../../store/message.js';
 
 export interface ThreadNode {
@@ -97,41 +98,24 @@ export function sortSiblings(roots: ThreadNode[], compare: (a: ThreadNode, b: Th
   sortNodes(roots, compare);
 }
 
-/** Bytes of the thread-lists being written, grown by doubling. */
+/** Bytes of the thread-lists being written, grown by doubling (the core's octet writer, ../../imap/wire/ascii-writer.ts). */
 class ThreadWriter {
-  private buf = Buffer.allocUnsafe(64 * 1024);
+  private buf: Buffer = Buffer.allocUnsafe(64 * 1024);
   private pos = 0;
 
   byte(b: number): void {
-    if (this.pos === this.buf.length) this.grow(1);
+    this.buf = roomFor(this.buf, this.pos, 1);
     this.buf[this.pos++] = b;
   }
 
   /** A number's decimal digits, written without a string. */
   number(n: number): void {
-    if (this.pos + 16 > this.buf.length) this.grow(16);
-    const start = this.pos;
-    let v = n;
-    do {
-      this.buf[this.pos++] = 48 + (v % 10);
-      v = Math.floor(v / 10);
-    } while (v > 0);
-    // Written backwards: reverse the digits in place.
-    for (let a = start, b = this.pos - 1; a < b; a++, b--) {
-      const t = this.buf[a]!;
-      this.buf[a] = this.buf[b]!;
-      this.buf[b] = t;
-    }
+    this.buf = roomFor(this.buf, this.pos, 16);
+    this.pos = putNumber(this.buf, this.pos, n);
   }
 
   text(): string {
     return this.buf.toString('latin1', 0, this.pos);
-  }
-
-  private grow(need: number): void {
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + need));
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
   }
 }
 

@@ -16,7 +16,6 @@ import type { FetchAttribute, Partial } from '../syntax.js';
 import { accessRefusal, imapProtocol } from '../protocol.js';
 import type { SelectedMailbox } from '../selected.js';
 import { putAscii, putBytes, putNumber, roomFor } from '../wire/ascii-writer.js';
-import { flagListOctets } from '../wire/flag-text.js';
 import { Atom, atom, literal, type ImapValue } from '../wire/values.js';
 
 function applyPartial(data: Buffer, partial: Partial | null): Buffer {
@@ -74,7 +73,6 @@ const TEXT_ITEMS = new Set<FetchAttribute['type']>(['UID', 'FLAGS', 'RFC822.SIZE
 /** Octets of the metadata FETCH lines (see `fetchMetadata`). */
 const FETCH_OPEN = Buffer.from(' FETCH (', 'latin1');
 const RECENT = Buffer.from('\\Recent', 'latin1');
-const NO_OCTETS = Buffer.alloc(0);
 /** Output of a metadata FETCH goes to the session in parts of about this size. */
 const TEXT_PART = 64 * 1024;
 
@@ -82,8 +80,8 @@ const TEXT_PART = 64 * 1024;
  * FETCH of metadata only (`1:* (UID FLAGS)`), written as bytes without the
  * generic value tree: the same bytes the serializer would produce, at a
  * fraction of the cost for 100,000 messages. Every item is ASCII by
- * grammar (numbers, flag atoms, a fixed-form date), and a flag set's list
- * is made once (../wire/flag-text.ts): a line costs its octets.
+ * grammar (numbers, flag atoms, a fixed-form date): a line costs its
+ * octets.
  */
 function fetchMetadata(session: ImapSession, selected: SelectedMailbox, targets: readonly Numbered[], items: readonly FetchAttribute[]): void {
   const count = items.length;
@@ -91,14 +89,13 @@ function fetchMetadata(session: ImapSession, selected: SelectedMailbox, targets:
   const recent = selected.showsRecent ? selected.recent : null;
   const wantsFlags = items.some((a) => a.type === 'FLAGS');
   const flagsOnly = wantsFlags && !updatesCarryMore(selected, targets, items);
-  // Room per line beside its flag list: "* n FETCH (", each item at most 48 octets, ")\r\n".
+  // Room per line beside its flags: "* n FETCH (", each item at most 48 octets, ")\r\n" (each flag makes its own).
   const lineRoom = 32 + 48 * count;
   let buf: Buffer = Buffer.allocUnsafe(Math.min(TEXT_PART, targets.length * (lineRoom >> 1)) + 256);
   let pos = 0;
   for (let t = 0; t < targets.length; t++) {
     const { seq, message: m } = targets[t]!;
-    const list = wantsFlags ? flagListOctets(m.flags) : NO_OCTETS;
-    buf = roomFor(buf, pos, lineRoom + list.length);
+    buf = roomFor(buf, pos, lineRoom);
     buf[pos++] = 0x2a; // "* "
     buf[pos++] = 0x20;
     pos = putNumber(buf, pos, seq);
@@ -110,15 +107,23 @@ function fetchMetadata(session: ImapSession, selected: SelectedMailbox, targets:
           pos = putAscii(buf, pos, 'UID ');
           pos = putNumber(buf, pos, m.uid);
           break;
-        case 'FLAGS':
+        case 'FLAGS': {
           pos = putAscii(buf, pos, 'FLAGS (');
-          pos = putBytes(buf, pos, list);
+          let first = true;
+          for (const f of m.flags) {
+            // A keyword may be long: room for each, beside the line's.
+            buf = roomFor(buf, pos, f.length + lineRoom);
+            if (!first) buf[pos++] = 0x20;
+            first = false;
+            pos = putAscii(buf, pos, f);
+          }
           if (recent !== null && recent.has(m.uid)) {
-            if (list.length) buf[pos++] = 0x20;
+            if (!first) buf[pos++] = 0x20;
             pos = putBytes(buf, pos, RECENT);
           }
           buf[pos++] = 0x29;
           break;
+        }
         case 'RFC822.SIZE':
           pos = putAscii(buf, pos, 'RFC822.SIZE ');
           pos = putNumber(buf, pos, servedSize(m.raw));
