@@ -784,7 +784,7 @@ function buildProtocol(server: Server): ImapProtocol {
     controlsAccess: accessors.length > 0,
     access(session, right, mailbox, path, command) {
       const user = session.user;
-      if (user === null || accessors.length === 0) return { allow: true };
+      if (user === null || accessors.length === 0) return ALLOWED;
       let denied: AccessVerdict | null = null;
       for (const e of accessors) {
         const verdict = e.access!({ session, user, right, mailbox, path, command }, state(e));
@@ -793,7 +793,7 @@ function buildProtocol(server: Server): ImapProtocol {
           if (denied === null || (denied.allow === false && !denied.reveal && verdict.reveal)) denied = verdict;
         }
       }
-      return denied ?? { allow: true };
+      return denied ?? ALLOWED;
     },
     appendCode(mailbox, uids) {
       for (const e of coders) {
@@ -877,6 +877,9 @@ export function accessRefusal(
 }
 
 /** The RFC 4314 right needed to set or clear a flag: `s` for \\Seen, `t` for \\Deleted, `w` for the others. */
+/** The verdict of an access nobody denied: one shared object, asked for by most commands. */
+const ALLOWED: AccessVerdict = Object.freeze({ allow: true });
+
 export function flagRight(flag: string): Right {
   if (flag === '\\Seen') return 's';
   if (flag === '\\Deleted') return 't';
@@ -890,10 +893,15 @@ export function flagRight(flag: string): Right {
  */
 export function flagFilter(session: ImapSession, mailbox: Mailbox, command: string): ((flag: string) => boolean) | null {
   const protocol = imapProtocol(session.server);
-  const may = new Map<Right, boolean>();
-  for (const right of ['s', 't', 'w'] as const) may.set(right, protocol.access(session, right, mailbox, mailbox.path, command).allow);
-  if ([...may.values()].every(Boolean)) return null;
-  return (flag) => may.get(flagRight(flag))!;
+  // Every SELECT asks: three answers, no collection built for them.
+  const seen = protocol.access(session, 's', mailbox, mailbox.path, command).allow;
+  const deleted = protocol.access(session, 't', mailbox, mailbox.path, command).allow;
+  const other = protocol.access(session, 'w', mailbox, mailbox.path, command).allow;
+  if (seen && deleted && other) return null;
+  return (flag) => {
+    const right = flagRight(flag);
+    return right === 's' ? seen : right === 't' ? deleted : other;
+  };
 }
 
 /** Runs a check and turns a ServiceError into the command's NO with its response code. */

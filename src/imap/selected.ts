@@ -15,6 +15,12 @@ const SYSTEM_FLAGS = ['\\Answered', '\\Flagged', '\\Deleted', '\\Seen', '\\Draft
 const NO_UIDS: ReadonlySet<number> = new Set();
 const NO_FLAG_CHANGES: ReadonlyMap<number, Message> = new Map();
 const NO_KEYWORDS: ReadonlySet<string> = new Set();
+/** flagsResponses() of a mailbox without keywords, its own flag list or a missing right (read-write, read-only). */
+const PLAIN_FLAGS: Untagged[] = [
+  [atom('FLAGS'), SYSTEM_FLAGS.map((f) => atom(f))],
+  [atom('OK'), atom(`[PERMANENTFLAGS (${[...DEFAULT_PERMANENT_FLAGS, '\\*'].join(' ')})]`), atom('Flags permitted.')],
+];
+const PLAIN_FLAGS_READ_ONLY: Untagged[] = [PLAIN_FLAGS[0]!, [atom('OK'), atom('[PERMANENTFLAGS ()]'), atom('Read-only mailbox.')]];
 const NO_MESSAGES: Message[] = Object.freeze([]) as unknown as Message[];
 /** A drain with nothing owed (shared; callers only iterate it). */
 const NO_LINES_YET = NO_RESPONSES as unknown as (Untagged | string | Buffer)[];
@@ -304,6 +310,11 @@ export class SelectedMailbox {
 
   /** `* FLAGS (...)` and `* OK [PERMANENTFLAGS (...)]` as this session knows them (SELECT, and on a new keyword). */
   flagsResponses(): Untagged[] {
+    // Every SELECT asks; most mailboxes have no keyword, no flag list of their own and no right missing:
+    // their two lines are the same for every session (the values are only read).
+    if (this.keywordSet === null && this.changeableFlag === null && this.mailbox.permanentFlags === null) {
+      return this.readOnly ? PLAIN_FLAGS_READ_ONLY : PLAIN_FLAGS;
+    }
     const flags = [...SYSTEM_FLAGS, ...this.keywords].map((f) => atom(f));
     let permanent = '';
     if (!this.readOnly) {

@@ -458,9 +458,13 @@ export const extension: Extension<State> = {
   },
   select: {
     readOnly: (session, mailbox, state) => {
-      if (session.user === null) return false;
-      const rights = state.rightsOf(mailbox, session.user);
-      return !WRITE_RIGHTS.some((r) => rights.has(r));
+      const user = session.user;
+      if (user === null) return false;
+      // Every SELECT asks: the rights are looked up one by one, no set built (a mailbox without an ACL answers at once).
+      const acl = state.aclOf(mailbox);
+      if (acl === null) return false;
+      for (const r of WRITE_RIGHTS) if (hasRight(acl, user, r)) return false;
+      return true;
     },
   },
   create: {
