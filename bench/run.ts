@@ -33,6 +33,16 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
 };
 
 const args = process.argv.slice(2);
+// `--help` tells what there is rather than starting the whole scoreboard (minutes of work nobody asked for).
+if (args.includes('--help') || args.includes('-h')) {
+  console.log(`usage: npm run bench -- [name ...] [options]
+
+names: ${Object.keys(benches).join(', ')}
+No name runs the scoreboard: every figure with its anchor, then one table (several minutes).
+  npm run bench -- scoreboard --only=imap,reset [--quick] [--json out.json]
+Each bench's options and what it prints: bench/README.md.`);
+  process.exit(0);
+}
 // Options that take the next word as their value (`--json out.json`, `--count 1000`, `--protocol pop3`).
 const VALUED = new Set(['--json', '--count', '--inputs', '--seed', '--connections', '--batch', '--protocol']);
 // A value is not a bench name: `fuzz --protocol pop3` runs the fuzz bench only.

@@ -917,13 +917,22 @@ export function machine(): string {
   return `node ${process.version}, ${os.availableParallelism()} cores (${cpu}), ${fmt(os.totalmem() / 2 ** 30, 1)} GiB, ${os.platform()} ${os.release()}, load average ${load}`;
 }
 
+/** A mistake in the command line: said in one line, exit code 2, no stack. */
+function usageError(text: string): never {
+  console.error(`scoreboard: ${text}`);
+  process.exit(2);
+}
+
 export async function run(args: string[] = []): Promise<void> {
   const quick = args.includes('--quick');
   const jsonAt = args.indexOf('--json');
   const jsonFile = jsonAt >= 0 ? args[jsonAt + 1] : undefined;
-  if (jsonAt >= 0 && (!jsonFile || jsonFile.startsWith('-'))) throw new Error('--json needs a file name');
+  if (jsonAt >= 0 && (!jsonFile || jsonFile.startsWith('-'))) usageError('--json needs a file name');
+  // A mistyped option must not silently become a run of every figure.
+  const strange = args.filter((a, i) => a.startsWith('-') && a !== '--quick' && a !== '--json' && !a.startsWith('--only=') && args[i - 1] !== '--json');
+  if (strange.length) usageError(`unknown option ${strange.join(', ')} (known: --quick, --json FILE, --only=${Object.keys(FIGURES).join(',')})`);
   const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
-  for (const name of only ?? []) if (!(name in FIGURES)) throw new Error(`--only: unknown figure ${name} (known: ${Object.keys(FIGURES).join(', ')})`);
+  for (const name of only ?? []) if (!(name in FIGURES)) usageError(`--only: unknown figure ${name} (known: ${Object.keys(FIGURES).join(', ')})`);
   const settings: Settings = { quick };
   const startLoad = machine();
   console.log(`\nscoreboard on ${startLoad}${quick ? ' (quick)' : ''}`);
