@@ -15,6 +15,8 @@ const SYSTEM_FLAGS = ['\\Answered', '\\Flagged', '\\Deleted', '\\Seen', '\\Draft
 const NO_UIDS: ReadonlySet<number> = new Set();
 const NO_FLAG_CHANGES: ReadonlyMap<number, Message> = new Map();
 const NO_KEYWORDS: ReadonlySet<string> = new Set();
+/** Most expunges heard at once that close the view up by one splice each (beyond: one pass over the rest). */
+const SPLICE_MAX = 16;
 /** flagsResponses() of a mailbox without keywords, its own flag list or a missing right (read-write, read-only). */
 const PLAIN_FLAGS: Untagged[] = [
   [atom('FLAGS'), SYSTEM_FLAGS.map((f) => atom(f))],
@@ -213,17 +215,34 @@ export class SelectedMailbox {
    */
   private drainExpunges(): string {
     const pending = this.pendingExpunge;
-    const kept: Message[] = [];
-    const gone: number[] = [];
-    const goneUids: number[] = [];
     const view = this.view;
-    for (let i = 0; i < view.length; i++) {
-      const m = view[i]!;
-      if (pending.has(m.uid)) {
-        gone.push(i + 1);
-        goneUids.push(m.uid);
-        this.recentSet?.delete(m.uid);
-      } else kept.push(m);
+    // The view is in UID order: each expunged message is found by a binary search (k lookups in a
+    // mailbox of n, not a set test per message).
+    const at: number[] = [];
+    for (const uid of pending) {
+      const i = this.lowerBound(uid);
+      if (i < view.length && view[i]!.uid === uid) at.push(i);
+    }
+    if (at.length > 1) at.sort((a, b) => a - b);
+    const gone: number[] = new Array<number>(at.length);
+    const goneUids: number[] = new Array<number>(at.length);
+    for (let j = 0; j < at.length; j++) {
+      const uid = view[at[j]!]!.uid;
+      gone[j] = at[j]! + 1;
+      goneUids[j] = uid;
+      this.recentSet?.delete(uid);
+    }
+    // The view is the session's own (drain appends to it too): closed up in place. A few gaps are a
+    // native move each, highest first; many, one pass that moves each survivor after the first gap once.
+    if (at.length <= SPLICE_MAX) {
+      for (let j = at.length - 1; j >= 0; j--) view.splice(at[j]!, 1);
+    } else if (at.length > 0) {
+      let w = at[0]!;
+      for (let j = 0; j < at.length; j++) {
+        const end = j + 1 < at.length ? at[j + 1]! : view.length;
+        for (let r = at[j]! + 1; r < end; r++) view[w++] = view[r]!;
+      }
+      view.length = w;
     }
     // An extension may word them otherwise (VANISHED); else highest first, so each
     // number is still valid when the client reads it. Built as text: an expunge of
@@ -233,7 +252,6 @@ export class SelectedMailbox {
       text = '';
       for (let i = gone.length - 1; i >= 0; i--) text += `* ${gone[i]} EXPUNGE\r\n`;
     }
-    this.view = kept;
     // Expunged before the session heard of them: drop from the new list too.
     if (this.pendingNew.length > 0) {
       this.pendingNew = this.pendingNew.filter((m) => !pending.has(m.uid));
