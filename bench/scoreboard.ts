@@ -630,7 +630,72 @@ async function flat(s: Settings): Promise<ScoreRow[]> {
   }
   await small.stop();
   await big.stop();
+  rows.push(await expungeHeard(s));
   return rows;
+}
+
+/**
+ * One expunge heard by ten other sessions of the mailbox: the expunging
+ * session's EXPUNGE and the ten watchers' next NOOP (each renumbers its view,
+ * RFC 3501 §7.4.1), at 100 and 100,000 messages. Shown for information: the
+ * issue sets no target, and a view kept as a list moves its tail once per
+ * expunge. A message is added back (untimed) before each, so both sides keep
+ * their size.
+ */
+async function expungeHeard(s: Settings): Promise<ScoreRow> {
+  const open = async (n: number) => {
+    const small = (i: number): string => `From: a${i}@example.com\r\nSubject: m${i}\r\n\r\nhi ${i}\r\n`;
+    const server = createServer({ storage: { INBOX: { messages: Array.from({ length: n }, (_, i) => small(i)) }, '': {} }, plugins: 'all', port: 0 });
+    const { imap: addr } = await server.start();
+    const connect = async (): Promise<RawClient> => {
+      const c = await RawClient.connect(addr.host, addr.port);
+      await c.ok('LOGIN testuser testpass');
+      await c.ok('SELECT INBOX');
+      return c;
+    };
+    const actor = await connect();
+    const watchers = await Promise.all(Array.from({ length: 10 }, connect));
+    const all = [actor, ...watchers];
+    const once = async (i: number): Promise<number> => {
+      server.control.addMessage('INBOX', { raw: small(n + i) });
+      await Promise.all(all.map((c) => c.ok('NOOP')));
+      await actor.ok('STORE 50 +FLAGS.SILENT (\\Deleted)');
+      const t = process.hrtime.bigint();
+      await actor.ok('EXPUNGE');
+      await Promise.all(watchers.map((c) => c.ok('NOOP')));
+      return ms(t);
+    };
+    let next = 0;
+    return {
+      round: async (): Promise<number> => {
+        const xs: number[] = [];
+        for (let i = 0; i < (s.quick ? 30 : 100); i++) xs.push(await once(next++));
+        return median(xs);
+      },
+      stop: async () => {
+        for (const c of all) c.close();
+        await server.stop();
+      },
+    };
+  };
+  const small = await open(100);
+  const big = await open(100_000);
+  await small.round();
+  await big.round();
+  const [a, b] = await alternate(s.quick ? 2 : 3, small.round, big.round);
+  await small.stop();
+  await big.stop();
+  const am = median(a);
+  const bm = median(b);
+  return {
+    figure: 'EXPUNGE 1 msg + 10 other sessions hear it: 100,000 vs 100 msgs',
+    rookery: `${fmt(bm, 2)} ms`,
+    anchor: `100 msgs ${fmt(am, 2)} ms`,
+    ratio: `${fmt(bm / am)}x`,
+    target: '(information)',
+    result: 'n/a',
+    values: { big: bm, small: am, ratio: bm / am },
+  };
 }
 
 // ------------------------------------------------------------ sessions: fan-out and RSS
