@@ -882,10 +882,10 @@ export function accessRefusal(
   return no(verdict.text ?? `Permission denied (right ${right} is missing)`, 'NOPERM');
 }
 
-/** The RFC 4314 right needed to set or clear a flag: `s` for \\Seen, `t` for \\Deleted, `w` for the others. */
 /** The verdict of an access nobody denied: one shared object, asked for by most commands. */
 const ALLOWED: AccessVerdict = Object.freeze({ allow: true });
 
+/** The RFC 4314 right needed to set or clear a flag: `s` for \\Seen, `t` for \\Deleted, `w` for the others. */
 export function flagRight(flag: string): Right {
   if (flag === '\\Seen') return 's';
   if (flag === '\\Deleted') return 't';
