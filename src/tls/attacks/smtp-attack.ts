@@ -109,12 +109,29 @@ export class SmtpCommandLines {
   private pending: Buffer[] = [];
   private pendingLength = 0;
   private inData = false;
+  /**
+   * Bytes left of a TLS record the client sent in plain text (its ClientHello after a
+   * `220` with no handshake): binary, not command lines. Read as lines, a random LF
+   * in it made a "command" of the bytes after it, and the verdict depended on them.
+   */
+  private recordLeft = 0;
 
   constructor(private readonly line: (line: Buffer, secure: boolean) => void) {}
 
   feed(chunk: Buffer, secure: boolean): void {
     let start = 0;
     for (;;) {
+      if (this.recordLeft > 0) {
+        const take = Math.min(this.recordLeft, chunk.length - start);
+        this.recordLeft -= take;
+        start += take;
+        if (this.recordLeft > 0) return;
+      }
+      // A record header at a line's start (RFC 8446 §5.1: type 22, handshake; version 3.x; length).
+      if (!secure && !this.inData && this.pendingLength === 0 && chunk.length - start >= 5 && chunk[start] === 0x16 && chunk[start + 1] === 0x03) {
+        this.recordLeft = 5 + chunk.readUInt16BE(start + 3);
+        continue;
+      }
       const lf = chunk.indexOf(0x0a, start);
       if (lf < 0) break;
       this.keep(chunk.subarray(start, lf + 1));
