@@ -577,10 +577,12 @@ async function seedDovecot(sock: net.Socket, messages: string[]): Promise<void> 
 
 // ------------------------------------------------------------ flat costs
 
+/** The flat rows' messages: a few dozen bytes each, so 100,000 of them cost the store little. */
+const tinyMessage = (i: number): string => `From: a${i}@example.com\r\nSubject: m${i}\r\n\r\nhi ${i}\r\n`;
+
 async function flat(s: Settings): Promise<ScoreRow[]> {
   const open = async (n: number): Promise<{ time: (cmd: string) => Promise<number>; stop: () => Promise<void> }> => {
-    const small = (i: number): string => `From: a${i}@example.com\r\nSubject: m${i}\r\n\r\nhi ${i}\r\n`;
-    const server = createServer({ storage: { INBOX: { messages: Array.from({ length: n }, (_, i) => small(i)) }, '': {} }, plugins: 'all', port: 0 });
+    const server = createServer({ storage: { INBOX: { messages: Array.from({ length: n }, (_, i) => tinyMessage(i)) }, '': {} }, plugins: 'all', port: 0 });
     const { imap: addr } = await server.start();
     const c = await RawClient.connect(addr.host, addr.port);
     await c.ok('LOGIN testuser testpass');
@@ -644,8 +646,7 @@ async function flat(s: Settings): Promise<ScoreRow[]> {
  */
 async function expungeHeard(s: Settings): Promise<ScoreRow> {
   const open = async (n: number) => {
-    const small = (i: number): string => `From: a${i}@example.com\r\nSubject: m${i}\r\n\r\nhi ${i}\r\n`;
-    const server = createServer({ storage: { INBOX: { messages: Array.from({ length: n }, (_, i) => small(i)) }, '': {} }, plugins: 'all', port: 0 });
+    const server = createServer({ storage: { INBOX: { messages: Array.from({ length: n }, (_, i) => tinyMessage(i)) }, '': {} }, plugins: 'all', port: 0 });
     const { imap: addr } = await server.start();
     const connect = async (): Promise<RawClient> => {
       const c = await RawClient.connect(addr.host, addr.port);
@@ -657,7 +658,7 @@ async function expungeHeard(s: Settings): Promise<ScoreRow> {
     const watchers = await Promise.all(Array.from({ length: 10 }, connect));
     const all = [actor, ...watchers];
     const once = async (i: number): Promise<number> => {
-      server.control.addMessage('INBOX', { raw: small(n + i) });
+      server.control.addMessage('INBOX', { raw: tinyMessage(n + i) });
       await Promise.all(all.map((c) => c.ok('NOOP')));
       await actor.ok('STORE 50 +FLAGS.SILENT (\\Deleted)');
       const t = process.hrtime.bigint();
