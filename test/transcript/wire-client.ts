@@ -16,14 +16,31 @@ export class WireClient {
   /** Where writes go: the socket, or a compression layer over it. */
   private out: Duplex;
 
+  /**
+   * The stream the client reads from: the socket, or the layer over it. The
+   * client is closed when this one ends, not when the socket does: an
+   * inflate layer can still hold the server's last lines after the socket's
+   * 'close' (a LOGOUT's tagged OK arrived with the BYE and was read as
+   * unread-and-closed in CI).
+   */
+  private reader: Duplex;
+
   private constructor(readonly socket: Duplex) {
     this.out = socket;
+    this.reader = socket;
     this.listen(socket);
     socket.on('close', () => {
-      this.closed = true;
-      this.wake();
+      if (this.reader === socket) this.markClosed();
+      // A layer that never saw the socket's end (an abrupt close) is ended
+      // here, so it gives up what it holds and then ends itself.
+      else if (!this.reader.writableEnded) this.reader.end();
     });
     socket.on('error', () => undefined);
+  }
+
+  private markClosed(): void {
+    this.closed = true;
+    this.wake();
   }
 
   private listen(stream: Duplex): void {
@@ -96,7 +113,10 @@ export class WireClient {
   layer(inflate: Duplex, deflate: Duplex & { flush(cb: () => void): void }): void {
     this.socket.removeAllListeners('data');
     this.socket.pipe(inflate);
+    this.reader = inflate;
     this.listen(inflate);
+    inflate.on('end', () => this.markClosed());
+    inflate.on('error', () => this.markClosed());
     deflate.pipe(this.socket);
     const plainWrite = deflate;
     this.out = {
