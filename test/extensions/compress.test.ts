@@ -28,6 +28,8 @@ class DeflateClient {
   /** Inflated pieces with the time they became readable. */
   readonly pieces: { at: number; data: Buffer }[] = [];
   closed = false;
+  /** The socket has closed; the inflater may still be giving up what it holds. */
+  private closing = false;
   error: string | null = null;
 
   private constructor(readonly socket: net.Socket) {
@@ -40,8 +42,11 @@ class DeflateClient {
       }
     });
     socket.on('close', () => {
-      this.closed = true;
-      this.wake();
+      // zlib inflates on the thread pool: lines it still holds come after
+      // the socket's 'close', so the client is closed when the inflater ends.
+      this.closing = true;
+      if (this.inflater) this.inflater.end();
+      else this.markClosed();
     });
     socket.on('error', (err: NodeJS.ErrnoException) => {
       this.error = err.code ?? err.message;
@@ -63,6 +68,11 @@ class DeflateClient {
     this.wake();
   }
 
+  private markClosed(): void {
+    this.closed = true;
+    this.wake();
+  }
+
   private wake(): void {
     const w = this.waiters;
     this.waiters = [];
@@ -79,9 +89,12 @@ class DeflateClient {
       this.append(data);
     });
     this.inflater.on('error', (err) => {
-      this.error = `inflate: ${err.message}`;
-      this.wake();
+      // The server never ends its DEFLATE stream, so ending the inflater
+      // after the socket closed reports an unexpected end: not the peer's error.
+      if (!this.closing) this.error = `inflate: ${err.message}`;
+      this.markClosed();
     });
+    this.inflater.on('end', () => this.markClosed());
     this.deflater = zlib.createDeflateRaw();
     this.deflater.on('data', (data: Buffer) => this.socket.write(data));
     if (rest.length > 0) {
