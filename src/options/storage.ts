@@ -567,6 +567,11 @@ class TextSeedMessage implements SeedMessage {
     }
     return this.bytes;
   }
+
+  /** The store's byte count, from the text while it is not encoded yet (counting is cheaper than encoding). */
+  get rawLength(): number {
+    return this.bytes === null ? Buffer.byteLength(this.text, 'utf8') : this.bytes.length;
+  }
 }
 
 const NO_FLAGS = Object.freeze([]) as unknown as string[];

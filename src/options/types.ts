@@ -449,6 +449,12 @@ export interface ServerOptions {
 /** A message as the store receives it: bytes and decoded metadata. */
 export interface SeedMessage {
   raw: Buffer;
+  /**
+   * `raw.length`, when it can be told without making `raw` (a source given
+   * as text is encoded when its mailbox is first read, not when the server
+   * is built just to count its bytes).
+   */
+  readonly rawLength?: number;
   flags: string[];
   internaldate: InternalDate;
   uid?: number;

@@ -16,9 +16,26 @@ import { ServiceError } from '../errors.js';
  * refused: a store seeded above its budget takes no new mail until enough
  * is removed.
  */
+/**
+ * A tree holding seed messages whose octets it has not counted yet (their
+ * sources are text not yet encoded): asked to count them when the budget's
+ * byte total is read.
+ */
+export interface UncountedBytes {
+  countBytes(): void;
+}
+
 export class StoreBudget {
   messages = 0;
-  bytes = 0;
+  /** The octets counted so far; `bytes` adds what trees still owe first. */
+  private counted = 0;
+  /**
+   * Trees that owe a count. A server built, started and stopped without
+   * its seed mailboxes read never measures their sources (issue 37's
+   * create+start+stop row): only a byte limit, or a look at the total,
+   * needs them.
+   */
+  private uncounted: Set<UncountedBytes> | null = null;
 
   constructor(
     /** Most messages; null: no limit. */
@@ -53,13 +70,33 @@ export class StoreBudget {
     }
   }
 
+  /** Octets of message sources held by every tree together. */
+  get bytes(): number {
+    const owing = this.uncounted;
+    if (owing !== null) {
+      this.uncounted = null;
+      for (const tree of owing) tree.countBytes();
+    }
+    return this.counted;
+  }
+
   add(messages: number, bytes: number): void {
     this.messages += messages;
-    this.bytes += bytes;
+    this.counted += bytes;
   }
 
   remove(messages: number, bytes: number): void {
     this.messages -= messages;
-    this.bytes -= bytes;
+    this.counted -= bytes;
+  }
+
+  /** `tree` holds messages it has not counted the octets of: it is asked before the total is read. */
+  owe(tree: UncountedBytes): void {
+    (this.uncounted ??= new Set()).add(tree);
+  }
+
+  /** `tree` owes nothing any more (it counted, or it gave back what it held). */
+  forget(tree: UncountedBytes): void {
+    this.uncounted?.delete(tree);
   }
 }

@@ -4,7 +4,7 @@ import { Prng } from '../util/prng.js';
 import type { ChangeListener, Origin, StoreChange } from './changes.js';
 import { canonicalFlag, isSettableFlag } from './flags.js';
 import type { InternalDate } from './internal-date.js';
-import type { StoreBudget } from './budget.js';
+import type { StoreBudget, UncountedBytes } from './budget.js';
 import { Mailbox } from './mailbox.js';
 import { Message, NO_FLAGS } from './message.js';
 import { isValidMutf7 } from './mutf7.js';
@@ -25,24 +25,39 @@ export type UidMode = 'keep' | 'renumber' | 'offset' | 'shuffle';
 export type SeedLoadListener = (mailbox: Mailbox, messages: readonly Message[]) => void;
 
 /** What a seed mailbox's message list implies for its counters: worked out once per seed, not per reset. */
-const seedFactsCache = new WeakMap<SeedMailbox, { lastUid: number; highestModseq: number; bytes: number }>();
+const seedFactsCache = new WeakMap<SeedMailbox, { lastUid: number; highestModseq: number }>();
 
-function seedFacts(seed: SeedMailbox): { lastUid: number; highestModseq: number; bytes: number } {
+function seedFacts(seed: SeedMailbox): { lastUid: number; highestModseq: number } {
   let facts = seedFactsCache.get(seed);
   if (!facts) {
     let uid = 0;
     let modseq = 1;
-    let bytes = 0;
     for (const m of seed.messages) {
       uid = m.uid ?? uid + 1;
       const ms = m.modseq ?? 1;
       if (ms > modseq) modseq = ms;
-      bytes += m.raw.length;
     }
-    facts = { lastUid: uid, highestModseq: modseq, bytes };
+    facts = { lastUid: uid, highestModseq: modseq };
     seedFactsCache.set(seed, facts);
   }
   return facts;
+}
+
+/**
+ * The octets of a seed mailbox's sources, once measured. Apart from the
+ * facts above: measuring reads every source (text ones are counted, which
+ * still walks them), and a server a test builds and drops may never need it.
+ */
+const seedBytesCache = new WeakMap<SeedMailbox, number>();
+
+function seedBytes(seed: SeedMailbox): number {
+  let bytes = seedBytesCache.get(seed);
+  if (bytes === undefined) {
+    bytes = 0;
+    for (const m of seed.messages) bytes += m.rawLength ?? m.raw.length;
+    seedBytesCache.set(seed, bytes);
+  }
+  return bytes;
 }
 
 /** Fresh, changeable messages of a seed mailbox (the raw bytes are shared, never copied). */
@@ -81,7 +96,7 @@ export interface AppendInput {
  * Every change goes through a method here and is announced on the change
  * feed; nothing in here knows IMAP or HTTP.
  */
-export class Store {
+export class Store implements UncountedBytes {
   readonly users = new Map<string, UserRecord>();
   namespaces: SeedNamespace[] = [];
   private readonly mailboxes = new Map<string, Mailbox>();
@@ -97,6 +112,12 @@ export class Store {
   private nextUidValidity = 1;
   /** The seed messages of mailboxes whose messages are not copied yet (`pendingSeed`). */
   private pending = new WeakMap<Mailbox, readonly SeedMessage[]>();
+  /**
+   * Seed mailboxes held with their message count but not their octets yet
+   * (`seedBytes`): counted when the mailbox is first read or when the
+   * budget's total is (`countBytes`).
+   */
+  private uncounted: Map<Mailbox, SeedMailbox> | null = null;
   constructor(
     private readonly seed: StorageSeed,
     private readonly seedUsers: ReadonlyMap<string, UserRecord>,
@@ -136,7 +157,10 @@ export class Store {
    * mailboxes, not the messages, as the reload itself is.
    */
   release(): void {
+    // What was never counted was never added: nothing of it to give back.
+    this.uncounted = null;
     if (!this.budget) return;
+    this.budget.forget(this);
     for (const m of this.mailboxes.values()) {
       this.budget.remove(m.heldMessages, m.heldBytes);
       m.heldMessages = 0;
@@ -220,8 +244,23 @@ export class Store {
 
   // ---------------------------------------------------------------- seed copies (reset in O(mailboxes))
 
+  /** Counts the octets of every seed mailbox held uncounted (the budget's total is being read). */
+  countBytes(): void {
+    const owing = this.uncounted;
+    if (owing === null) return;
+    this.uncounted = null;
+    for (const [mailbox, seed] of owing) this.hold(mailbox, 0, seedBytes(seed));
+  }
+
+  private countSeed(mailbox: Mailbox): void {
+    const seed = this.uncounted?.get(mailbox);
+    if (seed === undefined) return;
+    this.uncounted!.delete(mailbox);
+    this.hold(mailbox, 0, seedBytes(seed));
+  }
+
   private loadMailbox(seed: SeedMailbox): void {
-    const { lastUid, highestModseq, bytes } = seedFacts(seed);
+    const { lastUid, highestModseq } = seedFacts(seed);
     const mailbox = new Mailbox({
       path: seed.path,
       delimiter: seed.delimiter,
@@ -239,12 +278,19 @@ export class Store {
       mailbox.deferMessages(() => {
         const messages = seedMessages(seed);
         this.pending.delete(mailbox);
+        // The sources are bytes now: counting them is a sum of lengths.
+        this.countSeed(mailbox);
         for (const listener of this.seedLoadListeners) listener(mailbox, messages);
         return messages;
       });
     }
     mailbox.recentFloor = mailbox.uidnext;
-    this.hold(mailbox, seed.messages.length, bytes);
+    const bytes = seedBytesCache.get(seed);
+    this.hold(mailbox, seed.messages.length, bytes ?? 0);
+    if (bytes === undefined && seed.messages.length > 0) {
+      (this.uncounted ??= new Map()).set(mailbox, seed);
+      this.budget?.owe(this);
+    }
     this.mailboxes.set(mailbox.path, mailbox);
     if (seed.subscribed) this.subscriptions.add(mailbox.path);
   }
@@ -370,6 +416,8 @@ export class Store {
       throw new ServiceError('HASCHILDREN', `Mailbox ${JSON.stringify(mailbox.path)} has children, delete them first`);
     }
     this.mailboxes.delete(mailbox.path);
+    // Octets never counted were never added to the budget.
+    this.uncounted?.delete(mailbox);
     this.hold(mailbox, -mailbox.heldMessages, -mailbox.heldBytes);
     this.emit({ kind: 'mailbox', type: 'delete', path: mailbox.path, oldPath: null, mailbox, origin });
   }

@@ -107,6 +107,33 @@ describe('maxMessages and maxStoreBytes', () => {
     await server.stop();
   });
 
+  test('seed sources never read are counted in UTF-8 octets when the total is asked; a delete or reset before that keeps it exact', async () => {
+    // Multi-byte text: a count in UTF-16 units would be short of the octets.
+    const text = mail('Grüße 漢字', 'ö'.repeat(200));
+    const octets = Buffer.byteLength(text, 'utf8');
+    assert.ok(octets > text.length);
+    const storage = { INBOX: { messages: [text] }, '': { folders: { Box: { messages: [text, text] } } } };
+    const server = createServer({ maxStoreBytes: 3 * octets, storage });
+    const budget = server.store.budget!;
+    // Nothing has read a mailbox: the total, and the limit, still see every octet.
+    assert.equal(budget.bytes, 3 * octets);
+    assert.throws(() => server.control.addMessage('INBOX', { raw: 'x' }), overquota);
+    // A mailbox deleted before anything counted it gives back what it held, no more.
+    const fresh = createServer({ maxStoreBytes: 3 * octets, storage });
+    fresh.control.deleteMailbox('Box');
+    assert.equal(fresh.store.budget!.bytes, octets);
+    fresh.control.addMessage('INBOX', { raw: 'x' });
+    assert.equal(fresh.store.budget!.bytes, octets + 1);
+    fresh.control.reset();
+    assert.equal(fresh.store.budget!.bytes, 3 * octets);
+    assertExact(fresh, 'after reset, read');
+    // Counted, then reset, then counted again: the same total (the seed's count is kept, not added twice).
+    server.control.reset();
+    server.control.reset();
+    assert.equal(budget.bytes, 3 * octets);
+    assertExact(server, 'after two resets');
+  });
+
   test('per-user trees share one budget; deleting a user and reset give their mail back', async () => {
     const server = createServer({
       userMailboxes: true,
