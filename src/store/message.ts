@@ -1,5 +1,6 @@
 import { servedSize } from '../mime/crlf.js';
 import type { InternalDate } from './internal-date.js';
+import { utf8Bytes } from './raw-bytes.js';
 
 /**
  * The flag set of every message without flags. Flag sets are never changed
@@ -28,7 +29,14 @@ export class Message {
   modseq: number;
   /** Never changed in place: a flag change gives the message a new set (it may be shared). */
   flags: ReadonlySet<string>;
-  readonly raw: Buffer;
+  /**
+   * The source: its bytes, or the text a test added it as
+   * (`control.addMessage`), encoded when first read. Encoding 2 KiB into
+   * fresh memory was half the cost of an add; a suite that adds thousands
+   * of messages and reads a few pays for the few (bench/README.md, issue
+   * 37 sixth part).
+   */
+  private source: Buffer | string;
   readonly internaldate: InternalDate;
   /** Keys of the storage message object the core does not know; kept for snapshots. */
   extra: Record<string, unknown> | null;
@@ -41,7 +49,8 @@ export class Message {
     flags: Iterable<string>;
     /** `flags` is a set made for this message (or NO_FLAGS), never changed after: kept as it is instead of copied. */
     ownFlags?: boolean;
-    raw: Buffer;
+    /** Bytes, or UTF-8 text to encode when first read. */
+    raw: Buffer | string;
     internaldate: InternalDate;
     extra?: Record<string, unknown> | null;
     memo?: unknown[] | null;
@@ -49,10 +58,25 @@ export class Message {
     this.uid = init.uid;
     this.modseq = init.modseq;
     this.flags = init.ownFlags ? (init.flags as ReadonlySet<string>) : copyFlags(init.flags);
-    this.raw = init.raw;
+    this.source = init.raw;
     this.internaldate = init.internaldate;
     this.extra = init.extra ?? null;
     this.memo = init.memo ?? null;
+  }
+
+  /** The source's octets (made from the text it was added as, on the first read). */
+  get raw(): Buffer {
+    const source = this.source;
+    if (typeof source !== 'string') return source;
+    const bytes = utf8Bytes(source);
+    this.source = bytes;
+    return bytes;
+  }
+
+  /** The source's length in octets, without encoding a source that is still text. */
+  get rawLength(): number {
+    const source = this.source;
+    return typeof source === 'string' ? Buffer.byteLength(source, 'utf8') : source.length;
   }
 
   /**

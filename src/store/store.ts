@@ -83,7 +83,8 @@ const NOT_MOVING: { moving?: boolean } = Object.freeze({});
 const MOVING: { moving?: boolean } = Object.freeze({ moving: true });
 
 export interface AppendInput {
-  raw: Buffer;
+  /** The source's bytes, or UTF-8 text the message encodes when first read (see `Message.raw`). */
+  raw: Buffer | string;
   flags?: Iterable<string>;
   internaldate: InternalDate;
   extra?: Record<string, unknown> | null;
@@ -524,7 +525,10 @@ export class Store implements UncountedBytes {
       );
     }
     let bytes = 0;
-    for (const input of inputs) bytes += input.raw.length;
+    for (const input of inputs) {
+      const raw = input.raw;
+      bytes += typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : raw.length;
+    }
     // Before anything changes: a refused batch (MULTIAPPEND, COPY, MOVE) stores none of its messages.
     if (!options.moving) this.budget?.admit(inputs.length, bytes);
     const modseq = ++mailbox.highestModseq;
@@ -638,7 +642,7 @@ export class Store implements UncountedBytes {
       const m = messages[i]!;
       removed.push(m.uid);
       gone.push(m);
-      bytesRemoved += m.raw.length;
+      bytesRemoved += m.rawLength;
       if (!m.seen) unseenRemoved++;
     }
     if (from < messages.length) runs.push(messages.slice(from));
