@@ -127,6 +127,15 @@ describe('maxMessages and maxStoreBytes', () => {
     fresh.control.reset();
     assert.equal(fresh.store.budget!.bytes, 3 * octets);
     assertExact(fresh, 'after reset, read');
+    // An add given as text is counted in octets before anything reads it, and reads back as those octets.
+    fresh.control.deleteMailbox('Box');
+    const before = fresh.store.budget!.bytes;
+    const { uid } = fresh.control.addMessage('INBOX', { raw: text });
+    assert.equal(fresh.store.budget!.bytes, before + octets);
+    assert.deepEqual(Buffer.from(fresh.control.getMessage('INBOX', uid).raw!, 'base64'), Buffer.from(text, 'utf8'));
+    fresh.control.expungeMessages('INBOX', { uids: [uid] });
+    assert.equal(fresh.store.budget!.bytes, before);
+    fresh.control.reset();
     // Counted, then reset, then counted again: the same total (the seed's count is kept, not added twice).
     server.control.reset();
     server.control.reset();
