@@ -111,10 +111,12 @@ export class Server extends EventEmitter<ServerEventMap> {
   /** Serves the recording of `script: { replay }` instead of running commands, or null. */
   private readonly replayer: Replayer | null;
   /**
-   * The token service (docs/oauth.md): the authorization server's flows and
-   * `check`, the one question mail logins ask about a token.
+   * The token service (docs/oauth.md), made on first use: most servers a
+   * suite builds never see a token, and making it was a tenth of building a
+   * server (issue 37's create+start+stop row).
    */
-  readonly oauth: OAuthService;
+  private oauthService: OAuthService | null = null;
+  private oauthControl: OAuthControl | null = null;
   /** The OAuth endpoints on the REST listener; made on the first request. */
   private oauthEndpoints: OAuthHttp | null = null;
   /** The OAuth endpoints' own port (`oauth.port`), or null. */
@@ -165,10 +167,22 @@ export class Server extends EventEmitter<ServerEventMap> {
         this.emit('mark', event);
         return this.lastEventId();
       },
+      oauth: () => (this.oauthControl ??= new OAuthControl(this.oauth)),
     });
     // Extensions' per-server state (`setup`) is made now, so their control APIs exist from the start.
     imapProtocol(this);
-    this.oauth = new OAuthService({
+    // Its faults are script rules: in place from the start, as every option's rules are.
+    if (this.options.oauth.faults.length > 0) void this.oauth;
+    // After the protocol: the `script` option's rules are checked against its command table.
+    if (this.options.script.length > 0) this.script.addOptionRules(this.options.script);
+  }
+
+  /**
+   * The token service (docs/oauth.md): the authorization server's flows and
+   * `check`, the one question mail logins ask about a token.
+   */
+  get oauth(): OAuthService {
+    return (this.oauthService ??= new OAuthService({
       options: this.options.oauth,
       seed: this.options.scriptSeed,
       now: () => this.now(),
@@ -178,10 +192,7 @@ export class Server extends EventEmitter<ServerEventMap> {
       script: this.script,
       issuer: () => this.oauthIssuer(),
       sessionOpen: (id) => this.sessions.get(id) !== undefined,
-    });
-    this.control.oauth = new OAuthControl(this.oauth);
-    // After the protocol: the `script` option's rules are checked against its command table.
-    if (this.options.script.length > 0) this.script.addOptionRules(this.options.script);
+    }));
   }
 
   /**
@@ -440,7 +451,8 @@ export class Server extends EventEmitter<ServerEventMap> {
         break;
       case 'reset':
         this.script.reset();
-        this.oauth.reset();
+        // A service not made yet holds nothing to forget.
+        this.oauthService?.reset();
         this.clientFindings.clear();
         // A verdict is a finding of the TLS bench: the next test starts without the last one's.
         this.tls.verdicts.clear();

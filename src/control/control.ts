@@ -32,6 +32,8 @@ export type AppendCheck = (mailbox: Mailbox, size: number) => void;
 /** What the control API needs from the server that owns it. */
 export interface ControlContext {
   readonly store: Store;
+  /** The token service's operations; the server makes the service on first use. */
+  oauth(): OAuthControl;
   /** With `userMailboxes`: every user's own tree (null: one tree for everyone). */
   readonly trees?: UserTrees | null;
   readonly sessions: SessionRegistry;
@@ -146,8 +148,10 @@ const NO_FIELDS: ShownFields = { mailbox: [], message: [] };
  * sessions see them exactly as they see another session's changes.
  */
 export class ControlApi {
-  /** The token service's operations (src/oauth/control.ts, docs/oauth.md); set by the server. */
-  oauth!: OAuthControl;
+  /** The token service's operations (src/oauth/control.ts, docs/oauth.md). */
+  get oauth(): OAuthControl {
+    return this.ctx.oauth();
+  }
 
   constructor(private readonly ctx: ControlContext) {}
 

@@ -527,8 +527,14 @@ function resolveMessages(walk: Walk, value: unknown, path: string, out: SeedMess
   let lastUid = 0;
   let lastUidIndex = -1;
   for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    // A bare source has nothing to report a problem about: no path string is made for it.
+    if (typeof item === 'string') {
+      out.push(new TextSeedMessage(item, walk.defaultDate()));
+      continue;
+    }
     const messagePath = indexPath(path, i);
-    const message = resolveMessage(walk, value[i], messagePath);
+    const message = resolveMessage(walk, item, messagePath);
     if (!message) continue;
     if (message.uid !== undefined) {
       if (message.uid <= lastUid) {
