@@ -1,12 +1,23 @@
 import { ServiceError } from '../errors.js';
 
 /**
+ * A tree holding seed messages whose octets it has not counted yet (their
+ * sources are text not yet encoded): asked to count them when the budget's
+ * byte total is read.
+ */
+export interface UncountedBytes {
+  countBytes(): void;
+}
+
+/**
  * The store's memory budget (`maxMessages`, `maxStoreBytes`): what every
  * tree of a server holds together, kept as two running totals that each
  * change moves by what it adds or removes, so no operation ever walks the
  * store to find out. A message counts `raw.length` octets even where a copy
  * shares its bytes with the original: the figure is what a disk-backed
- * server would hold, and it does not depend on how copies were made.
+ * server would hold, and it does not depend on how copies were made. The
+ * one exception to "never walks": the octets of seed mailboxes nobody has
+ * read are summed when the byte total is first asked for, once per seed.
  *
  * Adding past a limit fails the way a full server does: OVERQUOTA (RFC 5530
  * "the user would be over quota after the operation"; a quota the client
@@ -16,15 +27,6 @@ import { ServiceError } from '../errors.js';
  * refused: a store seeded above its budget takes no new mail until enough
  * is removed.
  */
-/**
- * A tree holding seed messages whose octets it has not counted yet (their
- * sources are text not yet encoded): asked to count them when the budget's
- * byte total is read.
- */
-export interface UncountedBytes {
-  countBytes(): void;
-}
-
 export class StoreBudget {
   messages = 0;
   /** The octets counted so far; `bytes` adds what trees still owe first. */
