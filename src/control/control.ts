@@ -1,6 +1,6 @@
 import type { OAuthControl } from '../oauth/control.js';
 import { ServiceError } from '../errors.js';
-import { utf8Bytes } from '../store/raw-bytes.js';
+import { sourceOctets, utf8Bytes } from '../store/raw-bytes.js';
 import type { MarkEvent, SessionInfo } from '../events.js';
 import type { Storage, UserRecord, UserStorage } from '../options/types.js';
 import type { SessionRegistry } from '../session/registry.js';
@@ -130,6 +130,15 @@ const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 /** Decodes a message source given as text (UTF-8 or base64) or bytes. */
 export function decodeSource(raw: unknown, encoding: unknown, name = 'raw'): Buffer {
+  const source = sourceOf(raw, encoding, name);
+  return typeof source === 'string' ? utf8Bytes(source) : source;
+}
+
+/**
+ * A message source as the store may keep it: bytes, or UTF-8 text left as
+ * text for the message to encode on its first read (Message.raw).
+ */
+export function sourceOf(raw: unknown, encoding: unknown, name = 'raw'): Buffer | string {
   const enc = checkOneOf(encoding, 'encoding', ['utf-8', 'base64'] as const, 'utf-8');
   if (raw instanceof Uint8Array) return Buffer.from(raw);
   const text = checkString(raw, name);
@@ -137,7 +146,7 @@ export function decodeSource(raw: unknown, encoding: unknown, name = 'raw'): Buf
     if (!BASE64.test(text)) throw invalid(`${name}: not valid base64`);
     return Buffer.from(text, 'base64');
   }
-  return utf8Bytes(text);
+  return text;
 }
 
 const NO_FIELDS: ShownFields = { mailbox: [], message: [] };
@@ -504,7 +513,7 @@ export class ControlApi {
     if (o.raw === undefined) throw invalid('raw: required');
     // UTF-8 text stays text until the message is first read (Message.raw): a suite that adds
     // thousands and reads a few does not pay to encode the rest.
-    const raw = typeof o.raw === 'string' && (o.encoding === undefined || o.encoding === 'utf-8') ? o.raw : decodeSource(o.raw, o.encoding);
+    const raw = sourceOf(o.raw, o.encoding);
     // No flags given: the store's shared empty set, no list or set made for this message.
     const flags = o.flags === undefined ? undefined : checkFlags(o.flags, 'flags');
     let internaldate: InternalDate;
@@ -515,7 +524,7 @@ export class ControlApi {
       if (!parsed) throw invalid(`internaldate: not an RFC 3501 date-time ("dd-Mon-yyyy hh:mm:ss +zzzz"): ${JSON.stringify(text)}`);
       internaldate = parsed;
     }
-    if (optionalBoolean(o.checks, 'checks')) this.ctx.checkAppend(mailbox, typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : raw.length);
+    if (optionalBoolean(o.checks, 'checks')) this.ctx.checkAppend(mailbox, sourceOctets(raw));
     const message = tree.append(mailbox, [flags === undefined ? { raw, internaldate } : { raw, flags, internaldate }], null)[0]!;
     return { uid: message.uid, uidvalidity: mailbox.uidvalidity };
   }

@@ -12,7 +12,7 @@
  */
 import { internalDateFromMs, parseInternalDate, type InternalDate } from '../store/internal-date.js';
 import { encodeMutf7, isValidMutf7 } from '../store/mutf7.js';
-import { utf8Bytes } from '../store/raw-bytes.js';
+import { sourceOctets, utf8Bytes } from '../store/raw-bytes.js';
 import { loadOnUse } from '../util/load-on-use.js';
 import { deepCopy } from './copy.js';
 import { checkTypos, childPath, describeValue, indexPath, isPlainObject, Problems, setOwn } from './problems.js';
@@ -576,7 +576,7 @@ class TextSeedMessage implements SeedMessage {
 
   /** The store's byte count, from the text while it is not encoded yet (counting is cheaper than encoding). */
   get rawLength(): number {
-    return this.bytes === null ? Buffer.byteLength(this.text, 'utf8') : this.bytes.length;
+    return sourceOctets(this.bytes ?? this.text);
   }
 }
 

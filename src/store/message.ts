@@ -1,6 +1,6 @@
 import { servedSize } from '../mime/crlf.js';
 import type { InternalDate } from './internal-date.js';
-import { utf8Bytes } from './raw-bytes.js';
+import { sourceOctets, utf8Bytes } from './raw-bytes.js';
 
 /**
  * The flag set of every message without flags. Flag sets are never changed
@@ -75,8 +75,7 @@ export class Message {
 
   /** The source's length in octets, without encoding a source that is still text. */
   get rawLength(): number {
-    const source = this.source;
-    return typeof source === 'string' ? Buffer.byteLength(source, 'utf8') : source.length;
+    return sourceOctets(this.source);
   }
 
   /**

@@ -12,6 +12,14 @@ const OWN = 16 * 1024;
 let slab: Buffer = Buffer.allocUnsafe(0);
 let used = 0;
 
+/**
+ * The octets of a message source that may still be text (encoded on its
+ * first read): counted without encoding it.
+ */
+export function sourceOctets(source: Buffer | string): number {
+  return typeof source === 'string' ? Buffer.byteLength(source, 'utf8') : source.length;
+}
+
 /** The UTF-8 bytes of `text` (a message source given as a string). */
 export function utf8Bytes(text: string): Buffer {
   // Every UTF-16 unit takes at most 3 bytes: a cheap bound that avoids measuring most strings twice.

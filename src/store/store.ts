@@ -8,6 +8,7 @@ import type { StoreBudget, UncountedBytes } from './budget.js';
 import { Mailbox } from './mailbox.js';
 import { Message, NO_FLAGS } from './message.js';
 import { isValidMutf7 } from './mutf7.js';
+import { sourceOctets } from './raw-bytes.js';
 
 export type FlagMode = 'set' | 'add' | 'remove';
 
@@ -535,10 +536,7 @@ export class Store implements UncountedBytes {
       );
     }
     let bytes = 0;
-    for (const input of inputs) {
-      const raw = input.raw;
-      bytes += typeof raw === 'string' ? Buffer.byteLength(raw, 'utf8') : raw.length;
-    }
+    for (const input of inputs) bytes += sourceOctets(input.raw);
     // Before anything changes: a refused batch (MULTIAPPEND, COPY, MOVE) stores none of its messages.
     if (!options.moving) this.budget?.admit(inputs.length, bytes);
     const modseq = ++mailbox.highestModseq;
