@@ -214,7 +214,29 @@ const REV1_RULES: Readonly<Required<SessionRules>> = Object.freeze({
   searchCharsetWithUtf8: false,
 });
 
-/** The last rules worked out per session, with the ENABLEd set they were worked out for. */
+const RULE_NAMES = Object.keys(REV1_RULES) as (keyof SessionRules)[];
+/**
+ * Each combination of rules as one frozen object, shared by every session
+ * (and server) with that combination: most sessions hold the same one,
+ * which stays in the cache while a change reaches thousands of them.
+ */
+const RULE_SETS: (Readonly<Required<SessionRules>> | undefined)[] = [];
+
+function internRules(session: ImapSession, rulers: readonly Extension[], state: (e: Extension) => unknown): Readonly<Required<SessionRules>> {
+  let mask = 0;
+  for (const e of rulers) {
+    const r = e.rules!(session, state(e));
+    if (!r) continue;
+    for (let k = 0; k < RULE_NAMES.length; k++) if (r[RULE_NAMES[k]!] === true) mask |= 1 << k;
+  }
+  let rules = RULE_SETS[mask];
+  if (rules === undefined) {
+    const merged = { ...REV1_RULES };
+    for (let k = 0; k < RULE_NAMES.length; k++) if ((mask & (1 << k)) !== 0) merged[RULE_NAMES[k]!] = true;
+    rules = RULE_SETS[mask] = Object.freeze(merged);
+  }
+  return rules;
+}
 
 /**
  * What the points that return lines give when none has any: shared, so
@@ -576,22 +598,9 @@ function buildProtocol(server: Server): ImapProtocol {
     },
     rules(session) {
       if (rulers.length === 0) return REV1_RULES;
-      // Rules follow what the session enabled; worked out again only when that changed
-      // (a check without allocation: the rules are asked for every message of a FETCH).
-      const enabled = session.enabled;
-      const cached = session.rulesMemo;
-      if (cached !== null && cached.enabled.length === enabled.size && (enabled.size === 0 || cached.enabled.every((c) => enabled.has(c)))) {
-        return cached.rules;
-      }
-      const merged = { ...REV1_RULES };
-      for (const e of rulers) {
-        const r = e.rules!(session, state(e));
-        if (!r) continue;
-        for (const k of Object.keys(merged) as (keyof SessionRules)[]) if (r[k] === true) merged[k] = true;
-      }
-      const rules = Object.freeze(merged);
-      session.rulesMemo = { enabled: [...enabled], rules };
-      return rules;
+      // Rules follow what the session enabled; worked out again only when that changed (the session drops
+      // its memo then: src/imap/enabled.ts). Asked for on every message of a FETCH.
+      return (session.rulesMemo ??= internRules(session, rulers, state));
     },
     // The table is shared by servers; the leniency is this server's.
     parserOptions: withLeniency(parserOptions, server.options.leniency),

@@ -11,7 +11,8 @@ import type { SessionEventType, SessionInfo, SessionState } from '../events.js';
 import type { Server } from '../server.js';
 import type { SessionHandle } from '../connection/registry.js';
 import type { SessionRules } from '../extensions/extension.js';
-import type { StoreChange } from '../store/changes.js';
+import type { ChangeObserver, StoreChange } from '../store/changes.js';
+import { EnabledCapabilities } from './enabled.js';
 import type { Mailbox } from '../store/mailbox.js';
 import type { MailboxView } from '../store/view.js';
 import { CommandFailure, type CommandContext, type CommandResult, type CommandSpec, type ImapState } from './command.js';
@@ -106,26 +107,27 @@ function responseCodeOf(code: string): string {
  * mailbox and the untagged updates it owes the client. Commands run one at
  * a time; input is read only when the session asks for it.
  */
-export class ImapSession implements SessionHandle {
+export class ImapSession implements SessionHandle, ChangeObserver {
   readonly id: number;
-  state: ImapState | 'logout' = 'notAuthenticated';
-  user: string | null = null;
-  /** The view of `mailboxes`, for the user it was made for. */
-  private view: { user: string | null; names: MailboxView } | null = null;
+  // First, together, what a change reaching an idling session reads: V8 lays an object's fields out in the
+  // order they are declared, and the fan-out to 10,000 sessions is bound by fetches from memory (issue 37).
   selected: SelectedMailbox | null = null;
-  /** Last selected mailbox path; kept for the close event. */
-  private lastMailbox: string | null = null;
-  readonly enabled = new Set<string>();
-  /** The protocol's `rules(session)` as last worked out, with the `enabled` it was made for (src/imap/protocol.ts). */
-  rulesMemo: { enabled: string[]; rules: Readonly<Required<SessionRules>> } | null = null;
-  private readonly reader: CommandReader;
-  /** The store's change listener for this session (src/store/store.ts `onChange`). */
-  private readonly storeListener: (change: StoreChange) => void;
-  private lineWaiter: { resolve: (line: Buffer | null) => void; reject: (err: CommandFailure) => void } | null = null;
-  /** The command being run, for IDLE-style waits and for flushing updates. */
-  private current: { name: string; tag: string } | null = null;
   /** True while IDLE waits for DONE: updates go out at once. */
   idling = false;
+  private updatePolicy: SelectedUpdatePolicy = DEFAULT_UPDATES;
+  /** New messages and flag changes by others in the selected mailbox, held under the `held` policy, in order. */
+  private held: StoreChange[] | null = null;
+  /** The protocol's `rules(session)` as last worked out; dropped when `enabled` changes (src/imap/protocol.ts). */
+  rulesMemo: Readonly<Required<SessionRules>> | null = null;
+  /** False while `enabled` is empty (most sessions): `hasEnabled` answers without reading the set. */
+  private enabledAny = false;
+  /**
+   * The connection under the protocol (src/connection/): socket and layers,
+   * write coalescing, backpressure, transport faults, the transcript.
+   */
+  private readonly conn: Connection;
+  /** Script rules on structured responses (mutate, literals, defer, continuation): src/script/shaping.ts. */
+  private readonly shaper: ResponseShaper;
   /** Output gathered by `batch()`, written when large or at the end. */
   private batchOpen = false;
   /**
@@ -138,12 +140,24 @@ export class ImapSession implements SessionHandle {
   private pendingBytes = 0;
   /** Output of a command a script rule shapes, gathered until it finishes. */
   private capture: { parts: Buffer[]; action: ScriptAction } | null = null;
-  /** Script rules on structured responses (mutate, literals, defer, continuation): src/script/shaping.ts. */
-  private readonly shaper: ResponseShaper;
-  /** The command whose literal the reader is about to accept (a `+` for it may follow). */
-  private literalOf: { name: string; tag: string } | null = null;
+  /** What this session, idling, was given to write in this turn (one notice, or more in order); written by `writeNotices`. */
+  private notices: Buffer | Buffer[] | null = null;
   /** The running `quiet` rule timers; null when none runs (most sessions). */
   private quietTimers: NodeJS.Timeout[] | null = null;
+  state: ImapState | 'logout' = 'notAuthenticated';
+  user: string | null = null;
+  /** The view of `mailboxes`, for the user it was made for. */
+  private view: { user: string | null; names: MailboxView } | null = null;
+  /** Last selected mailbox path; kept for the close event. */
+  private lastMailbox: string | null = null;
+  /** Capabilities the client ENABLEd (RFC 5161); extensions add to it. */
+  readonly enabled = new EnabledCapabilities(this);
+  private readonly reader: CommandReader;
+  private lineWaiter: { resolve: (line: Buffer | null) => void; reject: (err: CommandFailure) => void } | null = null;
+  /** The command being run, for IDLE-style waits and for flushing updates. */
+  private current: { name: string; tag: string } | null = null;
+  /** The command whose literal the reader is about to accept (a `+` for it may follow). */
+  private literalOf: { name: string; tag: string } | null = null;
   /** Set by STARTTLS: the connection switches to TLS once the command's answer is out (after `before`, in plain text). */
   private tlsUpgrade: { wrap: ((plain: Duplex) => tls.TLSSocket) | null; before: Buffer | null } | null = null;
   /** The TLS bench's watch (src/tls/verdicts.ts) when the session meets an attack or a broken profile; else null. */
@@ -172,9 +186,6 @@ export class ImapSession implements SessionHandle {
   private readonly admission: Admission;
   /** Set by a graceful shutdown: `* BYE` as soon as the running command has answered. */
   private byeAfterCommand: string | null = null;
-  private updatePolicy: SelectedUpdatePolicy = DEFAULT_UPDATES;
-  /** New messages and flag changes by others in the selected mailbox, held under the `held` policy, in order. */
-  private held: StoreChange[] | null = null;
   /** True from reading a command until the session reads the next one: no unsolicited output then. */
   private busy = false;
   private unsolicitedScheduled = false;
@@ -197,11 +208,6 @@ export class ImapSession implements SessionHandle {
   private readonly timers: SessionTimers | null;
   /** Connection limit per user and rate limits (src/session/limits.ts), null when none is set. */
   private readonly limits: SessionLimits | null;
-  /**
-   * The connection under the protocol (src/connection/): socket and layers,
-   * write coalescing, backpressure, transport faults, the transcript.
-   */
-  private readonly conn: Connection;
 
   constructor(
     readonly server: Server,
@@ -227,8 +233,8 @@ export class ImapSession implements SessionHandle {
     this.admission = new Admission(server, options.loginTimeout, () => {
       if (this.state === 'notAuthenticated') this.bye(`No login within ${options.loginTimeout / 1000} seconds`);
     });
-    this.storeListener = (change) => this.onStoreChange(change);
-    server.store.onChange(this.storeListener);
+    // The session is its own change observer (no closure: src/store/changes.ts ChangeObserver).
+    server.store.onChange(this);
     this.admission.register(this);
     this.emitSession('open');
     const greetingText = (): Buffer => {
@@ -355,6 +361,21 @@ export class ImapSession implements SessionHandle {
       return;
     }
     this.checker?.tlsStarted();
+  }
+
+  /** Called by `enabled` when it changes: the rules worked out from it are worked out again when next asked for. */
+  enabledChanged(): void {
+    this.rulesMemo = null;
+    this.enabledAny = this.enabled.size > 0;
+  }
+
+  /**
+   * True when the client ENABLEd `capability` (upper case): `enabled.has`,
+   * for the paths every change to an idling session takes (extensions'
+   * update points), where most sessions enabled nothing.
+   */
+  hasEnabled(capability: string): boolean {
+    return this.enabledAny && this.enabled.has(capability);
   }
 
   // ------------------------------------------------------------ what the control API sees
@@ -540,8 +561,6 @@ export class ImapSession implements SessionHandle {
     }
   }
 
-  /** What this session, idling, was given to write in this turn (one notice, or more in order); written by `writeNotices`. */
-  private notices: Buffer | Buffer[] | null = null;
 
   /**
    * Writes the notices gathered in this turn. Every idling session's are
@@ -1407,7 +1426,8 @@ export class ImapSession implements SessionHandle {
     else if (change.kind === 'flags' && change.mailbox === selected.mailbox) selected.noteFlags(change.messages);
   }
 
-  private onStoreChange(change: StoreChange): void {
+  /** The store's change feed (src/store/store.ts `onChange`): how the session hears of others' changes. */
+  storeChanged(change: StoreChange): void {
     const selected = this.selected;
     switch (change.kind) {
       case 'reset':
@@ -1470,7 +1490,7 @@ export class ImapSession implements SessionHandle {
     this.admission.closed();
     this.lastMailbox = this.selected ? this.mailboxes.nameOf(this.selected.mailbox) : this.lastMailbox;
     this.selected = null;
-    this.server.store.offChange(this.storeListener);
+    this.server.store.offChange(this);
     this.admission.unregister(this.id);
     this.shaper.close();
     this.server.script.forgetSession(this.id);

@@ -1,7 +1,7 @@
 import { ServiceError } from '../errors.js';
 import type { SeedMailbox, SeedMessage, SeedNamespace, StorageSeed, UserRecord } from '../options/types.js';
 import { Prng } from '../util/prng.js';
-import type { ChangeListener, Origin, StoreChange } from './changes.js';
+import type { ChangeListener, ChangeObserver, Origin, StoreChange } from './changes.js';
 import { canonicalFlag, isSettableFlag } from './flags.js';
 import type { InternalDate } from './internal-date.js';
 import type { StoreBudget, UncountedBytes } from './budget.js';
@@ -113,14 +113,14 @@ export class Store implements UncountedBytes {
   namespaces: SeedNamespace[] = [];
   private readonly mailboxes = new Map<string, Mailbox>();
   private readonly subscriptions = new Set<string>();
-  private readonly listeners = new Set<ChangeListener>();
+  private readonly listeners = new Set<ChangeListener | ChangeObserver>();
   /**
    * The listeners as a list, made when a change is announced after the set
    * changed: a change goes to the listeners there were when it was made
    * (one that a listener adds or removes meanwhile does not change that),
    * without copying the set for every change.
    */
-  private listenerList: readonly ChangeListener[] | null = null;
+  private listenerList: readonly (ChangeListener | ChangeObserver)[] | null = null;
   private nextUidValidity = 1;
   /** The seed messages of mailboxes whose messages are not copied yet (`pendingSeed`). */
   private pending = new WeakMap<Mailbox, readonly SeedMessage[]>();
@@ -182,22 +182,30 @@ export class Store implements UncountedBytes {
 
   // ---------------------------------------------------------------- feed
 
-  /** Listens to every change; returns the function that stops listening. */
-  onChange(listener: ChangeListener): () => void {
+  /**
+   * Listens to every change; returns the function that stops listening.
+   * Listeners hear a change in the order they started listening, functions
+   * and observers alike.
+   */
+  onChange(listener: ChangeListener | ChangeObserver): () => void {
     this.listeners.add(listener);
     this.listenerList = null;
     return () => this.offChange(listener);
   }
 
   /** Stops `listener` (given to `onChange`) from listening: for listeners that keep no closure for it. */
-  offChange(listener: ChangeListener): void {
+  offChange(listener: ChangeListener | ChangeObserver): void {
     if (this.listeners.delete(listener)) this.listenerList = null;
   }
 
   private emit(change: StoreChange): void {
     // Indexed: a change runs this once (V8 may not have optimized it), over every session's listener.
     const list = (this.listenerList ??= [...this.listeners]);
-    for (let i = 0; i < list.length; i++) list[i]!(change);
+    for (let i = 0; i < list.length; i++) {
+      const listener = list[i]!;
+      if (typeof listener === 'function') listener(change);
+      else listener.storeChanged(change);
+    }
   }
 
   // ---------------------------------------------------------------- per-user mailboxes (userMailboxes)

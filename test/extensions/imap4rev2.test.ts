@@ -137,6 +137,25 @@ test('ENABLE IMAP4rev2 while a mailbox is selected (RFC 5161 lets the server acc
   });
 });
 
+test('UNAUTHENTICATE forgets ENABLE IMAP4rev2 (RFC 8437 §3): the next login on the connection is rev1 again, \\Recent and all', async () => {
+  await withServer({ plugins: ['IMAP4rev2', 'UNAUTHENTICATE'], storage: { INBOX: {} } }, async (server, port) => {
+    server.control.addMessage('INBOX', { raw: mail('new') });
+    const c = await rev2Session(port);
+    const rev2Select = await c.command('SELECT INBOX');
+    assert.ok(!rev2Select.some((l) => / RECENT$/.test(l)), rev2Select.join('\n'));
+    assert.deepEqual((await c.command('STORE 1 +FLAGS (\\Seen)')).slice(0, -1), ['* 1 FETCH (UID 1 FLAGS (\\Seen))']);
+    assert.match(last(await c.command('SEARCH RECENT')), /^\S+ BAD /);
+    assert.match(last(await c.command('UNAUTHENTICATE')), /^\S+ OK /);
+    assert.match(last(await c.command('LOGIN testuser testpass')), /^\S+ OK /);
+    // The rules worked out for the rev2 session must not outlive what it enabled.
+    const rev1Select = await c.command('SELECT INBOX');
+    assert.ok(rev1Select.includes('* 0 RECENT'), rev1Select.join('\n'));
+    assert.deepEqual((await c.command('STORE 1 -FLAGS (\\Seen)')).slice(0, -1), ['* 1 FETCH (FLAGS ())']);
+    assert.deepEqual(await c.command('SEARCH RECENT').then((l) => l.slice(0, -1)), ['* SEARCH']);
+    c.close();
+  });
+});
+
 test('STATUS: DELETED and SIZE (RFC 9051 §6.3.11), the RFC example answered for any mailbox name', async () => {
   const storage = {
     INBOX: {},

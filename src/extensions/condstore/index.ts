@@ -52,7 +52,7 @@ interface State extends CondstoreApi {
 
 /** True when the session has CONDSTORE on (ENABLE CONDSTORE or QRESYNC, or a CONDSTORE-enabling command). */
 export function condstoreOn(session: ImapSession): boolean {
-  return session.enabled.has('CONDSTORE') || session.enabled.has('QRESYNC');
+  return session.hasEnabled('CONDSTORE') || session.hasEnabled('QRESYNC');
 }
 
 /** `OK [HIGHESTMODSEQ n] Highest` of a mailbox. */

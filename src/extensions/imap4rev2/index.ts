@@ -25,7 +25,7 @@ import { defineExtension, type ListContext, type SessionRules } from '../extensi
 import { always } from '../shared.js';
 
 /** True once the session sent ENABLE IMAP4rev2. */
-export const rev2 = (session: ImapSession): boolean => session.enabled.has('IMAP4REV2');
+export const rev2 = (session: ImapSession): boolean => session.hasEnabled('IMAP4REV2');
 
 const RULES: SessionRules = Object.freeze({ noRecent: true, noUnseenCode: true, searchReturnsByDefault: true, searchCharsetWithUtf8: true });
 

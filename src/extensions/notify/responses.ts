@@ -27,7 +27,7 @@ export function allowed(session: ImapSession, right: 'l' | 'r', mailbox: Mailbox
 function statusItems(session: ImapSession, modseq: boolean): string[] {
   const items = ['MESSAGES', 'UIDNEXT', 'UIDVALIDITY', 'UNSEEN'];
   const protocol = imapProtocol(session.server);
-  if (protocol.has('CONDSTORE') && (modseq || session.enabled.has('CONDSTORE') || session.enabled.has('QRESYNC'))) items.push('HIGHESTMODSEQ');
+  if (protocol.has('CONDSTORE') && (modseq || session.hasEnabled('CONDSTORE') || session.hasEnabled('QRESYNC'))) items.push('HIGHESTMODSEQ');
   return items;
 }
 

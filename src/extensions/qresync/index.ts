@@ -62,7 +62,7 @@ interface State {
   reported: WeakMap<ImapSession, number>;
 }
 
-const on = (session: ImapSession): boolean => session.enabled.has('QRESYNC');
+const on = (session: ImapSession): boolean => session.hasEnabled('QRESYNC');
 
 function parseParams(args: ArgParser): QresyncParams {
   args.char('(');

@@ -47,7 +47,7 @@ export function headerHas8bit(raw: Buffer): boolean {
   return false;
 }
 
-const utf8On = (session: ImapSession): boolean => session.enabled.has(UTF8_ACCEPT);
+const utf8On = (session: ImapSession): boolean => session.hasEnabled(UTF8_ACCEPT);
 
 export const extension = defineExtension({
   name: 'UTF8=ACCEPT',
