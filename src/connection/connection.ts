@@ -4,6 +4,7 @@ import type * as tls from 'node:tls';
 import { nodeTls } from '../tls/node-tls.js';
 import { SessionFaults, ThrottledTransport, type ResolvedFaults, type TransportRuleFields } from '../script/transport.js';
 import type { SessionRecorder } from '../transcript/transcripts.js';
+import { IdleTimer } from './idle-timer.js';
 
 /** Unread input above which the socket is paused until the protocol catches up. */
 export const INPUT_HIGH_WATER = 1024 * 1024;
@@ -113,8 +114,10 @@ export class Connection {
    */
   private outTail: Promise<void> | null = null;
   private outBusy = 0;
-  /** The idle-timeout listener is on the TCP socket (added once, at the first `setIdleTimeout`). */
-  private idleArmed = false;
+  /** The autologout timer while one is set (`setIdleTimeout`); traffic both ways restarts it. */
+  private idle: IdleTimer | null = null;
+  /** The first `setIdleTimeout`'s callback: later calls only change the time. */
+  private onIdle: (() => void) | null = null;
 
   constructor(
     private readonly host: ConnectionHost,
@@ -154,6 +157,7 @@ export class Connection {
    * decrypted (TLS) and decompressed (COMPRESS), before anything parses it.
    */
   private readonly onData = (chunk: Buffer): void => {
+    this.idle?.touch();
     this.transcript?.fromClient(chunk);
     this.host.input(chunk);
     // A client that pipelines faster than commands run waits in TCP, not in our memory.
@@ -163,6 +167,8 @@ export class Connection {
   private readonly onClose = (): void => {
     if (this.closed) return;
     this.closed = true;
+    this.idle?.stop();
+    this.idle = null;
     this.faults.clear();
     const drainWaiters = this.drainWaiters;
     this.drainWaiters = null;
@@ -196,6 +202,7 @@ export class Connection {
       this.gather(data);
       return;
     }
+    this.idle?.touch();
     this.transcript?.fromServer(data);
     this.socket.write(data);
   }
@@ -257,6 +264,7 @@ export class Connection {
     this.gatheredMany = null;
     this.gatheredBytes = 0;
     if (socket.destroyed) return;
+    this.idle?.touch();
     if (parts === null || bytes <= CONCAT_MAX) {
       const data = parts === null ? one : Buffer.concat(parts, bytes);
       this.transcript?.fromServer(data);
@@ -428,20 +436,21 @@ export class Connection {
   // ------------------------------------------------------------ timers
 
   /**
-   * Calls `onTimeout` after `ms` without input or output on the TCP
-   * connection (an autologout timer); a later call only changes the time.
+   * Calls `onTimeout` after `ms` without input or output on the connection
+   * (an autologout timer); a later call only changes the time. After it
+   * fired, the next traffic starts a new wait.
    */
   setIdleTimeout(ms: number, onTimeout: () => void): void {
-    if (!this.idleArmed) {
-      this.idleArmed = true;
-      this.tcp.on('timeout', onTimeout);
-    }
-    this.tcp.setTimeout(ms);
+    this.onIdle ??= onTimeout;
+    if (this.closed) return;
+    if (this.idle === null) this.idle = new IdleTimer(ms, this.onIdle);
+    else this.idle.restart(ms);
   }
 
-  /** Stops the idle timeout (its listener stays, for a later `setIdleTimeout`). */
+  /** Stops the idle timeout (its callback stays, for a later `setIdleTimeout`). */
   clearIdleTimeout(): void {
-    this.tcp.setTimeout(0);
+    this.idle?.stop();
+    this.idle = null;
   }
 
   // ------------------------------------------------------------ the end

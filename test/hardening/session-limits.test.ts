@@ -83,6 +83,21 @@ describe('connection cap and autologout', () => {
     assert.match(await c.line(), /^\* BYE Autologout/);
     await c.closedByServer();
   });
+
+  test('idleTimeout counts from the last traffic: commands keep a session in, and BYE comes no sooner than the timeout after the last', async () => {
+    const port = await start({ idleTimeout: 300 });
+    const c = await rawSession(port);
+    // Twice the timeout in all, never silent for more than a third of it.
+    for (let i = 0; i < 6; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      assert.match((await c.command('NOOP')).at(-1)!, /^\S+ OK NOOP/);
+    }
+    const silentFrom = Date.now();
+    assert.match(await c.line(3000), /^\* BYE Autologout/);
+    // RFC 3501 §5.4: at least the timeout of inactivity (a timer may fire a millisecond early by the wall clock).
+    assert.ok(Date.now() - silentFrom >= 295, `BYE after ${Date.now() - silentFrom} ms of silence`);
+    await c.closedByServer();
+  });
 });
 
 describe('a refused line inside a command ends that command (RFC 3501 §6.2.2, §7.1.3)', () => {
