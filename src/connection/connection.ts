@@ -4,7 +4,7 @@ import type * as tls from 'node:tls';
 import { nodeTls } from '../tls/node-tls.js';
 import { SessionFaults, ThrottledTransport, type ResolvedFaults, type TransportRuleFields } from '../script/transport.js';
 import type { SessionRecorder } from '../transcript/transcripts.js';
-import { IdleTimer } from './idle-timer.js';
+import { IdleTimer, type TrafficClock } from './idle-timer.js';
 
 /** Unread input above which the socket is paused until the protocol catches up. */
 export const INPUT_HIGH_WATER = 1024 * 1024;
@@ -71,7 +71,7 @@ export interface ConnectionHost {
  * reset, a half-close). The protocol owns framing and state, and talks to
  * the client only through `write`.
  */
-export class Connection {
+export class Connection implements TrafficClock {
   /**
    * The stream the protocol talks over: the TCP socket, its TLS layer
    * after an upgrade, or a layer over either (compression, throttling).
@@ -114,8 +114,10 @@ export class Connection {
    */
   private outTail: Promise<void> | null = null;
   private outBusy = 0;
-  /** The autologout timer while one is set (`setIdleTimeout`); traffic both ways restarts it. */
+  /** The autologout timer while one is set (`setIdleTimeout`); it reads `lastActive`. */
   private idle: IdleTimer | null = null;
+  /** `performance.now()` of the last traffic either way, kept while an idle timer is set (TrafficClock). */
+  lastActive = 0;
   /** The first `setIdleTimeout`'s callback: later calls only change the time. */
   private onIdle: (() => void) | null = null;
 
@@ -157,7 +159,7 @@ export class Connection {
    * decrypted (TLS) and decompressed (COMPRESS), before anything parses it.
    */
   private readonly onData = (chunk: Buffer): void => {
-    this.idle?.touch();
+    if (this.idle !== null) this.lastActive = performance.now();
     this.transcript?.fromClient(chunk);
     this.host.input(chunk);
     // A client that pipelines faster than commands run waits in TCP, not in our memory.
@@ -184,9 +186,11 @@ export class Connection {
     for (const w of waiters) w();
   };
 
-  /** True when the sending side is gone (closed, destroyed, or ended by a half-close). */
+  /** True when the sending side is gone (closed, destroyed, errored, or ended by a half-close). */
   get ended(): boolean {
-    return this.closed || this.socket.destroyed || this.socket.writableEnded;
+    // `writable` reads the writable side's state alone; `destroyed` of a duplex reads both sides' (one more
+    // object fetched from memory per write, where a change reaches 10,000 idling sessions).
+    return this.closed || !this.socket.writable;
   }
 
   // ------------------------------------------------------------ output
@@ -202,7 +206,7 @@ export class Connection {
       this.gather(data);
       return;
     }
-    this.idle?.touch();
+    if (this.idle !== null) this.lastActive = performance.now();
     this.transcript?.fromServer(data);
     this.socket.write(data);
   }
@@ -264,7 +268,7 @@ export class Connection {
     this.gatheredMany = null;
     this.gatheredBytes = 0;
     if (socket.destroyed) return;
-    this.idle?.touch();
+    if (this.idle !== null) this.lastActive = performance.now();
     if (parts === null || bytes <= CONCAT_MAX) {
       const data = parts === null ? one : Buffer.concat(parts, bytes);
       this.transcript?.fromServer(data);
@@ -443,7 +447,9 @@ export class Connection {
   setIdleTimeout(ms: number, onTimeout: () => void): void {
     this.onIdle ??= onTimeout;
     if (this.closed) return;
-    if (this.idle === null) this.idle = new IdleTimer(ms, this.onIdle);
+    // Like a socket's setTimeout: the time counts from now.
+    this.lastActive = performance.now();
+    if (this.idle === null) this.idle = new IdleTimer(this, ms, this.onIdle);
     else this.idle.restart(ms);
   }
 

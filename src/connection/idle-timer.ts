@@ -1,37 +1,36 @@
+/** What the idle timer reads: the time of the connection's last traffic (`performance.now()`). */
+export interface TrafficClock {
+  readonly lastActive: number;
+}
+
 /**
  * The autologout timer of a connection: `onIdle` runs once `ms` pass with
- * no traffic (`touch`). Node's own socket timeout does this by moving its
- * timer to the end of the timers' list on every read and write; with
- * 10,000 idling sessions each write of a change's fan-out relinked a timer
- * between two other sessions' (three objects fetched from memory, issue
- * 37). Here traffic only notes the time, and the one timer, when it fires,
- * looks at the time and waits again for what is left.
+ * no traffic. Node's own socket timeout does this by moving its timer to
+ * the end of the timers' list on every read and write; with 10,000 idling
+ * sessions each write of a change's fan-out relinked a timer between two
+ * other sessions' (three objects fetched from memory, issue 37). Here
+ * traffic only notes the time on the connection (`TrafficClock`), and the
+ * one timer, when it fires, compares that time with the timeout and waits
+ * again for what is left.
  */
 export class IdleTimer {
-  private lastActive: number;
   private timer: NodeJS.Timeout | null = null;
+  /** The last traffic's time `onIdle` was called for: once per silence, as a socket's timeout fires once. */
+  private firedFor = Number.NaN;
 
   constructor(
+    private readonly clock: TrafficClock,
     private ms: number,
     private readonly onIdle: () => void,
   ) {
-    this.lastActive = performance.now();
     this.arm(ms);
   }
 
-  /** Traffic: the idle time starts again. */
-  touch(): void {
-    this.lastActive = performance.now();
-    // After it fired, the next traffic starts a new wait (as a socket's timeout does).
-    if (this.timer === null) this.arm(this.ms);
-  }
-
-  /** A new length; the idle time starts again. */
+  /** A new length, counted from the last traffic. */
   restart(ms: number): void {
     this.ms = ms;
-    this.lastActive = performance.now();
     this.stop();
-    this.arm(ms);
+    this.arm(Math.max(0, ms - (performance.now() - this.clock.lastActive)));
   }
 
   stop(): void {
@@ -41,10 +40,17 @@ export class IdleTimer {
 
   /** Called by the timer: idle long enough, or a wait for the rest. */
   check(): void {
-    this.timer = null;
-    const idle = performance.now() - this.lastActive;
-    if (idle >= this.ms) this.onIdle();
-    else this.arm(this.ms - idle);
+    const last = this.clock.lastActive;
+    const idle = performance.now() - last;
+    if (idle < this.ms) {
+      this.arm(this.ms - idle);
+      return;
+    }
+    // Waits on while the connection lives, so traffic never has to re-arm it.
+    this.arm(this.ms);
+    if (this.firedFor === last) return;
+    this.firedFor = last;
+    this.onIdle();
   }
 
   private arm(delay: number): void {

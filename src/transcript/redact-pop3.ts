@@ -25,6 +25,11 @@ export class Pop3CredentialFilter {
     return out.length === 1 ? out[0]! : Buffer.concat(out);
   }
 
+  /** True while `server` has something to look for: the end of an AUTH exchange. */
+  get watchesServer(): boolean {
+    return this.sasl;
+  }
+
   server(chunk: Buffer): void {
     // The AUTH exchange ends with the server's status line; `+ ` lines are its challenges.
     if (this.sasl && (startsWith(chunk, '+OK') || startsWith(chunk, '-ERR'))) this.sasl = false;

@@ -37,6 +37,9 @@ export class SmtpCredentialFilter {
     return out.length === 1 ? out[0]! : Buffer.concat(out);
   }
 
+  /** Every reply's code moves the filter's state (334, 354): it always looks. */
+  readonly watchesServer = true;
+
   server(chunk: Buffer): void {
     // Replies are whole lines here (smtp-server writes each reply at once); the last line's code counts.
     const text = chunk.toString('latin1');

@@ -111,6 +111,11 @@ export class CredentialFilter {
     return result;
   }
 
+  /** True while `server` has something to look for (a synchronizing literal awaiting its `+`); false for most output. */
+  get watchesServer(): boolean {
+    return this.syncPending && this.mode === 'literal';
+  }
+
   /**
    * Sees what the server sends: a synchronizing literal the server refuses
    * (a tagged NO instead of `+`) is never sent, so what follows is a new command.

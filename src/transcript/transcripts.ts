@@ -55,6 +55,8 @@ export class SessionRecorder {
   private readonly ring: TranscriptRing;
   private filter: CredentialFilter | Pop3CredentialFilter | SmtpCredentialFilter | null;
   private readonly redacted: boolean;
+  /** `filter.watchesServer` as of the filter's last call: false when there is no filter. */
+  private serverWatched: boolean;
   private closedAt: number | null = null;
   /** The user when the session closed; before that `userOf.user` tells. */
   private user: string | null = null;
@@ -69,16 +71,24 @@ export class SessionRecorder {
   ) {
     this.ring = new TranscriptRing(owner.settings.maxBytes, owner.shared);
     this.filter = owner.settings.redact ? credentialFilter(protocol) : null;
+    this.serverWatched = this.filter?.watchesServer ?? false;
     this.redacted = this.filter !== null;
   }
 
   fromClient(chunk: Buffer): void {
-    const data = this.filter ? this.filter.client(chunk) : chunk;
+    const filter = this.filter;
+    const data = filter ? filter.client(chunk) : chunk;
+    if (filter) this.serverWatched = filter.watchesServer;
     if (data) this.record('client', data);
   }
 
   fromServer(chunk: Buffer): void {
-    this.filter?.server(chunk);
+    // The filter's state moves only in these two calls, so its answer is kept here: most output
+    // (a notice to each of 10,000 idling sessions) never reads the filter.
+    if (this.serverWatched) {
+      this.filter!.server(chunk);
+      this.serverWatched = this.filter!.watchesServer;
+    }
     this.record('server', chunk);
   }
 
@@ -107,6 +117,7 @@ export class SessionRecorder {
     this.closedAt = this.owner.now();
     // A closed session keeps only its bytes, in a buffer of their size.
     this.filter = null;
+    this.serverWatched = false;
     // Closed transcripts are bounded by keepClosed: they leave the live budget.
     this.owner.liveBytes -= this.ring.size;
     this.ring.compact();

@@ -120,6 +120,27 @@ test('credentials are redacted by default: LOGIN passwords (quoted and literal),
   }
 });
 
+test('a synchronizing literal the server refuses is never sent: the next line is a command again, recorded as sent (RFC 3501 §7.5)', async () => {
+  const { server, port } = await startServer({ maxLiteralBeforeLogin: 4 });
+  try {
+    const c = await WireClient.connect(port);
+    await c.until(/\r\n/);
+    c.send('d1 LOGIN testuser {8}\r\n');
+    const refusal = await c.until(/d1 [^\r]*\r\n/);
+    assert.doesNotMatch(refusal, /^\+/m, 'the literal was refused, not accepted');
+    c.send('d2 NOOP\r\n');
+    await c.until(/d2 OK[^\r]*\r\n/);
+    c.send('d3 LOGOUT\r\n');
+    await c.closedByServer();
+    const t = await closedTranscript(server, 1);
+    const sent = t.bytes('client').toString('latin1');
+    assert.ok(sent.endsWith('d2 NOOP\r\nd3 LOGOUT\r\n'), JSON.stringify(sent));
+    assert.deepEqual(t.bytes('server'), c.bytesReceived());
+  } finally {
+    await server.stop();
+  }
+});
+
 test('inside TLS: the transcript holds the plain bytes', async () => {
   const { server, port } = await startServer({ secure: true, transcript: { redact: false } });
   try {
