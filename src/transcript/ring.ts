@@ -40,19 +40,28 @@ const SHARE_WINDOW = 8192;
 /** Largest chunk looked up among the shared ones. */
 const SHARE_MAX = 4096;
 
-/** Per slot, three numbers in `meta`: time, length, flags. */
-const STRIDE = 3;
+/** Per slot, four entries in `slotData`: time (after `base`), length, flags, the chunk kept by reference. */
+const STRIDE = 4;
 const AT = 0;
 const LEN = 1;
 const FLAGS = 2;
+const REF = 3;
 /** Flag: the chunk came from the client. */
 const CLIENT = 1;
-/** Flag: `refs[slot]` is a shared chunk (SharedChunks), small like a copied one. */
+/** Flag: the slot's reference is a shared chunk (SharedChunks), small like a copied one. */
 const SHARED = 2;
 
 /** What the ring needs of SharedChunks: a shared Buffer holding the same bytes, or null. */
 export interface ChunkSharer {
   share(data: Buffer): Buffer | null;
+}
+
+/** Slots for `n` chunks: no chunk, no reference. */
+function emptySlots(n: number): (number | Buffer | null)[] {
+  // Pushed, not made with a length: an array made with holes stays one V8 checks for holes on every read.
+  const d: (number | Buffer | null)[] = [];
+  for (let i = 0; i < n; i++) d.push(0, 0, 0, null);
+  return d;
 }
 
 export class TranscriptRing {
@@ -64,10 +73,18 @@ export class TranscriptRing {
   private total = 0;
   /** Bytes ever added: the shared lookup stops past SHARE_WINDOW. */
   private recorded = 0;
-  /** The chunks kept by reference, by slot (null: the chunk's bytes are in `bytes`). */
-  private refs: (Buffer | null)[];
-  /** Time, length and flags of each slot (STRIDE numbers a slot): doubles in one backing store, no object per chunk. */
-  private meta: number[];
+  /**
+   * Each slot's time, length, flags and the chunk kept by reference (null:
+   * its bytes are in `bytes`), STRIDE entries a slot in one array: no
+   * object per chunk, and a write to an idling session's transcript reads
+   * one array, not one of numbers and one of references (two objects fewer
+   * fetched from memory per session in issue 37's fan-out). Times are kept
+   * after `base`, small integers V8 stores unboxed beside the references.
+   */
+  private slotData: (number | Buffer | null)[];
+  private slots = FIRST_CHUNKS;
+  /** The first chunk's time; NaN before it. */
+  private base = Number.NaN;
   private first = 0;
   private count = 0;
   /** Bytes dropped from the front to stay under maxBytes. */
@@ -78,12 +95,7 @@ export class TranscriptRing {
     /** Shared copies of small chunks seen in other sessions; null: always copy. */
     private readonly sharer: ChunkSharer | null = null,
   ) {
-    this.refs = new Array<Buffer | null>(FIRST_CHUNKS).fill(null);
-    this.meta = new Array<number>(FIRST_CHUNKS * STRIDE).fill(0);
-  }
-
-  private get slots(): number {
-    return this.refs.length;
+    this.slotData = emptySlots(FIRST_CHUNKS);
   }
 
   add(at: number, from: TranscriptSide, data: Buffer): void {
@@ -94,47 +106,49 @@ export class TranscriptRing {
     }
     if (this.total + data.length > this.maxBytes) this.dropOldest(this.total + data.length - this.maxBytes);
     const side = from === 'client' ? CLIENT : 0;
+    if (Number.isNaN(this.base)) this.base = at;
+    const time = at - this.base;
     const young = this.sharer !== null && this.recorded < SHARE_WINDOW && data.length <= SHARE_MAX;
     this.total += data.length;
     this.recorded += data.length;
     if (data.length >= BIG) {
-      this.push(at, side, data.length, data);
+      this.push(time, side, data.length, data);
       return;
     }
     // Consecutive small chunks from one side at the same millisecond are one chunk: fewer entries, same text.
     if (this.count > 0) {
       const last = (this.first + this.count - 1) % this.slots;
       const m = last * STRIDE;
-      const meta = this.meta;
-      const ref = this.refs[last]!;
-      const flags = meta[m + FLAGS]!;
-      if ((flags & CLIENT) === side && meta[m + AT] === at && (ref === null || (flags & SHARED) !== 0)) {
+      const d = this.slotData;
+      const ref = d[m + REF] as Buffer | null;
+      const flags = d[m + FLAGS] as number;
+      if ((flags & CLIENT) === side && d[m + AT] === time && (ref === null || (flags & SHARED) !== 0)) {
         if (ref !== null) {
           const shared = young ? this.sharer!.share(Buffer.concat([ref, data])) : null;
           if (shared !== null) {
-            this.refs[last] = shared;
-            meta[m + LEN]! += data.length;
+            d[m + REF] = shared;
+            d[m + LEN] = (d[m + LEN] as number) + data.length;
             return;
           }
           // The slot is the newest, so its bytes go at the end of the copied ones, in order.
-          this.refs[last] = null;
-          meta[m + FLAGS] = side;
+          d[m + REF] = null;
+          d[m + FLAGS] = side;
           this.copy(ref);
         }
         this.copy(data);
-        meta[m + LEN]! += data.length;
+        d[m + LEN] = (d[m + LEN] as number) + data.length;
         return;
       }
     }
     if (young) {
       const shared = this.sharer!.share(data);
       if (shared !== null) {
-        this.push(at, side | SHARED, data.length, shared);
+        this.push(time, side | SHARED, data.length, shared);
         return;
       }
     }
     this.copy(data);
-    this.push(at, side, data.length, null);
+    this.push(time, side, data.length, null);
   }
 
   /** Appends bytes at the end of the circle (in two pieces when it wraps), growing it as needed. */
@@ -155,14 +169,14 @@ export class TranscriptRing {
     this.used += data.length;
   }
 
-  private push(at: number, flags: number, len: number, ref: Buffer | null): void {
+  private push(time: number, flags: number, len: number, ref: Buffer | null): void {
     if (this.count === this.slots) this.growChunks();
-    const slot = (this.first + this.count) % this.slots;
-    const m = slot * STRIDE;
-    this.meta[m + AT] = at;
-    this.meta[m + LEN] = len;
-    this.meta[m + FLAGS] = flags;
-    this.refs[slot] = ref;
+    const m = ((this.first + this.count) % this.slots) * STRIDE;
+    const d = this.slotData;
+    d[m + AT] = time;
+    d[m + LEN] = len;
+    d[m + FLAGS] = flags;
+    d[m + REF] = ref;
     this.count++;
   }
 
@@ -171,10 +185,10 @@ export class TranscriptRing {
     this.dropped += bytes;
     this.total -= bytes;
     while (bytes > 0) {
-      const slot = this.first;
-      const m = slot * STRIDE;
-      const len = this.meta[m + LEN]!;
-      const ref = this.refs[slot];
+      const m = this.first * STRIDE;
+      const d = this.slotData;
+      const len = d[m + LEN] as number;
+      const ref = d[m + REF] as Buffer | null;
       const cut = Math.min(len, bytes);
       if (ref == null) {
         this.start = (this.start + cut) % this.bytes!.length;
@@ -182,12 +196,12 @@ export class TranscriptRing {
       }
       bytes -= cut;
       if (cut === len) {
-        this.refs[slot] = null;
+        d[m + REF] = null;
         this.first = (this.first + 1) % this.slots;
         this.count--;
       } else {
-        this.meta[m + LEN] = len - cut;
-        if (ref != null) this.refs[slot] = ref.subarray(cut);
+        d[m + LEN] = len - cut;
+        if (ref !== null) d[m + REF] = ref.subarray(cut);
       }
     }
   }
@@ -211,15 +225,13 @@ export class TranscriptRing {
 
   private growChunks(): void {
     const n = this.slots;
-    const meta = new Array<number>(n * 2 * STRIDE).fill(0);
-    const refs = new Array<Buffer | null>(n * 2).fill(null);
+    const d = emptySlots(n * 2);
     for (let i = 0; i < this.count; i++) {
-      const from = (this.first + i) % n;
-      for (let k = 0; k < STRIDE; k++) meta[i * STRIDE + k] = this.meta[from * STRIDE + k]!;
-      refs[i] = this.refs[from] ?? null;
+      const from = ((this.first + i) % n) * STRIDE;
+      for (let k = 0; k < STRIDE; k++) d[i * STRIDE + k] = this.slotData[from + k]!;
     }
-    this.meta = meta;
-    this.refs = refs;
+    this.slotData = d;
+    this.slots = n * 2;
     this.first = 0;
   }
 
@@ -234,23 +246,23 @@ export class TranscriptRing {
    * session's), and the large chunks kept by reference.
    */
   list(): TranscriptChunk[] {
+    const d = this.slotData;
     let sharedBytes = 0;
     for (let i = 0; i < this.count; i++) {
-      const slot = (this.first + i) % this.slots;
-      if ((this.meta[slot * STRIDE + FLAGS]! & SHARED) !== 0) sharedBytes += this.meta[slot * STRIDE + LEN]!;
+      const m = ((this.first + i) % this.slots) * STRIDE;
+      if (((d[m + FLAGS] as number) & SHARED) !== 0) sharedBytes += d[m + LEN] as number;
     }
     const copied = this.linear(this.used + sharedBytes);
     const out: TranscriptChunk[] = [];
     let at = 0;
     let sharedAt = this.used;
     for (let i = 0; i < this.count; i++) {
-      const slot = (this.first + i) % this.slots;
-      const m = slot * STRIDE;
-      const len = this.meta[m + LEN]!;
-      const flags = this.meta[m + FLAGS]!;
-      const ref = this.refs[slot];
+      const m = ((this.first + i) % this.slots) * STRIDE;
+      const len = d[m + LEN] as number;
+      const flags = d[m + FLAGS] as number;
+      const ref = d[m + REF] as Buffer | null;
       let data: Buffer;
-      if (ref == null) {
+      if (ref === null) {
         data = copied.subarray(at, at + len);
         at += len;
       } else if ((flags & SHARED) !== 0) {
@@ -260,7 +272,7 @@ export class TranscriptRing {
       } else {
         data = ref;
       }
-      out.push({ at: this.meta[m + AT]!, from: (flags & CLIENT) !== 0 ? 'client' : 'server', data });
+      out.push({ at: this.base + (d[m + AT] as number), from: (flags & CLIENT) !== 0 ? 'client' : 'server', data });
     }
     return out;
   }
