@@ -721,59 +721,83 @@ function forkRole(role: 'server' | 'floor' | 'clients', execArgv: string[] = [])
   });
 }
 
-/** One fleet of `count` idling clients against one server process: RSS before and after, fan-out times. */
-async function fleet(role: 'server' | 'floor', count: number, rounds: number): Promise<{ before: number; after: number; fan: number[]; serverShare: number[] }> {
+/** A server process (Rookery's or the floor's) with `count` idling clients in a process of their own. */
+interface Fleet {
+  server: ChildProcess;
+  clients: ChildProcess;
+  /** The server's RSS before and after the clients connected. */
+  before: number;
+  after: number;
+}
+
+async function openFleet(role: 'server' | 'floor', count: number): Promise<Fleet> {
   const server = forkRole(role, ['--expose-gc', ...(process.env.BENCH_SERVER_ARGV?.split(' ').filter(Boolean) ?? [])]);
   const port = await askChild<number>(server, null, 'port');
   const clients = forkRole('clients');
-  try {
-    await askChild(clients, null, 'up');
-    const before = await askChild<number>(server, { ask: 'rss' }, 'rss');
-    await askChild(clients, { ask: 'connect', port, count }, 'connected');
-    const after = await askChild<number>(server, { ask: 'rss' }, 'rss');
-    const fan: number[] = [];
-    const serverShare: number[] = [];
-    // Round -1 is not measured: the first change to reach 10,000 sessions runs code V8 has not optimized
-    // yet (its synchronous part took two to four times what it takes from the third on), on both sides.
-    for (let i = -1; i < rounds; i++) {
-      await askChild(clients, { ask: 'arm' }, 'armed');
-      const lastP = askChild<number>(clients, null, 'last');
-      const times = await new Promise<{ t0: number; t1: number }>((resolve) => {
-        const on = (m: { t0?: number; t1?: number }): void => {
-          if (m.t0 === undefined) return;
-          server.off('message', on);
-          resolve({ t0: m.t0, t1: m.t1! });
-        };
-        server.on('message', on);
-        server.send({ ask: 'add' });
-      });
-      const last = await lastP;
-      if (i >= 0) {
-        fan.push(last - times.t0);
-        serverShare.push(times.t1 - times.t0);
-      }
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    return { before, after, fan, serverShare };
-  } finally {
-    clients.send({ ask: 'stop' });
-    server.send({ ask: 'stop' });
-  }
+  await askChild(clients, null, 'up');
+  const before = await askChild<number>(server, { ask: 'rss' }, 'rss');
+  await askChild(clients, { ask: 'connect', port, count }, 'connected');
+  const after = await askChild<number>(server, { ask: 'rss' }, 'rss');
+  return { server, clients, before, after };
+}
+
+/** One add (or the floor's canned write) to every idling client: until the last one has it, and the server's share. */
+async function fanRound(f: Fleet): Promise<{ fan: number; share: number }> {
+  await askChild(f.clients, { ask: 'arm' }, 'armed');
+  const lastP = askChild<number>(f.clients, null, 'last');
+  const times = await new Promise<{ t0: number; t1: number }>((resolve) => {
+    const on = (m: { t0?: number; t1?: number }): void => {
+      if (m.t0 === undefined) return;
+      f.server.off('message', on);
+      resolve({ t0: m.t0, t1: m.t1! });
+    };
+    f.server.on('message', on);
+    f.server.send({ ask: 'add' });
+  });
+  const last = await lastP;
+  await new Promise((r) => setTimeout(r, 200));
+  return { fan: last - times.t0, share: times.t1 - times.t0 };
+}
+
+function closeFleet(f: Fleet): void {
+  f.clients.send({ ask: 'stop' });
+  f.server.send({ ask: 'stop' });
 }
 
 async function sessions(s: Settings): Promise<ScoreRow[]> {
   const count = 10_000;
-  const rounds = s.quick ? 3 : 5;
-  // Rookery and the floor one after the other (each needs 20,000 sockets), twice, in turn.
-  const rook: Awaited<ReturnType<typeof fleet>>[] = [];
-  const floor: Awaited<ReturnType<typeof fleet>>[] = [];
-  const [r1, f1] = await alternate(s.quick ? 1 : 2, () => fleet('server', count, rounds), () => fleet('floor', count, rounds));
-  rook.push(...r1);
-  floor.push(...f1);
-  const fan = median(rook.flatMap((r) => r.fan));
-  const share = median(rook.flatMap((r) => r.serverShare));
-  const floorFan = median(floor.flatMap((r) => r.fan));
-  const perSession = median(rook.map((r) => (r.after - r.before) / count));
+  const rounds = s.quick ? 4 : 9;
+  // Both fleets up at once (each process under 20,000 sockets), their rounds alternated one by one: this
+  // VM's speed moves over tens of seconds, which a fleet's whole run (and its connecting) spans.
+  const rookFleet = await openFleet('server', count);
+  let floorFleet: Fleet | null = null;
+  const fans: number[] = [];
+  const shares: number[] = [];
+  const floorFans: number[] = [];
+  try {
+    floorFleet = await openFleet('floor', count);
+    // Round -1 is not measured: the first change to reach 10,000 sessions runs code V8 has not optimized
+    // yet (its synchronous part took two to four times what it takes from the third on), on both sides.
+    for (let i = -1; i < rounds; i++) {
+      const first = i % 2 === 0 ? rookFleet : floorFleet;
+      const second = first === rookFleet ? floorFleet : rookFleet;
+      for (const f of [first, second]) {
+        const r = await fanRound(f);
+        if (i < 0) continue;
+        if (f === rookFleet) {
+          fans.push(r.fan);
+          shares.push(r.share);
+        } else floorFans.push(r.fan);
+      }
+    }
+  } finally {
+    closeFleet(rookFleet);
+    if (floorFleet) closeFleet(floorFleet);
+  }
+  const fan = median(fans);
+  const share = median(shares);
+  const floorFan = median(floorFans);
+  const perSession = (rookFleet.after - rookFleet.before) / count;
   return [
     {
       figure: `one control add -> ${count.toLocaleString('en-US')} IDLE sessions see EXISTS`,

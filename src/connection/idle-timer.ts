@@ -43,7 +43,10 @@ export class IdleTimer {
     const last = this.clock.lastActive;
     const idle = performance.now() - last;
     if (idle < this.ms) {
-      this.arm(this.ms - idle);
+      // What is left, rounded up to a 64th of the timeout: Node keeps one list per distinct delay, and
+      // busy connections would otherwise each make their own. Later, never sooner (RFC 3501 §5.4's 'at least').
+      const step = Math.ceil(this.ms / 64);
+      this.arm(Math.ceil((this.ms - idle) / step) * step);
       return;
     }
     // Waits on while the connection lives, so traffic never has to re-arm it.
