@@ -852,9 +852,15 @@ export class ImapSession implements SessionHandle, ChangeObserver {
    */
   private writeString(text: string, encoding: 'latin1' | 'utf8'): void {
     const conn = this.conn;
+    // Gathered or held output takes `write`'s way, which releases deferred responses first itself (and reads
+    // nothing of the socket: a change's notice to each of 10,000 idling sessions comes here).
+    if (this.capture !== null || this.batchOpen || this.idling) {
+      this.write(Buffer.from(text, encoding));
+      return;
+    }
     // Deferred responses a rule held for the next write go first (as in `write`; a second call there finds none).
     if (!conn.ended) this.shaper.releaseNext();
-    if (this.capture !== null || this.batchOpen || this.idling || this.notices !== null || conn.queued || conn.ended || this.server.options.debug || this.server.script.has('response')) {
+    if (this.notices !== null || conn.queued || conn.ended || this.server.options.debug || this.server.script.has('response')) {
       this.write(Buffer.from(text, encoding));
       return;
     }
