@@ -1,5 +1,5 @@
 /**
- * Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp|sort|wait|script|users|scoreboard|faults|fixtures|dashboard|sessions|generator|pop3|pop3-check|oauth|tls|pipeline ...]`.
+ * Bench dispatcher: `node build/bench/run.js [lifecycle|mailbox|imap|rest|fuzz|fuzz-rest|abuse|plugins|compress|sync|smtp|sort|wait|script|users|scoreboard|faults|fixtures|dashboard|sessions|generator|pop3|pop3-check|oauth|tls|pipeline|mix-cost ...]`.
  * No name runs the scoreboard (every figure of the issue-20 table, in about five minutes); the
  * long ones (fuzz, fuzz-rest, abuse) run only when named.
  */
@@ -30,6 +30,7 @@ const benches: Record<string, () => Promise<{ run: (args: string[]) => Promise<v
   oauth: () => import('./oauth.js'),
   tls: () => import('./tls.js'),
   pipeline: () => import('./pipeline.js'),
+  'mix-cost': () => import('./mix-cost.js'),
 };
 
 const args = process.argv.slice(2);
