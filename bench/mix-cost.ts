@@ -107,7 +107,9 @@ export async function run(args: string[] = []): Promise<void> {
         env: { ...process.env, [ROLE_ENV]: 'server', [OPTIONS_ENV]: JSON.stringify(CONFIGS.get(name)) },
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       });
-      const target = await askChild<Target>(child, null, 'target');
+      // A child that dies before it listens (a bad option) ends the bench, not waits forever.
+      const died = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`mix-cost: the ${name} server exited (code ${code})`))));
+      const target = await Promise.race([askChild<Target>(child, null, 'target'), died]);
       sides.push({ name, child, target, main: [], all: [], rates: [], errors: 0 });
     }
     // Unmeasured first: V8 optimizes the server's code only after seconds of this mix.
