@@ -125,6 +125,18 @@ export function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
+/**
+ * A positive number given as `--name=N`, else in the environment variable
+ * `env` (when one is named), else `def`; anything else is refused.
+ */
+export function positiveOption(args: string[], name: string, def: number, env?: string): number {
+  const a = args.find((x) => x.startsWith(`--${name}=`));
+  const v = a ? a.slice(name.length + 3) : env === undefined ? undefined : process.env[env];
+  const n = v === undefined ? def : Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`bad --${name}${env === undefined ? '' : ` / ${env}`}: ${v}`);
+  return n;
+}
+
 export function ms(startNs: bigint): number {
   return Number(process.hrtime.bigint() - startNs) / 1e6;
 }

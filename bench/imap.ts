@@ -17,17 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { createServer } from '../src/index.js';
 import { SessionChecker } from '../src/client-check/session-checker.js';
-import { RawClient, fmt, messageOfSize, table } from './client.js';
+import { RawClient, fmt, messageOfSize, table, positiveOption } from './client.js';
 
 export const DOVECOT = '/usr/sbin/dovecot';
-
-function opt(args: string[], name: string, env: string, def: number): number {
-  const a = args.find((x) => x.startsWith(`--${name}=`));
-  const v = a ? a.slice(name.length + 3) : process.env[env];
-  const n = v === undefined ? def : Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`bad --${name} / ${env}: ${v}`);
-  return n;
-}
 
 export interface Target {
   host: string;
@@ -272,9 +264,9 @@ function summary(label: string, r: Result): string[] {
 }
 
 export async function run(args: string[] = []): Promise<void> {
-  const clients = opt(args, 'clients', 'BENCH_CLIENTS', 8);
-  const seconds = opt(args, 'seconds', 'BENCH_SECONDS', 5);
-  const seed = opt(args, 'seed', 'BENCH_SEED', 200);
+  const clients = positiveOption(args, 'clients', 8, 'BENCH_CLIENTS');
+  const seconds = positiveOption(args, 'seconds', 5, 'BENCH_SECONDS');
+  const seed = positiveOption(args, 'seed', 200, 'BENCH_SEED');
   const rows: string[][] = [['server', 'commands/s', 'commands', 'errors']];
 
   const checkArg = args.find((x) => x.startsWith('--client-check='))?.slice('--client-check='.length) ?? process.env.BENCH_CLIENT_CHECK;
@@ -304,7 +296,7 @@ export async function run(args: string[] = []): Promise<void> {
   };
   let rook: Result;
   if (transcriptMode === 'compare') {
-    const rounds = opt(args, 'rounds', 'BENCH_ROUNDS', 3);
+    const rounds = positiveOption(args, 'rounds', 3, 'BENCH_ROUNDS');
     const rate = (r: Result): number => r.commands / r.seconds;
     const runs = { off: [] as { result: Result; cpuPerCommand: number }[], on: [] as { result: Result; cpuPerCommand: number }[] };
     for (let round = 0; round < rounds; round++) {
@@ -329,7 +321,7 @@ export async function run(args: string[] = []): Promise<void> {
   if (checkArg === 'compare') {
     // The machine's load drifts between runs: each round runs off and report back to back (in
     // alternating order), and the cost is the median of the rounds' ratios.
-    const rounds = opt(args, 'rounds', 'BENCH_ROUNDS', 4);
+    const rounds = positiveOption(args, 'rounds', 4, 'BENCH_ROUNDS');
     const rate = (r: Result): number => r.commands / r.seconds;
     const ratios: number[] = [];
     const cpuRatios: number[] = [];

@@ -27,7 +27,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createServer, type ServerOptions } from '../src/index.js';
-import { fmt, median, table } from './client.js';
+import { fmt, median, positiveOption, table } from './client.js';
 import { askChild } from './fleet.js';
 import { drive, seedMessages, type Target } from './imap.js';
 
@@ -54,15 +54,14 @@ interface CpuReading {
 
 function readCpu(): CpuReading {
   const usage = process.cpuUsage();
-  let main: number | null = null;
+  const all = usage.user + usage.system;
   try {
     // Fields after the command name: state is the first, utime the 12th, stime the 13th (proc(5)), in clock ticks of 10 ms.
     const fields = fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    main = (Number(fields[11]) + Number(fields[12])) * 10_000;
+    return { main: (Number(fields[11]) + Number(fields[12])) * 10_000, all };
   } catch {
-    main = null;
+    return { main: null, all };
   }
-  return { main, all: usage.user + usage.system };
 }
 
 async function serverRole(): Promise<void> {
@@ -76,14 +75,6 @@ async function serverRole(): Promise<void> {
   process.send!({ target: { host: imap.host, port: imap.port } });
 }
 
-function opt(args: string[], name: string, def: number): number {
-  const a = args.find((x) => x.startsWith(`--${name}=`));
-  if (a === undefined) return def;
-  const n = Number(a.slice(name.length + 3));
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`bad --${name}: ${a}`);
-  return n;
-}
-
 interface Side {
   name: string;
   child: ChildProcess;
@@ -95,9 +86,9 @@ interface Side {
 }
 
 export async function run(args: string[] = []): Promise<void> {
-  const seconds = opt(args, 'seconds', 3);
-  const rounds = opt(args, 'rounds', 6);
-  const clients = opt(args, 'clients', 10);
+  const seconds = positiveOption(args, 'seconds', 3);
+  const rounds = positiveOption(args, 'rounds', 6);
+  const clients = positiveOption(args, 'clients', 10);
   const names = (args.find((a) => a.startsWith('--configs='))?.slice('--configs='.length) ?? 'default,transcript-off,check-off,both-off').split(',');
   for (const name of names) if (!CONFIGS.has(name)) throw new Error(`--configs: unknown ${name} (known: ${[...CONFIGS.keys()].join(', ')})`);
   const sides: Side[] = [];
@@ -128,18 +119,22 @@ export async function run(args: string[] = []): Promise<void> {
   } finally {
     for (const side of sides) side.child.disconnect();
   }
-  const base = sides[0]!;
   const mainOf = (s: Side): number | null => (s.main.length ? median(s.main) : null);
+  const baseMain = mainOf(sides[0]!);
+  const baseAll = median(sides[0]!.all);
+  /** The difference to the first configuration, signed; empty for the first itself. */
+  const delta = (value: number | null, first: number | null, s: Side): string =>
+    value === null || first === null || s === sides[0] ? '' : `${value >= first ? '+' : ''}${fmt(value - first, 1)}`;
   const rows = [['configuration', 'main thread us/cmd', 'vs first', 'all threads us/cmd', 'vs first', 'commands/s', 'errors', 'main thread, each round']];
   for (const s of sides) {
     const main = mainOf(s);
-    const baseMain = mainOf(base);
+    const all = median(s.all);
     rows.push([
       s.name,
       main === null ? 'n/a' : fmt(main, 1),
-      main === null || baseMain === null || s === base ? '' : `${main >= baseMain ? '+' : ''}${fmt(main - baseMain, 1)}`,
-      fmt(median(s.all), 1),
-      s === base ? '' : `${median(s.all) >= median(base.all) ? '+' : ''}${fmt(median(s.all) - median(base.all), 1)}`,
+      delta(main, baseMain, s),
+      fmt(all, 1),
+      delta(all, baseAll, s),
       Math.round(median(s.rates)).toLocaleString('en-US'),
       String(s.errors),
       s.main.map((x) => fmt(x, 1)).join(' '),

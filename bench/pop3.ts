@@ -15,20 +15,12 @@ import { fileURLToPath } from 'node:url';
 import { createServer } from '../src/index.js';
 import { Pop3Client, pop3Login } from '../test/helpers/pop3-client.js';
 import { startDovecotPop3, type DovecotPop3 } from '../test/dovecot/pop3.js';
-import { fmt, median, messageOfSize, table } from './client.js';
+import { fmt, median, messageOfSize, table, positiveOption } from './client.js';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
 const SMALL = { size: 4 * KIB, count: 200 };
 const LARGE = { size: MIB, count: 10 };
-
-function opt(args: string[], name: string, env: string, def: number): number {
-  const a = args.find((x) => x.startsWith(`--${name}=`));
-  const v = a ? a.slice(name.length + 3) : process.env[env];
-  const n = v === undefined ? def : Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`bad --${name} / ${env}: ${v}`);
-  return n;
-}
 
 /** The maildrop: SMALL.count messages of SMALL.size, then LARGE.count of LARGE.size (numbers 1.. in that order). */
 function maildrop(): Buffer[] {
@@ -97,8 +89,8 @@ async function latency(port: number, samples: number): Promise<number[]> {
 const p99 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.99))]!;
 
 export async function run(args: string[] = []): Promise<void> {
-  const seconds = opt(args, 'seconds', 'BENCH_SECONDS', 3);
-  const samples = opt(args, 'samples', 'BENCH_POP3_SAMPLES', 300);
+  const seconds = positiveOption(args, 'seconds', 3, 'BENCH_SECONDS');
+  const samples = positiveOption(args, 'samples', 300, 'BENCH_POP3_SAMPLES');
   const proc: ChildProcess = fork(fileURLToPath(import.meta.url), ['--child'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let dovecot: DovecotPop3 | null = null;
   try {
